@@ -1,0 +1,19 @@
+"""The item stream every dataset reader yields."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Item:
+    """One (video, captions) entry of a dataset; ``start``/``end`` in seconds for segments."""
+
+    item_id: str                    # unique in the dataset (video_id, or video_id + segment)
+    video_id: str
+    video_path: str
+    captions: tuple[str, ...]
+    start: float | None = None
+    end: float | None = None
+    group: str | None = None        # e.g. movie or recipe, for grouped MC negatives
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)

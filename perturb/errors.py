@@ -1,0 +1,25 @@
+"""Exception types shared across perturb."""
+from __future__ import annotations
+
+
+class PerturbError(Exception):
+    """Base class of perturb's own errors."""
+
+
+class UnknownPerturbationError(PerturbError, ValueError, KeyError):
+    """A perturbation name that is not in the registry; the message lists the closest names."""
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class MissingResourceError(PerturbError, RuntimeError):
+    """An optional resource (NLP model, WordNet, HF model) is absent; says how to install it."""
+
+
+class NotApplicableError(PerturbError, ValueError):
+    """A perturbation cannot apply to this input (raised only when strict=True)."""
+
+
+class VideoReadError(PerturbError, ValueError):
+    """A file that is not a readable video: no video stream, truncated, or not a video at all."""

@@ -1,0 +1,60 @@
+"""Seed handling: every random choice in perturb flows from an explicit numpy Generator.
+
+No global seeding anywhere. Per-item seeds are derived from (base seed, keys...) with
+``numpy.random.SeedSequence`` so a result never depends on worker count or order.
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Union
+
+import numpy as np
+
+SeedLike = Union[None, int, np.integer, np.random.Generator, np.random.SeedSequence]
+
+
+def _key_to_int(key: object) -> int:
+    """A stable 64-bit integer for a key (str, int, float...), independent of PYTHONHASHSEED."""
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and key >= 0:
+        return int(key)
+    digest = hashlib.sha256(repr(key).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+def derive_seed(base: int, *keys: object) -> int:
+    """A 64-bit seed derived from a base seed and any number of keys (item id, name, severity)."""
+    if isinstance(base, bool) or not isinstance(base, (int, np.integer)) or base < 0:
+        raise ValueError(f"seed must be a non-negative int, got {base!r}")
+    seq = np.random.SeedSequence(int(base), spawn_key=tuple(_key_to_int(k) for k in keys))
+    return int(seq.generate_state(1, dtype=np.uint64)[0])
+
+
+def as_generator(seed: SeedLike) -> np.random.Generator:
+    """A Generator from an int, a SeedSequence, an existing Generator (returned as is) or None."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(
+            f"seed must be None, a non-negative int or a numpy.random.Generator; got {seed!r}")
+    return np.random.default_rng(int(seed))
+
+
+def derive_generator(seed: SeedLike, *keys: object) -> np.random.Generator:
+    """A Generator for one item: derived from (seed, keys) when seed is an int.
+
+    A Generator passed in is used to draw a base seed, so results stay reproducible
+    from that Generator's state; None gives fresh entropy.
+    """
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, np.random.Generator):
+        base = int(seed.integers(0, 2**63))
+    elif isinstance(seed, np.random.SeedSequence):
+        base = int(seed.generate_state(1, dtype=np.uint64)[0])
+    else:
+        base = seed
+    return np.random.default_rng(derive_seed(base, *keys))

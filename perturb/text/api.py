@@ -1,0 +1,112 @@
+"""Public text API: ``apply``, ``apply_batch`` and the :class:`TextResult` they return.
+
+A text kernel has the signature ``kernel(text, rng, *, doc=None, **params) -> (new_text, applied)``;
+``doc`` is a spaCy Doc when the spec says ``needs_parse``. The per-caption Generator is derived
+from (seed, perturbation name, caption), so a batch gives exactly the one-by-one results.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from ..errors import NotApplicableError
+from ..registry import REGISTRY, Spec
+from ..rng import SeedLike, derive_generator
+from . import resources
+
+PIPELINES = {"tagger": ("parser", "ner"), "parser": ("ner",), "full": ()}
+
+
+class TextResult(str):
+    """The perturbed caption (a ``str``) that also says whether the perturbation applied."""
+
+    applied: bool
+    original: str
+    perturbation: str
+
+    def __new__(cls, text: str, *, applied: bool, original: str, perturbation: str) -> "TextResult":
+        obj = super().__new__(cls, text)
+        obj.applied = applied
+        obj.original = original
+        obj.perturbation = perturbation
+        return obj
+
+    @property
+    def text(self) -> str:
+        return str(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": str(self), "applied": self.applied, "original": self.original,
+                "perturbation": self.perturbation}
+
+
+def get(name: str) -> Spec:
+    """The registry entry of a text perturbation (aliases accepted)."""
+    return REGISTRY.get(name, "text")
+
+
+def pipeline_for(spec: Spec) -> Any:
+    """The spaCy pipeline a parse-dependent perturbation needs (fewest components possible)."""
+    return resources.nlp(PIPELINES[spec.extra.get("pipeline", "tagger")])
+
+
+def _check_text(text: Any) -> str:
+    if not isinstance(text, str):
+        raise ValueError(f"expected a caption as str; got {type(text).__name__}")
+    return text
+
+
+def _run(spec: Spec, text: str, doc: Any, seed: SeedLike, params: dict[str, Any],
+         strict: bool) -> TextResult:
+    if text.strip():
+        rng = derive_generator(seed, spec.name, text)
+        new, applied = spec.fn(text, rng, doc=doc, **params)
+    else:
+        new, applied = text, False
+    if strict and not applied:
+        raise NotApplicableError(f"{spec.name} does not apply to {text!r}")
+    return TextResult(new if applied else text, applied=applied, original=text,
+                      perturbation=spec.name)
+
+
+def apply(text: str, name: str, seed: SeedLike = None, severity: int | None = None, *,
+          strict: bool = False, **options: Any) -> TextResult:
+    """Perturb one caption. Returns a :class:`TextResult` (a str with ``.applied``).
+
+    ``severity`` (1..5) exists for perturbations with a natural strength; ``strict=True`` raises
+    :class:`NotApplicableError` instead of returning the caption unchanged. Extra keyword
+    options (e.g. ``model=`` for model-based perturbations) go to the kernel.
+    """
+    spec = get(name)
+    params = {**spec.params(severity), **options}
+    text = _check_text(text)
+    doc = pipeline_for(spec)(text) if spec.needs_parse and text.strip() else None
+    return _run(spec, text, doc, seed, params, strict)
+
+
+def apply_batch(texts: Iterable[str], name: str, seed: SeedLike = None,
+                severity: int | None = None, *, strict: bool = False, batch_size: int = 256,
+                progress: bool = False, **options: Any) -> list[TextResult]:
+    """Perturb many captions; equals ``[apply(t, name, seed, severity) for t in texts]``.
+
+    Parse-dependent perturbations run spaCy through ``nlp.pipe`` in batches.
+    """
+    spec = get(name)
+    params = {**spec.params(severity), **options}
+    texts = [_check_text(t) for t in texts]
+    if isinstance(seed, (int,)) or seed is None:
+        base = seed
+    else:  # a Generator: draw one base seed so every caption gets a derived stream
+        from ..rng import as_generator
+        base = int(as_generator(seed).integers(0, 2**63))
+    docs: Sequence[Any]
+    if spec.needs_parse:
+        nonempty = [t for t in texts if t.strip()]
+        parsed = iter(pipeline_for(spec).pipe(nonempty, batch_size=batch_size))
+        docs = [next(parsed) if t.strip() else None for t in texts]
+    else:
+        docs = [None] * len(texts)
+    items = zip(texts, docs)
+    if progress:
+        from tqdm.auto import tqdm
+        items = tqdm(items, total=len(texts), desc=spec.name, unit="caption")
+    return [_run(spec, t, d, base, params, strict) for t, d in items]

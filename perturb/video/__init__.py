@@ -1,0 +1,6 @@
+"""Visual perturbations of clips: ``perturb.video.apply(clip, "motion_blur", severity=3)``."""
+from __future__ import annotations
+
+from .api import Compose, Perturbation, apply, get
+
+__all__ = ["Compose", "Perturbation", "apply", "get"]

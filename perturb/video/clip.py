@@ -1,0 +1,105 @@
+"""The clip model: validation and conversion between the accepted clip types.
+
+A clip is a numpy uint8 array (T, H, W, 3), RGB. Also accepted, and returned in kind:
+a numpy float array (T, H, W, 3) in [0, 1]; a torch uint8 tensor (T, H, W, C); a torch float
+tensor (T, C, H, W) in [0, 1], on any device. Anything else is a ValueError naming what was
+expected — never a silent wrong answer.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+EXPECTED = ("a clip: numpy uint8 (T, H, W, 3) RGB, numpy float (T, H, W, 3) in [0, 1], "
+            "torch uint8 (T, H, W, 3) or torch float (T, 3, H, W) in [0, 1]")
+
+
+def _is_torch(x: Any) -> bool:
+    return type(x).__module__.startswith("torch") and hasattr(x, "device")
+
+
+@dataclass(frozen=True)
+class ClipKind:
+    """How a clip came in, so the result can be given back the same way."""
+
+    backend: str          # "numpy" or "torch"
+    dtype: Any
+    layout: str           # "THWC" or "TCHW"
+    device: Any = None
+
+    @property
+    def is_float(self) -> bool:
+        return self.layout == "TCHW" or np.dtype(str(self.dtype).replace("torch.", "")).kind == "f"
+
+
+def _check_shape(shape: tuple[int, ...], channel_axis: int, layout: str, got: str) -> None:
+    if len(shape) != 4:
+        raise ValueError(f"expected {EXPECTED}; got {got} with {len(shape)} dimensions {tuple(shape)}"
+                         " (a single frame needs a leading time axis: frame[None])")
+    if shape[0] == 0:
+        raise ValueError(f"expected a clip with at least one frame; got shape {tuple(shape)}")
+    if shape[channel_axis] != 3:
+        raise ValueError(f"expected 3 RGB channels in a {layout} clip; got {shape[channel_axis]} "
+                         f"channels in shape {tuple(shape)} (convert grayscale/RGBA to RGB first)")
+    h, w = (shape[1], shape[2]) if layout == "THWC" else (shape[2], shape[3])
+    if h == 0 or w == 0:
+        raise ValueError(f"expected frames of non-zero size; got shape {tuple(shape)}")
+
+
+def _check_float_range(lo: float, hi: float, got: str) -> None:
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise ValueError(f"expected finite float values in [0, 1] in {got}; found NaN or inf")
+    if lo < 0 or hi > 1:
+        hint = " (it looks like [0, 255]: divide by 255 or pass uint8)" if hi > 1.5 else ""
+        raise ValueError(f"expected float values in [0, 1] in {got}; found range [{lo:g}, {hi:g}]{hint}")
+
+
+def to_numpy(clip: Any) -> tuple[np.ndarray, ClipKind]:
+    """Validate a clip and return it as uint8 (T, H, W, 3) numpy plus how it came in.
+
+    The returned array may share memory with the input: kernels must never write to it.
+    """
+    if _is_torch(clip):
+        import torch
+
+        got = f"torch {clip.dtype} tensor"
+        if clip.dtype == torch.uint8:
+            _check_shape(tuple(clip.shape), 3, "THWC", got)
+            kind = ClipKind("torch", clip.dtype, "THWC", clip.device)
+            return np.ascontiguousarray(clip.detach().cpu().numpy()), kind
+        if clip.is_floating_point():
+            _check_shape(tuple(clip.shape), 1, "TCHW", got)
+            t = clip.detach()
+            _check_float_range(float(t.min()), float(t.max()), got)
+            kind = ClipKind("torch", clip.dtype, "TCHW", clip.device)
+            arr = (t.float().permute(0, 2, 3, 1) * 255.0).round().clamp(0, 255).to(torch.uint8)
+            return np.ascontiguousarray(arr.cpu().numpy()), kind
+        raise ValueError(f"expected {EXPECTED}; got {got}")
+    if isinstance(clip, np.ndarray):
+        got = f"numpy {clip.dtype} array"
+        if clip.dtype == np.uint8:
+            _check_shape(clip.shape, 3, "THWC", got)
+            return np.ascontiguousarray(clip), ClipKind("numpy", clip.dtype, "THWC")
+        if clip.dtype.kind == "f":
+            _check_shape(clip.shape, 3, "THWC", got)
+            _check_float_range(float(clip.min()), float(clip.max()), got)
+            arr = np.clip(np.rint(clip * 255.0), 0, 255).astype(np.uint8)
+            return arr, ClipKind("numpy", clip.dtype, "THWC")
+        raise ValueError(f"expected {EXPECTED}; got {got}")
+    raise ValueError(f"expected {EXPECTED}; got {type(clip).__name__}")
+
+
+def from_numpy(arr: np.ndarray, kind: ClipKind) -> Any:
+    """Give a uint8 (T, H, W, 3) result back in the type, layout, dtype and device it came in."""
+    if kind.backend == "numpy":
+        if kind.dtype == np.uint8:
+            return arr
+        return (arr.astype(np.float32) / 255.0).astype(kind.dtype)
+    import torch
+
+    t = torch.from_numpy(np.ascontiguousarray(arr)).to(kind.device)
+    if kind.layout == "THWC":
+        return t
+    return (t.permute(0, 3, 1, 2).to(kind.dtype) / 255.0).contiguous()
