@@ -1,0 +1,51 @@
+"""Severity tables of the visual perturbations: one row per perturbation, one column per severity.
+
+``SEVERITIES[name][param]`` is a 5-tuple (severities 1..5). ``PAPER`` holds the reference code's
+values where ours differ; the reason is in each perturbation's ``deviation`` text.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+SEVERITIES: dict[str, dict[str, tuple[Any, ...]]] = {
+    # noise
+    "gaussian_noise":   {"sigma": (0.08, 0.12, 0.18, 0.26, 0.38)},
+    "shot_noise":       {"photons": (250, 100, 50, 30, 15)},
+    "impulse_noise":    {"amount": (0.03, 0.06, 0.09, 0.17, 0.27)},
+    "speckle_noise":    {"sigma": (0.15, 0.20, 0.25, 0.30, 0.35)},
+    # blur
+    "defocus_blur":     {"radius": (3, 4, 6, 8, 10), "alias_blur": (0.1, 0.5, 0.5, 0.5, 0.5)},
+    "motion_blur":      {"radius": (10, 15, 15, 15, 20), "sigma": (3, 5, 8, 12, 15)},
+    "zoom_blur":        {"zooms": ((1.0, 1.11, 0.01), (1.0, 1.16, 0.01), (1.0, 1.21, 0.02),
+                                   (1.0, 1.26, 0.02), (1.0, 1.31, 0.03))},   # arange(start, stop, step)
+    # digital
+    "jpeg":             {"quality": (25, 18, 15, 10, 7)},
+    "mpeg1":            {},   # filled in by perturb.video.digital (codec levels)
+    "mpeg2":            {},
+    # temporal
+    "jumble":           {"segment": (4, 8, 16, 32, 64)},
+    "box_jumble":       {"segment": (4, 9, 16, 25, 36)},
+    "sampling":         {"rate": (2, 4, 8, 16, 32)},
+    "reverse_sampling": {"rate": (2, 4, 8, 16, 32)},
+    "freeze":           {"keep": (0.40, 0.20, 0.10, 0.05, 0.025)},
+    # camera
+    "static_rotate":    {"degrees": (7.5, 15, 30, 45, 90)},
+    "rotate":           {"max_degrees": (6, 12, 18, 24, 30)},
+    "translate":        {"max_shift": (8, 16, 24, 32, 40)},
+}
+
+PAPER: dict[str, dict[str, tuple[Any, ...]]] = {
+    "mpeg1": {"q:v": (20, 40, 60, 80, 100)},
+    "mpeg2": {"q:v": (15, 30, 45, 60, 75)},
+}
+
+
+def table(name: str) -> dict[int, dict[str, Any]]:
+    """Per-severity parameter dicts {1: {...}, ..., 5: {...}} for a perturbation."""
+    row = SEVERITIES[name]
+    return {s: {k: v[s - 1] for k, v in row.items()} for s in range(1, 6)}
+
+
+def paper_table(name: str) -> dict[int, dict[str, Any]] | None:
+    row = PAPER.get(name)
+    return None if row is None else {s: {k: v[s - 1] for k, v in row.items()} for s in range(1, 6)}
