@@ -1,6 +1,8 @@
 """Text perturbations of captions (35, paper Table 1): ``perturb.text.apply(caption, "Typos")``."""
 from __future__ import annotations
 
+# Category modules register their perturbations on import, in the paper's Table 1 order.
+from . import addtext, bias, changechar, droptext, positional, style, swaptext  # noqa: F401
 from .api import TextResult, apply, apply_batch, get
 
 __all__ = ["TextResult", "apply", "apply_batch", "get"]

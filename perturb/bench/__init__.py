@@ -1,0 +1,1 @@
+"""Benchmark runner: model adapters, metrics, robustness scores, reports."""

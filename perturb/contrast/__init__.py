@@ -1,0 +1,1 @@
+"""Contrast captions (hard negatives) and multiple-choice sets."""

@@ -1,0 +1,1 @@
+"""Robustness regression gate: check results against rules and baselines."""

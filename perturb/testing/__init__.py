@@ -1,0 +1,1 @@
+"""Helpers for robustness tests in CI."""

@@ -1,0 +1,1 @@
+"""Text perturbations: addtext."""
