@@ -1,1 +1,116 @@
-"""Visual perturbations: digital."""
+"""Visual perturbations: lossy compression (per-frame JPEG, whole-clip MPEG re-encoding), in memory.
+
+JPEG goes through OpenCV's encoder frame by frame; the codecs push the whole clip through a
+PyAV encoder and straight into a decoder (no container, no temporary files). All are
+deterministic, so ``random=False``.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import av
+import cv2
+import numpy as np
+
+from ..registry import Spec, register
+from ._kernels import per_frame
+from .severities import paper_table, table
+
+# Codec settings shared by the re-encoding perturbations: a standard MPEG frame rate (the
+# mpeg2video encoder accepts only those; with a fixed quantiser it does not change the result),
+# one thread so the bitstream does not depend on the machine's core count.
+CODEC_FPS = 25
+CODEC_GOP = 12
+CODEC_PIX_FMT = "yuv420p"
+
+
+# --------------------------------------------------------------------------------------- jpeg
+def jpeg(clip: np.ndarray, rng: np.random.Generator, quality: int) -> np.ndarray:
+    """Encode and decode every frame as JPEG at ``quality`` (OpenCV, in memory)."""
+    params = [int(cv2.IMWRITE_JPEG_QUALITY), int(quality)]
+
+    def roundtrip(frame: np.ndarray, _: int) -> np.ndarray:
+        ok, buf = cv2.imencode(".jpg", cv2.cvtColor(frame, cv2.COLOR_RGB2BGR), params)
+        if not ok:
+            raise RuntimeError(f"OpenCV could not JPEG-encode a frame of shape {frame.shape}")
+        return cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+
+    return per_frame(clip, roundtrip)
+
+
+# ------------------------------------------------------------------------------------- codecs
+def reencode(clip: np.ndarray, codec: str, q: int, bit_rate: int | None = None) -> np.ndarray:
+    """Round-trip a clip through ``codec`` with a fixed quantiser ``q`` (1..31), in memory.
+
+    The quantiser is fixed through qmin = qmax (the "qscale" option is ignored by FFmpeg's
+    encoders when set from PyAV); ``bit_rate`` optionally caps the rate. The result has the
+    input's (T, H, W, 3) exactly.
+    """
+    if not (isinstance(q, (int, np.integer)) and 1 <= q <= 31):
+        raise ValueError(f"the quantiser q must be an int in 1..31; got {q!r}")
+    t, h, w, _ = clip.shape
+    enc = av.CodecContext.create(codec, "w")
+    enc.width, enc.height, enc.pix_fmt = w, h, CODEC_PIX_FMT
+    enc.time_base = Fraction(1, CODEC_FPS)
+    enc.framerate = Fraction(CODEC_FPS, 1)
+    enc.gop_size = CODEC_GOP
+    enc.thread_count = 1
+    enc.qmin = enc.qmax = int(q)
+    if bit_rate is not None:
+        enc.bit_rate = int(bit_rate)
+    dec = av.CodecContext.create(codec, "r")
+    dec.thread_count = 1
+    decoded: list[np.ndarray] = []
+
+    def drain(packets) -> None:
+        for packet in packets:
+            decoded.extend(f.to_ndarray(format="rgb24") for f in dec.decode(packet))
+
+    for i in range(t):
+        frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(clip[i]), format="rgb24")
+        frame.pts = i
+        frame.time_base = enc.time_base
+        drain(enc.encode(frame))
+    drain(enc.encode(None))
+    decoded.extend(f.to_ndarray(format="rgb24") for f in dec.decode(None))
+    return _exact_length(decoded, t, codec)
+
+
+def _exact_length(frames: list[np.ndarray], t: int, codec: str) -> np.ndarray:
+    """Stack decoded frames as exactly t frames (a decoder that drops one repeats its predecessor)."""
+    if not frames:
+        raise RuntimeError(f"the {codec} decoder returned no frames for a clip of {t}")
+    frames = frames[:t] + [frames[-1]] * (t - len(frames))
+    return np.stack(frames)
+
+
+def mpeg1(clip: np.ndarray, rng: np.random.Generator, q: int) -> np.ndarray:
+    """Re-encode the clip with the mpeg2video encoder (the paper's "MPEG1") at quantiser q."""
+    return reencode(clip, "mpeg2video", q)
+
+
+def mpeg2(clip: np.ndarray, rng: np.random.Generator, q: int) -> np.ndarray:
+    """Re-encode the clip with the mpeg4 encoder (the paper's "MPEG2") at quantiser q."""
+    return reencode(clip, "mpeg4", q)
+
+
+_COMMON = dict(modality="video", category="digital", random=False, temporal=False)
+_CODEC_DEVIATION = (
+    "The reference passes -q:v {levels} to ffmpeg, which clamps the quantiser at 31, so its "
+    "severities 2-5 were identical. Here the quantiser is fixed (qmin = qmax) at five distinct "
+    "levels spanning the encoder's useful range, chosen so that the mean PSNR on the sample clip "
+    "falls strictly with severity; a bitrate cap was measured to add at most 0.1 dB of distortion beyond q = 31, so none is used. "
+    "The re-encoding runs in memory and keeps every frame aligned (the reference could drop or "
+    "shift frames).")
+
+register(Spec(name="jpeg", fn=jpeg, aliases=("JPEG", "JPEG Compression", "jpeg_compression"),
+              summary="Per-frame JPEG compression at decreasing quality",
+              severities=table("jpeg"), **_COMMON))
+register(Spec(name="mpeg1", fn=mpeg1, aliases=("MPEG1", "Codec1"),
+              summary="Whole clip re-encoded with the mpeg2video encoder at a fixed quantiser",
+              severities=table("mpeg1"), paper=paper_table("mpeg1"),
+              deviation=_CODEC_DEVIATION.format(levels="20, 40, 60, 80, 100"), **_COMMON))
+register(Spec(name="mpeg2", fn=mpeg2, aliases=("MPEG2", "Codec2"),
+              summary="Whole clip re-encoded with the mpeg4 encoder at a fixed quantiser",
+              severities=table("mpeg2"), paper=paper_table("mpeg2"),
+              deviation=_CODEC_DEVIATION.format(levels="15, 30, 45, 60, 75"), **_COMMON))

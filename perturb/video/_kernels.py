@@ -1,0 +1,64 @@
+"""Small numpy/OpenCV helpers shared by the visual perturbation kernels."""
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+import cv2
+import numpy as np
+
+# Most channels per image that OpenCV's Python bindings accept in warpAffine/filter2D (measured).
+MAX_CHANNELS = 128
+
+
+def to_uint8(x: np.ndarray, scale: float = 255.0) -> np.ndarray:
+    """Float values (times ``scale``) clipped to [0, 255] and rounded to uint8; may reuse ``x``."""
+    if scale != 1:
+        y = np.multiply(x, np.float32(scale), dtype=np.float32)
+    else:
+        y = x if x.dtype == np.float32 else x.astype(np.float32)      # rounded in place
+    np.clip(y, 0, 255, out=y)
+    return np.rint(y, out=y).astype(np.uint8)
+
+
+def per_frame(clip: np.ndarray, fn: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
+    """Apply ``fn(frame, t)`` to every frame (OpenCV calls) into a new uint8 clip."""
+    out = np.empty_like(clip)
+    for t in range(len(clip)):
+        out[t] = fn(clip[t], t)
+    return out
+
+
+def channel_stacks(clip: np.ndarray) -> Iterator[tuple[slice, np.ndarray]]:
+    """The clip as (H, W, 3·n) images of up to MAX_CHANNELS channels, for one OpenCV call per group.
+
+    Stacking frames along the channel axis lets a spatial op that is the same for every frame
+    (a warp, a filter) run once over many frames.
+    """
+    t, h, w, c = clip.shape
+    group = max(1, MAX_CHANNELS // c)
+    for start in range(0, t, group):
+        sl = slice(start, min(t, start + group))
+        yield sl, np.ascontiguousarray(clip[sl].transpose(1, 2, 0, 3)).reshape(h, w, -1)
+
+
+def unstack(stacked: np.ndarray, frames: int, channels: int = 3) -> np.ndarray:
+    """Inverse of one :func:`channel_stacks` item: (H, W, frames·C) -> (frames, H, W, C)."""
+    h, w = stacked.shape[:2]
+    return stacked.reshape(h, w, frames, channels).transpose(2, 0, 1, 3)
+
+
+def centre_zoom_matrix(factor: float, width: int, height: int) -> np.ndarray:
+    """2x3 affine map that magnifies an image by ``factor`` about its centre (same output size)."""
+    cx, cy = (width - 1) / 2, (height - 1) / 2
+    return np.array([[factor, 0, (1 - factor) * cx], [0, factor, (1 - factor) * cy]], dtype=np.float64)
+
+
+def psnr(a: np.ndarray, b: np.ndarray) -> float:
+    """Peak signal-to-noise ratio (dB) between two uint8 arrays; inf when they are equal."""
+    mse = float(np.mean((a.astype(np.float32) - b.astype(np.float32)) ** 2))
+    return float("inf") if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
+
+
+def mean_psnr(clip: np.ndarray, ref: np.ndarray) -> float:
+    """Mean over frames of the per-frame PSNR against a reference clip."""
+    return float(np.mean([psnr(a, b) for a, b in zip(clip, ref)]))
