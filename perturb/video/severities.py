@@ -20,8 +20,9 @@ SEVERITIES: dict[str, dict[str, tuple[Any, ...]]] = {
                                    (1.0, 1.26, 0.02), (1.0, 1.31, 0.03))},   # arange(start, stop, step)
     # digital
     "jpeg":             {"quality": (25, 18, 15, 10, 7)},
-    "mpeg1":            {},   # filled in by perturb.video.digital (codec levels)
-    "mpeg2":            {},
+    # fixed quantiser (qmin = qmax); mean PSNR on the 64-frame sample clip, severities 1..5:
+    "mpeg1":            {"q": (8, 12, 17, 23, 31)},   # mpeg2video: 30.8 29.2 27.9 26.8 25.7 dB
+    "mpeg2":            {"q": (8, 12, 17, 23, 31)},   # mpeg4:      30.2 28.6 27.2 26.1 25.1 dB
     # temporal
     "jumble":           {"segment": (4, 8, 16, 32, 64)},
     "box_jumble":       {"segment": (4, 9, 16, 25, 36)},
@@ -37,6 +38,7 @@ SEVERITIES: dict[str, dict[str, tuple[Any, ...]]] = {
 PAPER: dict[str, dict[str, tuple[Any, ...]]] = {
     "mpeg1": {"q:v": (20, 40, 60, 80, 100)},
     "mpeg2": {"q:v": (15, 30, 45, 60, 75)},
+    "jumble": {"segment": (32, 16, 8, 4, 2)},    # paper text and reference code
 }
 
 

@@ -1,0 +1,150 @@
+"""Subcommands ``perturb list``, ``describe``, ``apply`` and ``gallery``."""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..cli import UsageError
+from ..registry import SEVERITIES
+
+WIDE = 120      # terminal columns from which `perturb list` also shows the summaries
+FOLDED = ("flags", "aliases", "summary")     # `perturb list` columns that may wrap
+
+
+def register(subparsers: Any) -> None:
+    """Add this module's subcommands to the ``perturb`` parser."""
+    p = subparsers.add_parser("list", help="list the registered perturbations")
+    p.add_argument("--modality", choices=("video", "text"), help="only this modality")
+    p.add_argument("--category", help="only this category (e.g. blur, temporal, ChangeChar)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func=cmd_list)
+
+    p = subparsers.add_parser("describe", help="what a perturbation does and its parameters")
+    p.add_argument("name", help="perturbation name or alias")
+    p.set_defaults(func=cmd_describe)
+
+    p = subparsers.add_parser("apply", help="perturb one video file")
+    p.add_argument("input", metavar="IN", help="input video")
+    p.add_argument("output", metavar="OUT", help="output video (container from the extension)")
+    p.add_argument("--name", required=True, help="video perturbation name or alias")
+    p.add_argument("--severity", type=int, default=3, choices=SEVERITIES, help="1..5 (default 3)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--codec", default="ffv1",
+                   help="output encoder (default ffv1: lossless, adds no artefacts of its own)")
+    p.set_defaults(func=cmd_apply)
+
+    p = subparsers.add_parser("gallery", help="PNG grid of perturbations x severities for one frame")
+    p.add_argument("input", metavar="IN", help="input video")
+    p.add_argument("output", metavar="OUT.png", help="output image")
+    p.add_argument("--frame", type=int, default=None, help="frame index shown (default: the middle)")
+    p.add_argument("--perturbations", nargs="+", default=["all"], metavar="NAME",
+                   help="names, aliases or categories (default: all video perturbations)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--max-frames", type=int, default=128,
+                   help="read at most this many frames (default 128)")
+    p.add_argument("--size", type=int, default=None, help="resize frames to this short side first")
+    p.set_defaults(func=cmd_gallery)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print the registry as a table (or JSON)."""
+    import perturb
+
+    try:
+        rows = perturb.list(args.modality, args.category)
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+    if args.category and not rows:
+        raise UsageError(f"no perturbations in category {args.category!r}; expected one of: "
+                         f"{', '.join(perturb.REGISTRY.categories(args.modality))}")
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"{len(rows)} perturbations")
+    columns = ["name", *(["modality"] if args.modality is None else []), "category", "severities",
+               "flags", "aliases", *(["summary"] if console.width >= WIDE else [])]
+    for col in columns:
+        table.add_column(col, **({"overflow": "fold"} if col in FOLDED
+                                 else {"no_wrap": True}))
+    for r in rows:
+        cells = {"name": r["name"], "modality": r["modality"], "category": r["category"],
+                 "severities": f"{min(r['severities'])}-{max(r['severities'])}" if r["severities"] else "-",
+                 "flags": ", ".join(f for f in ("temporal", "random", "needs_model") if r[f]),
+                 "aliases": ", ".join(r["aliases"]), "summary": r["summary"]}
+        table.add_row(*(cells[c] for c in columns))
+    console.print(table)
+    return 0
+
+
+def cmd_describe(args: argparse.Namespace) -> int:
+    """Print one perturbation's description."""
+    import perturb
+
+    try:
+        print(perturb.describe(args.name))
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+    return 0
+
+
+def _read(path: str, **kwargs: Any) -> tuple[Any, float]:
+    from ..errors import VideoReadError
+    from .io import read
+
+    try:
+        return read(path, **kwargs)
+    except VideoReadError as e:
+        raise UsageError(str(e)) from e
+
+
+def _check_seed(seed: int) -> None:
+    if seed < 0:
+        raise UsageError(f"expected --seed >= 0; got {seed}")
+
+
+def cmd_apply(args: argparse.Namespace) -> int:
+    """Read a video, perturb it, write it back."""
+    from .api import apply, get
+    from .io import write
+
+    _check_seed(args.seed)
+    try:
+        spec = get(args.name)
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+    clip, fps = _read(args.input)
+    out = apply(clip, spec.name, severity=args.severity, seed=args.seed)
+    write(args.output, out, fps, codec=args.codec)
+    print(f"{spec.name} severity {args.severity} seed {args.seed}: {clip.shape[0]} frames "
+          f"{clip.shape[2]}x{clip.shape[1]} -> {args.output}")
+    return 0
+
+
+def cmd_gallery(args: argparse.Namespace) -> int:
+    """Write the perturbations x severities grid of one frame as a PNG."""
+    from ..registry import REGISTRY
+    from .gallery import gallery, save_png
+
+    _check_seed(args.seed)
+    if args.max_frames < 1:
+        raise UsageError(f"expected --max-frames >= 1; got {args.max_frames}")
+    try:
+        names = [s.name for s in REGISTRY.resolve(args.perturbations, "video")]
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+    if not names:
+        raise UsageError("expected at least one video perturbation in --perturbations")
+    clip, _ = _read(args.input, max_frames=args.max_frames, size=args.size)
+    if args.frame is not None and not 0 <= args.frame < clip.shape[0]:
+        raise UsageError(f"expected --frame in 0..{clip.shape[0] - 1}; got {args.frame}")
+    image = gallery(clip, names, frame=args.frame, seed=args.seed)
+    path = save_png(args.output, image)
+    print(f"gallery of {len(names)} perturbations on frame "
+          f"{clip.shape[0] // 2 if args.frame is None else args.frame} -> {path} "
+          f"({image.shape[1]}x{image.shape[0]} px)")
+    return 0
