@@ -15,6 +15,10 @@ def list_perturbations(modality: str | None = None, category: str | None = None)
             for s in REGISTRY.select(modality, category)]
 
 
+def _show(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
 def describe(name: str) -> str:
     """A human-readable description of one perturbation: what it does and its parameters."""
     s = REGISTRY.get(name)
@@ -27,8 +31,10 @@ def describe(name: str) -> str:
         lines.append(f"  flags: {', '.join(flags)}")
     if s.severities:
         for sev, params in sorted(s.severities.items()):
-            shown = ", ".join(f"{k}={v}" for k, v in params.items())
-            lines.append(f"  severity {sev}: {shown}")
+            line = f"  severity {sev}: {_show(params)}"
+            if s.paper and sev in s.paper:
+                line += f"   (paper: {_show(s.paper[sev])})"
+            lines.append(line)
     if s.deviation:
         lines.append(f"  deviation from the paper: {s.deviation}")
     return "\n".join(lines)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 # Category modules register their perturbations on import, in the paper's Table 1 order.
-from . import addtext, bias, changechar, droptext, positional, style, swaptext  # noqa: F401
+from . import changechar, swaptext, addtext, style, bias, droptext, positional  # noqa: F401,I001
 from .api import TextResult, apply, apply_batch, get
 
 __all__ = ["TextResult", "apply", "apply_batch", "get"]

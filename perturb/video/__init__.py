@@ -1,7 +1,8 @@
 """Visual perturbations of clips: ``perturb.video.apply(clip, "motion_blur", severity=3)``."""
 from __future__ import annotations
 
-from . import blur, camera, digital, noise, temporal  # noqa: F401  (register the perturbations)
+# Category modules register their perturbations on import, in the paper's order.
+from . import noise, blur, digital, temporal, camera  # noqa: F401,I001
 from .api import Compose, Perturbation, apply, get
 
 __all__ = ["Compose", "Perturbation", "apply", "get"]
