@@ -1,0 +1,73 @@
+"""``perturb check``: evaluate rules against one results file."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from .errors import GateInputError
+from .metrics import Metric, parse_metric
+from .outcome import FAIL, PASS, Outcome, fmt
+from .results import Results
+from .rules import BOUNDS, Rule
+from .scope import EACH, Scope, each_perturbation, resolve_scope, scope_value, select_runs
+
+
+def _bind(results: Results, rule: Rule) -> tuple[Metric, Scope | None]:
+    """Validate a rule's metric, scope and threshold against the results."""
+    metric = parse_metric(rule.metric, results)
+    if metric.is_fraction and not 0 <= rule.threshold <= 1:
+        raise GateInputError(f"rule {rule.text!r}: {metric.key} is a fraction in [0, 1]; "
+                             f"got threshold {rule.threshold:g} (did you mean {rule.threshold / 100:g}?)")
+    if metric.clean:
+        if rule.scope or rule.severity is not None:
+            raise GateInputError(f"rule {rule.text!r}: a clean metric takes no scope or severity; "
+                                 f"write '{metric.name}={rule.threshold:g}'")
+        return metric, None
+    return metric, resolve_scope(results, rule.scope, rule.severity)
+
+
+def _outcome(rule: Rule, value: float | None, ok: bool, message: str = "") -> Outcome:
+    cells = {"rule": rule.text, "value": fmt(value), "threshold": f"{rule.threshold:g}",
+             "verdict": PASS if ok else FAIL, "detail": message}
+    return Outcome(rule.text, PASS if ok else FAIL, cells, message)
+
+
+def _check_each(results: Results, rule: Rule, metric: Metric, severity: int | None) -> Outcome:
+    scopes = [s for s in each_perturbation(results, severity) if select_runs(results, s)]
+    values = {s.name: scope_value(results, s, metric) for s in scopes}
+    if not values:
+        return _outcome(rule, None, False, "no perturbation runs in the results")
+    short = [k for k, v in values.items() if v is None or not rule.holds(v)]
+    defined = {k: v for k, v in values.items() if v is not None}
+    pick = min if rule.bound == "min" else max
+    worst = pick(defined, key=defined.get) if defined else None
+    value = defined.get(worst) if worst else None
+    if short:
+        listed = ", ".join(f"{k} ({fmt(values[k])})" for k in short)
+        return _outcome(rule, value, False, f"{len(short)} of {len(values)} fall short: {listed}")
+    return _outcome(rule, value, True, f"all {len(values)} perturbations; worst {worst}")
+
+
+def check_rule(results: Results, rule: Rule) -> Outcome:
+    """One rule → its Outcome; GateInputError for unknown names or metrics."""
+    metric, scope = _bind(results, rule)
+    if scope is not None and scope.kind == EACH:
+        return _check_each(results, rule, metric, scope.severity)
+    if scope is not None and not scope.present:
+        return _outcome(rule, None, False, f"no runs of {scope.kind} {scope.name!r} in the results")
+    value = scope_value(results, scope, metric)
+    if value is None:
+        where = f" at severity {scope.severity}" if scope and scope.severity is not None else ""
+        return _outcome(rule, None, False, f"{metric.name} is undefined or missing{where}")
+    ok = rule.holds(value)
+    why = "" if ok else f"{fmt(value)} is not {BOUNDS[rule.bound]} {rule.threshold:g}"
+    return _outcome(rule, value, ok, why)
+
+
+def check(results: Results, rules: Iterable[Rule]) -> list[Outcome]:
+    """Every rule checked (all validated first, so bad input fails before any verdict)."""
+    rules = list(rules)
+    if not rules:
+        raise GateInputError("no rules to check; give --min/--max or a --policy file")
+    for rule in rules:
+        _bind(results, rule)
+    return [check_rule(results, rule) for rule in rules]

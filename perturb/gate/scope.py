@@ -1,0 +1,91 @@
+"""What a rule or a comparison is about: every perturbation, one perturbation, a category or a modality."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from statistics import fmean
+from typing import Any, Mapping
+
+from ..registry import REGISTRY, normalize
+from .errors import unknown
+from .metrics import Metric
+from .results import Results
+
+MODALITIES = ("video", "text", "both")
+EACH = "each"        # the kind of a scope meaning "every perturbation, one by one"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """A selection of runs; ``present`` is False for a known name that the results never ran."""
+
+    kind: str                     # "each", or a run field: "perturbation", "category", "modality"
+    name: str | None = None
+    severity: int | None = None
+    present: bool = True
+
+    @property
+    def label(self) -> str:
+        base = "*" if self.kind == EACH else str(self.name)
+        return base if self.severity is None else f"{base}@{self.severity}"
+
+
+def _match(name: str, pool: list[str]) -> str | None:
+    key = normalize(name)
+    return next((p for p in pool if normalize(p) == key), None)
+
+
+def _registry_categories() -> list[str]:
+    return list(dict.fromkeys(c for m in ("video", "text") for c in REGISTRY.categories(m)))
+
+
+def resolve_scope(results: Results, text: str | None, severity: int | None = None) -> Scope:
+    """A scope name → Scope; registry names absent from the results resolve with present=False."""
+    if text is None or text.strip() in ("", "*", "all"):
+        return Scope(EACH, None, severity)
+    text = text.strip()
+    perts, cats = list(results.perturbations()), results.categories()
+    if (found := _match(text, perts)) is not None:
+        return Scope("perturbation", found, severity)
+    if text in REGISTRY:
+        canonical = REGISTRY.get(text).name
+        found = _match(canonical, perts)
+        return Scope("perturbation", found or canonical, severity, present=found is not None)
+    if (found := _match(text, cats)) is not None:
+        return Scope("category", found, severity)
+    if (found := _match(text, _registry_categories())) is not None:
+        return Scope("category", found, severity, present=False)
+    if (found := _match(text, MODALITIES)) is not None:
+        return Scope("modality", found, severity, present=found in results.modalities())
+    pool = perts + [s.name for s in REGISTRY if s.name not in perts] + cats + \
+        [c for c in _registry_categories() if c not in cats] + list(MODALITIES)
+    raise unknown("perturbation, category or modality", text, ["*"] + pool)
+
+
+def each_perturbation(results: Results, severity: int | None = None) -> list[Scope]:
+    """One perturbation scope per perturbation in the results, in run order."""
+    return [Scope("perturbation", name, severity) for name in results.perturbations()]
+
+
+def select_runs(results: Results, scope: Scope) -> list[Mapping[str, Any]]:
+    """The runs a (non-'each') scope covers, filtered by severity when it has one."""
+    return [r for r in results.runs if r[scope.kind] == scope.name
+            and (scope.severity is None or r["severity"] == scope.severity)]
+
+
+def _summary_value(results: Results, scope: Scope, metric: Metric) -> float | None:
+    if not metric.is_gamma or scope.severity is not None:
+        return None
+    entry = results.summary.get(scope.kind, {}).get(scope.name) or {}
+    value = entry.get(f"{metric.key}_mean")
+    return None if value is None else float(value)
+
+
+def scope_value(results: Results, scope: Scope | None, metric: Metric) -> float | None:
+    """The metric over a scope: clean value, the summary's γ mean, or the mean over its runs."""
+    if metric.clean:
+        return metric.of(results.clean)
+    summary = _summary_value(results, scope, metric)
+    if summary is not None:
+        return summary
+    values = [v for v in (metric.of(r) for r in select_runs(results, scope)) if v is not None]
+    return fmean(values) if values else None

@@ -1,0 +1,106 @@
+"""``assert_robust``: run a small robustness benchmark on a model and fail a test when it falls short."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..errors import UnknownPerturbationError
+from ..gate.check import check
+from ..gate.compare import DEFAULT_MAX_DROP, compare
+from ..gate.outcome import Outcome
+from ..gate.results import Results, load_results, validate
+from ..gate.rules import Rule, parse_rule
+from ..registry import REGISTRY
+
+
+class RobustnessError(AssertionError):
+    """A model fell short of its robustness bounds; the message names the perturbations."""
+
+    def __init__(self, message: str, failures: Sequence[Outcome], results: Results) -> None:
+        super().__init__(message)
+        self.failures = list(failures)
+        self.results = results
+
+
+def split_by_modality(perturbations: str | Sequence[str]) -> dict[str, list[str]]:
+    """Names or categories → {'video': [...], 'text': [...]}, in registry order."""
+    items = [perturbations] if isinstance(perturbations, str) else list(perturbations)
+    chosen: dict[str, list[str]] = {"video": [], "text": []}
+    for item in items:
+        for modality in chosen:
+            try:
+                names = [s.name for s in REGISTRY.resolve([item], modality)]
+            except UnknownPerturbationError:
+                continue
+            chosen[modality] += [n for n in names if n not in chosen[modality]]
+            break
+        else:
+            REGISTRY.get(item)          # raises, with the closest names
+    if not chosen["video"] and not chosen["text"]:
+        raise ValueError("assert_robust needs at least one perturbation, e.g. perturbations=['noise']")
+    return chosen
+
+
+def _data(dataset: Any, subset: int | None, seed: int) -> Any:
+    """A BenchData from a BenchData (re-subset) or from a dataset file readable by perturb's readers."""
+    from ..bench.data import BenchData, make_data
+
+    if isinstance(dataset, BenchData):
+        if subset is None and seed == dataset.seed:
+            return dataset
+        return make_data(dataset.items, dataset.name, dataset.path, subset=subset, seed=seed)
+    from ..dataset.readers import read_dataset
+    return make_data(read_dataset(dataset), Path(dataset).stem, str(dataset), subset=subset, seed=seed)
+
+
+def _rules(min_gamma_r: float | None, min_gamma_a: float | None, rules: Sequence[str | Rule]) -> list[Rule]:
+    out = [Rule(name, value) for name, value in (("gamma_r", min_gamma_r), ("gamma_a", min_gamma_a))
+           if value is not None]
+    return out + [r if isinstance(r, Rule) else parse_rule(r) for r in rules]
+
+
+def _baseline(baseline: str | Path | Mapping[str, Any] | Results) -> Results:
+    if isinstance(baseline, Results):
+        return baseline
+    if isinstance(baseline, Mapping):
+        return validate(baseline, "baseline")
+    return load_results(baseline)
+
+
+def _message(model: Any, failures: Sequence[Outcome]) -> str:
+    name = getattr(model, "id", None) or (model if isinstance(model, str) else type(model).__name__)
+    lines = [f"{name} is not robust enough ({len(failures)} check(s) failed):"]
+    lines += [f"  - {o.name}: {o.message}" for o in failures]
+    return "\n".join(lines)
+
+
+def assert_robust(model: Any, dataset: Any, *, perturbations: str | Sequence[str],
+                  min_gamma_r: float | None = None, min_gamma_a: float | None = None,
+                  rules: Sequence[str | Rule] = (), baseline: Any = None,
+                  max_drop: float = DEFAULT_MAX_DROP, significance: float | None = None,
+                  compare_metrics: Sequence[str] = ("gamma_r",), severities: Sequence[int] = (3,),
+                  metric: str = "t2v.R@5", subset: int | None = None, seed: int = 0,
+                  bootstrap: int | None = None, save: str | Path | None = None) -> Results:
+    """Benchmark ``model`` on ``dataset`` under ``perturbations``; raise RobustnessError naming what
+    fell short of the bounds (min_gamma_r, min_gamma_a, rules) or regressed against ``baseline``."""
+    from ..bench.api import benchmark
+
+    chosen = split_by_modality(perturbations)
+    wanted = _rules(min_gamma_r, min_gamma_a, rules)
+    if not wanted and baseline is None:
+        raise ValueError("assert_robust needs a bound (min_gamma_r=, min_gamma_a=, rules=) or a baseline=")
+    base = _baseline(baseline) if baseline is not None else None
+    n_boot = bootstrap if bootstrap is not None else (200 if significance is not None else 0)
+    doc = benchmark(model, _data(dataset, subset, seed), video=chosen["video"], text=chosen["text"],
+                    severities=severities, metric=metric, bootstrap=n_boot)
+    if save is not None:
+        Path(save).write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    results = validate(doc, "benchmark")
+    outcomes = check(results, wanted) if wanted else []
+    if base is not None:
+        outcomes += compare(base, results, compare_metrics, max_drop, significance).outcomes
+    failures = [o for o in outcomes if o.failed]
+    if failures:
+        raise RobustnessError(_message(model, failures), failures, results)
+    return results

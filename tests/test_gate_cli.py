@@ -1,0 +1,153 @@
+"""``perturb check`` / ``perturb compare`` from the command line: exit codes, tables, JUnit, Markdown."""
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from gate_fixtures import DEFAULT_PERTURBED, make_results, write
+from perturb.cli import main
+
+
+@pytest.fixture
+def results(tmp_path):
+    return str(write(tmp_path / "results.json", make_results(ci=0.02)))
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_check_exit_0_when_every_rule_holds(capsys, results):
+    code, out, _ = run(capsys, "check", results, "--min", "gamma_r=0.8", "--min", "noise:gamma_r=0.6",
+                       "--min", "gaussian_noise:gamma_a=0.7", "--min", "clean.t2v.R@5=0.4")
+    assert code == 0
+    for rule in ("gamma_r >= 0.8", "noise:gamma_r >= 0.6", "gaussian_noise:gamma_a >= 0.7",
+                 "clean.t2v.R@5 >= 0.4"):
+        assert rule in out
+    assert "OK 4 checks: 4 passed, 0 failed" in out
+    assert "value" in out and "threshold" in out and "verdict" in out
+
+
+def test_check_exit_1_on_a_violation(capsys, results):
+    code, out, _ = run(capsys, "check", results, "--min", "gamma_r=0.8", "--min", "noise:gamma_r=0.9")
+    assert code == 1
+    assert "FAIL" in out and "FAILED 2 checks: 1 passed, 1 failed" in out
+
+
+def test_check_max_rules(capsys, results):
+    assert run(capsys, "check", results, "--max", "clean.t2v.MdR=5")[0] == 0
+    assert run(capsys, "check", results, "--max", "clean.t2v.MdR=4")[0] == 1
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--min", "gamma=0.8"], "unknown metric 'gamma'; did you mean 'gamma_r', 'gamma_a'? Expected one of:"),
+    (["--min", "gausian_noise:gamma_r=0.8"], "did you mean 'gaussian_noise'?"),
+    (["--min", "gamma_r"], "cannot parse rule 'gamma_r'"),
+    ([], "no rules to check; give --min/--max or a --policy file"),
+])
+def test_check_exit_2_on_bad_rules(capsys, results, argv, words):
+    code, out, err = run(capsys, "check", results, *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("perturb check: error: ") and words in err
+
+
+def test_check_exit_2_on_bad_files(capsys, tmp_path):
+    cases = {"absent.json": None, "broken.json": "{not json",
+             "future.json": json.dumps(make_results(schema="2.0")),
+             "partial.json": json.dumps({k: v for k, v in make_results().items() if k != "runs"}),
+             "badrun.json": json.dumps({**make_results(), "runs": [{"perturbation": "x"}]})}
+    expected = {"absent.json": "cannot read results file", "broken.json": "not valid JSON",
+                "future.json": "unknown schema_version '2.0'; this perturb reads 1.0",
+                "partial.json": "missing key(s) 'runs'",
+                "badrun.json": "runs[0]: missing key(s) 'modality', 'category'"}
+    for name, text in cases.items():
+        if text is not None:
+            (tmp_path / name).write_text(text)
+        code, _, err = run(capsys, "check", str(tmp_path / name), "--min", "gamma_r=0.5")
+        assert code == 2, name
+        assert expected[name] in err, err
+
+
+def test_minor_schema_versions_are_read(capsys, tmp_path):
+    path = write(tmp_path / "r.json", make_results(schema="1.3"))
+    assert run(capsys, "check", str(path), "--min", "gamma_r=0.5")[0] == 0
+
+
+def test_argparse_errors_exit_2(capsys, results):
+    with pytest.raises(SystemExit) as info:
+        main(["compare", results, results, "--max-drop", "lots"])
+    assert info.value.code == 2
+
+
+def test_policy_file_and_command_line_rules_combine(capsys, tmp_path, results):
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("min:\n  gamma_r: 0.8\n  noise:gamma_r: 0.6\nmax:\n  clean.t2v.MdR: 5\n")
+    code, out, _ = run(capsys, "check", results, "--policy", str(policy))
+    assert code == 0 and "3 checks: 3 passed" in out
+    code, out, _ = run(capsys, "check", results, "--policy", str(policy), "--min", "motion_blur:gamma_r=0.95")
+    assert code == 1 and "4 checks: 3 passed, 1 failed" in out
+    policy.write_text("min:\n  noise:gamma_rr: 0.6\n")
+    code, _, err = run(capsys, "check", results, "--policy", str(policy))
+    assert code == 2 and "unknown metric 'gamma_rr'" in err
+    code, _, err = run(capsys, "check", results, "--policy", str(tmp_path / "nope.toml"))
+    assert code == 2 and "cannot read policy file" in err
+
+
+def test_junit_has_one_testcase_per_rule(capsys, tmp_path, results):
+    junit = tmp_path / "out" / "check.xml"
+    rules = ["gamma_r=0.8", "noise:gamma_r=0.9", "gaussian_noise@5:gamma_r=0.5", "clean.t2v.R@5=0.4"]
+    argv = ["check", results, "--junit", str(junit)]
+    for rule in rules:
+        argv += ["--min", rule]
+    assert run(capsys, *argv)[0] == 1
+    root = ET.parse(junit).getroot()
+    cases = root.findall("./testsuite/testcase")
+    assert [c.get("name") for c in cases] == ["gamma_r >= 0.8", "noise:gamma_r >= 0.9",
+                                               "gaussian_noise@5:gamma_r >= 0.5", "clean.t2v.R@5 >= 0.4"]
+    assert root.get("tests") == "4" and root.get("failures") == "1"
+    failed = [c for c in cases if c.find("failure") is not None]
+    assert [c.get("name") for c in failed] == ["noise:gamma_r >= 0.9"]
+    assert "0.845 is not >= 0.9" in failed[0].find("failure").get("message")
+
+
+def test_compare_exit_codes_markdown_and_junit(capsys, tmp_path, results):
+    doc = make_results(ci=0.02)
+    for run_ in doc["runs"]:
+        if run_["perturbation"] == "shot_noise":
+            run_["gamma_r"] -= 0.2
+            run_["ci"]["gamma_r"] = [x - 0.2 for x in run_["ci"]["gamma_r"]]
+    doc["summary"]["perturbation"]["shot_noise"]["gamma_r_mean"] -= 0.2
+    worse = str(write(tmp_path / "worse.json", doc))
+
+    code, out, _ = run(capsys, "compare", results, results, "--significance", "0.05")
+    assert code == 0 and "7 checks: 7 passed, 0 failed" in out
+
+    md, junit = tmp_path / "summary.md", tmp_path / "compare.xml"
+    code, out, _ = run(capsys, "compare", results, worse, "--max-drop", "0.02", "--significance", "0.05",
+                       "--metric", "gamma_r", "--metric", "t2v.R@5", "--markdown", str(md),
+                       "--junit", str(junit))
+    assert code == 1 and "regression" in out
+    assert "- `perturbation shot_noise: gamma_r drop <= 0.02` — dropped by 0.200" in md.read_text()
+    cases = ET.parse(junit).getroot().findall("./testsuite/testcase")
+    assert len(cases) == 7 + 8          # γr: 4 perturbations + 3 categories; R@5: clean + 4 + 3
+    assert [c.get("name") for c in cases if c.find("failure") is not None] == [
+        "perturbation shot_noise: gamma_r drop <= 0.02"]
+
+    code, _, err = run(capsys, "compare", results, worse, "--metric", "R5")
+    assert code == 2 and "unknown metric 'R5'" in err
+    code, _, err = run(capsys, "compare", results, str(tmp_path / "missing.json"))
+    assert code == 2 and "cannot read results file" in err
+
+
+def test_compare_reads_defaults_from_the_policy(capsys, tmp_path, results):
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[compare]\nmax_drop = 0.5\nmetrics = ["gamma_a"]\n')
+    lower = {k: [a - 0.1 for a in v] for k, v in DEFAULT_PERTURBED.items()}
+    worse = write(tmp_path / "worse.json", make_results(lower))      # γa drops by 0.1
+    code, out, _ = run(capsys, "compare", results, str(worse), "--policy", str(policy))
+    assert code == 0 and "gamma_a" in out and "gamma_r" not in out
+    assert run(capsys, "compare", results, str(worse), "--policy", str(policy), "--max-drop", "0")[0] == 1
