@@ -1,0 +1,75 @@
+"""Tiny randomly initialised Hugging Face models with locally built tokenizers, for tests.
+
+Each builder saves a model and its tokenizer with ``save_pretrained`` into a directory and returns
+that path, so tests exercise the real offline loading and inference code.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+CORPUS = (
+    "a little girl does gymnastics",
+    "a man is riding a horse on the beach",
+    "two women are cooking pasta in a kitchen",
+    "a dog catches a red frisbee in the park",
+    "people play soccer on a green field",
+    "a boy sings a happy song",
+)
+SPECIALS = ("[PAD]", "[EOS]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+
+def _word_tokenizer(specials: tuple[str, ...], template: str):
+    """A whitespace WordLevel tokenizer over CORPUS, as a PreTrainedTokenizerFast."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(CORPUS, trainers.WordLevelTrainer(special_tokens=list(specials)))
+    ids = {s: tok.token_to_id(s) for s in specials}
+    tok.post_processor = processors.TemplateProcessing(
+        single=template, special_tokens=[(s, ids[s]) for s in specials if s in template])
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", mask_token="[MASK]",
+        cls_token="[CLS]", sep_token="[SEP]", eos_token="[EOS]")
+
+
+def build_mlm(path: Path, seed: int = 0) -> Path:
+    """A 2-layer BertForMaskedLM (hidden 32) and its tokenizer, saved under ``path``."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM
+
+    tokenizer = _word_tokenizer(SPECIALS, "[CLS] $A [SEP]")
+    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=64,
+                        pad_token_id=tokenizer.pad_token_id)
+    with torch.random.fork_rng():          # seeded weights without touching the global stream
+        torch.manual_seed(seed)
+        model = BertForMaskedLM(config)
+    path.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+def build_seq2seq(path: Path, seed: int = 0) -> Path:
+    """A 1-layer T5ForConditionalGeneration (d_model 32) and its tokenizer, saved under ``path``."""
+    import torch
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    tokenizer = _word_tokenizer(SPECIALS, "$A [EOS]")
+    config = T5Config(vocab_size=len(tokenizer), d_model=32, d_kv=8, d_ff=64, num_layers=1,
+                      num_decoder_layers=1, num_heads=2, pad_token_id=tokenizer.pad_token_id,
+                      eos_token_id=tokenizer.eos_token_id,
+                      decoder_start_token_id=tokenizer.pad_token_id)
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        model = T5ForConditionalGeneration(config)
+    model.generation_config.decoder_start_token_id = tokenizer.pad_token_id
+    gen = model.generation_config                   # random weights: never an empty output
+    gen.min_new_tokens = 3
+    gen.suppress_tokens = [tokenizer.convert_tokens_to_ids(t) for t in SPECIALS if t != "[EOS]"]
+    path.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
