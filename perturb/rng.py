@@ -21,12 +21,16 @@ def _key_to_int(key: object) -> int:
     return int.from_bytes(digest[:8], "little")
 
 
-def derive_seed(base: int, *keys: object) -> int:
-    """A 64-bit seed derived from a base seed and any number of keys (item id, name, severity)."""
+def seed_sequence(base: int, *keys: object) -> np.random.SeedSequence:
+    """The SeedSequence of one item: a base seed plus keys (item id, name, severity...)."""
     if isinstance(base, bool) or not isinstance(base, (int, np.integer)) or base < 0:
         raise ValueError(f"seed must be a non-negative int, got {base!r}")
-    seq = np.random.SeedSequence(int(base), spawn_key=tuple(_key_to_int(k) for k in keys))
-    return int(seq.generate_state(1, dtype=np.uint64)[0])
+    return np.random.SeedSequence(int(base), spawn_key=tuple(_key_to_int(k) for k in keys))
+
+
+def derive_seed(base: int, *keys: object) -> int:
+    """A 64-bit seed derived from a base seed and any number of keys (item id, name, severity)."""
+    return int(seed_sequence(base, *keys).generate_state(1, dtype=np.uint64)[0])
 
 
 def as_generator(seed: SeedLike) -> np.random.Generator:
@@ -43,18 +47,26 @@ def as_generator(seed: SeedLike) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
+def base_seed(seed: SeedLike) -> int | None:
+    """None or an int as is; a Generator or SeedSequence gives one drawn base seed."""
+    if seed is None:
+        return None
+    if isinstance(seed, np.random.SeedSequence):
+        return int(seed.generate_state(1, dtype=np.uint64)[0])
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**63))
+    as_generator(seed)                       # validates: a non-negative int
+    return int(seed)
+
+
 def derive_generator(seed: SeedLike, *keys: object) -> np.random.Generator:
-    """A Generator for one item: derived from (seed, keys) when seed is an int.
+    """A Generator for one item, seeded from (seed, keys) when seed is an int.
 
     A Generator passed in is used to draw a base seed, so results stay reproducible
-    from that Generator's state; None gives fresh entropy.
+    from that Generator's state; None gives fresh entropy. Built straight from the
+    SeedSequence (no intermediate int), which is cheap enough to do per caption.
     """
-    if seed is None:
+    base = base_seed(seed)
+    if base is None:
         return np.random.default_rng()
-    if isinstance(seed, np.random.Generator):
-        base = int(seed.integers(0, 2**63))
-    elif isinstance(seed, np.random.SeedSequence):
-        base = int(seed.generate_state(1, dtype=np.uint64)[0])
-    else:
-        base = seed
-    return np.random.default_rng(derive_seed(base, *keys))
+    return np.random.Generator(np.random.PCG64(seed_sequence(base, *keys)))

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Sequence
 
 from ..errors import NotApplicableError
 from ..registry import REGISTRY, Spec
-from ..rng import SeedLike, derive_generator
+from ..rng import SeedLike, base_seed, derive_generator
 from . import resources
 
 PIPELINES = {"tagger": ("parser", "ner"), "parser": ("ner",), "full": ()}
@@ -55,10 +55,25 @@ def _check_text(text: Any) -> str:
     return text
 
 
+class _LazyGenerator:
+    """The per-caption Generator, derived on first use: deterministic kernels, and captions a
+    kernel does not apply to, need none."""
+
+    __slots__ = ("_key", "_rng")
+
+    def __init__(self, *key: Any) -> None:
+        self._key, self._rng = key, None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._rng is None:
+            self._rng = derive_generator(*self._key)
+        return getattr(self._rng, name)
+
+
 def _run(spec: Spec, text: str, doc: Any, seed: SeedLike, params: dict[str, Any],
          strict: bool) -> TextResult:
     if text.strip():
-        rng = derive_generator(seed, spec.name, text)
+        rng = _LazyGenerator(seed, spec.name, text)
         new, applied = spec.fn(text, rng, doc=doc, **params)
     else:
         new, applied = text, False
@@ -79,8 +94,9 @@ def apply(text: str, name: str, seed: SeedLike = None, severity: int | None = No
     spec = get(name)
     params = {**spec.params(severity), **options}
     text = _check_text(text)
+    base = base_seed(seed)
     doc = pipeline_for(spec)(text) if spec.needs_parse and text.strip() else None
-    return _run(spec, text, doc, seed, params, strict)
+    return _run(spec, text, doc, base, params, strict)
 
 
 def apply_batch(texts: Iterable[str], name: str, seed: SeedLike = None,
@@ -93,11 +109,7 @@ def apply_batch(texts: Iterable[str], name: str, seed: SeedLike = None,
     spec = get(name)
     params = {**spec.params(severity), **options}
     texts = [_check_text(t) for t in texts]
-    if isinstance(seed, (int,)) or seed is None:
-        base = seed
-    else:  # a Generator: draw one base seed so every caption gets a derived stream
-        from ..rng import as_generator
-        base = int(as_generator(seed).integers(0, 2**63))
+    base = base_seed(seed)
     docs: Sequence[Any]
     if spec.needs_parse:
         nonempty = [t for t in texts if t.strip()]
