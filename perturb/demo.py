@@ -1,7 +1,9 @@
 """``python -m perturb.demo --out DIR``: the main job on bundled data.
 
-For now: perturb the bundled sample clip with every video perturbation at every severity,
-write ``DIR/gallery.png`` and print the mean PSNR of every perturbed clip against the clean one.
+Perturb the bundled sample clip with every video perturbation at every severity, write
+``DIR/gallery.png`` and print the mean PSNR of every perturbed clip against the clean one; then
+run the full robustness benchmark on the generated demo videos with the demo model
+(:mod:`perturb.bench.demo_run`), print its summary and write ``DIR/report.html``.
 """
 from __future__ import annotations
 
@@ -57,10 +59,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("demo-out"), help="output folder")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--frames", type=int, default=None, help="use only the first N sample frames")
+    parser.add_argument("--gallery-only", action="store_true", help="skip the robustness benchmark")
     args = parser.parse_args(argv)
     path, scores = gallery_demo(args.out, args.seed, args.frames)
     print("\n".join(summary_lines(scores)))
     print(f"gallery: {path}")
+    if not args.gallery_only:
+        from .bench.demo_run import run_demo
+
+        _, paths = run_demo(args.out, args.seed)
+        print(f"report: {paths['html']}")
     return 0
 
 

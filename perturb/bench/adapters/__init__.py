@@ -1,0 +1,6 @@
+"""Model adapters: one small protocol, built-in clip / precomputed / callable / http / toy adapters."""
+from __future__ import annotations
+
+from .protocol import CrossEncoder, DualEncoder, Model, load_model, wrap
+
+__all__ = ["CrossEncoder", "DualEncoder", "Model", "load_model", "wrap"]

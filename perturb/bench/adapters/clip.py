@@ -1,0 +1,109 @@
+"""CLIP zero-shot (Portillo-Quintero et al.): mean of L2-normalised frame embeddings, via transformers."""
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Sequence
+
+import numpy as np
+
+from .toy import frame_indices
+
+
+def pick_device(device: str = "auto") -> str:
+    """``cuda`` when asked for or available under ``auto``, else ``cpu``."""
+    import torch
+    if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
+        raise ValueError(f"device must be auto, cpu or cuda[:N]; got {device!r}")
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise RuntimeError("--device cuda was requested but torch sees no CUDA device")
+    return device
+
+
+class ClipAdapter:
+    """A dual encoder over a ``CLIPModel`` and its processor, from a hub name or a local path."""
+
+    def __init__(self, name_or_path: str, device: str = "auto", batch_size: int = 32,
+                 frames: int = 8) -> None:
+        import torch
+        from transformers import AutoTokenizer, CLIPModel
+        from transformers.utils import logging as hf_logging
+
+        if frames < 1:
+            raise ValueError(f"frames must be >= 1; got {frames}")
+        offline = os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false")
+        hf_logging.set_verbosity_error()
+        self.device = pick_device(device)
+        self.model = CLIPModel.from_pretrained(name_or_path, local_files_only=offline).to(self.device).eval()
+        self.tokenizer = AutoTokenizer.from_pretrained(name_or_path, local_files_only=offline)
+        self._init_pixels(name_or_path, offline)
+        self.batch_size, self.frames = batch_size, frames
+        self.max_length = int(self.model.config.text_config.max_position_embeddings)
+        self._autocast = self.device.startswith("cuda")
+        self._torch = torch
+
+    def _init_pixels(self, name_or_path: str, offline: bool) -> None:
+        """Resolution and normalisation from the saved image processor config (CLIP's by default)."""
+        import json
+        from huggingface_hub import hf_hub_download
+
+        cfg: dict = {}
+        local = os.path.join(name_or_path, "preprocessor_config.json")
+        try:
+            path = local if os.path.isdir(name_or_path) else hf_hub_download(
+                name_or_path, "preprocessor_config.json", local_files_only=offline)
+            with open(path) as f:
+                cfg = json.load(f)
+        except (OSError, ValueError):
+            cfg = {}
+        crop = cfg.get("crop_size", self.model.config.vision_config.image_size)
+        self.size = int(crop["height"] if isinstance(crop, dict) else crop)
+        self.mean = np.asarray(cfg.get("image_mean", [0.4815, 0.4578, 0.4082]), dtype=np.float32)
+        self.std = np.asarray(cfg.get("image_std", [0.2686, 0.2613, 0.2758]), dtype=np.float32)
+
+    def _pixels(self, frames: np.ndarray):
+        """Resize the short side, centre-crop and normalise uint8 (F, H, W, 3) frames."""
+        torch = self._torch
+        x = torch.from_numpy(np.ascontiguousarray(frames)).to(self.device).permute(0, 3, 1, 2).float() / 255.0
+        h, w = x.shape[-2:]
+        scale = self.size / min(h, w)
+        nh, nw = max(self.size, round(h * scale)), max(self.size, round(w * scale))
+        x = torch.nn.functional.interpolate(x, size=(nh, nw), mode="bicubic", antialias=True,
+                                            align_corners=False).clamp(0, 1)
+        top, left = (nh - self.size) // 2, (nw - self.size) // 2
+        x = x[..., top:top + self.size, left:left + self.size]
+        mean = torch.as_tensor(self.mean, device=self.device).view(1, 3, 1, 1)
+        std = torch.as_tensor(self.std, device=self.device).view(1, 3, 1, 1)
+        return (x - mean) / std
+
+    @staticmethod
+    def _features(out):
+        return out if hasattr(out, "norm") else out.pooler_output
+
+    def _run(self, fn, **inputs):
+        torch = self._torch
+        autocast = torch.autocast("cuda") if self._autocast else contextlib.nullcontext()
+        with torch.inference_mode(), autocast:
+            return self._features(fn(**inputs)).float()
+
+    def encode_videos(self, clips: Sequence[np.ndarray]) -> np.ndarray:
+        frames = [np.asarray(c)[frame_indices(len(c), self.frames)] for c in clips]
+        stacked = np.concatenate(frames)
+        feats = []
+        for i in range(0, len(stacked), self.batch_size * self.frames):
+            pix = self._pixels(stacked[i:i + self.batch_size * self.frames])
+            f = self._run(self.model.get_image_features, pixel_values=pix)
+            feats.append(f / f.norm(dim=-1, keepdim=True).clamp_min(1e-12))
+        per_frame = self._torch.cat(feats).view(len(clips), self.frames, -1)
+        return per_frame.mean(dim=1).cpu().numpy()
+
+    def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        feats = []
+        for i in range(0, len(texts), self.batch_size):
+            tok = self.tokenizer(list(texts[i:i + self.batch_size]), padding=True, truncation=True,
+                                 max_length=self.max_length, return_tensors="pt").to(self.device)
+            feats.append(self._run(self.model.get_text_features, input_ids=tok["input_ids"],
+                                   attention_mask=tok["attention_mask"]))
+        return self._torch.cat(feats).cpu().numpy()

@@ -1,0 +1,160 @@
+"""The model protocol the runner talks to, and ``load_model`` for ``kind:target`` strings.
+
+A model is either a *dual encoder* (``encode_videos(clips) -> (N, D)``, ``encode_texts(texts)
+-> (N, D)``) or a *cross-encoder* (``score(clips, texts) -> (N,)`` for N aligned pairs). Clips are
+uint8 (T, H, W, 3) RGB arrays. :class:`Model` wraps either kind, checks every output and counts
+forward calls.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+KINDS = ("clip", "precomputed", "callable", "http", "toy")
+
+
+@runtime_checkable
+class DualEncoder(Protocol):
+    """Embeds videos and texts separately into one space."""
+
+    def encode_videos(self, clips: Sequence[np.ndarray]) -> Any: ...
+
+    def encode_texts(self, texts: Sequence[str]) -> Any: ...
+
+
+@runtime_checkable
+class CrossEncoder(Protocol):
+    """Scores aligned (video, text) pairs jointly."""
+
+    def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> Any: ...
+
+
+def _as_array(out: Any, n: int, what: str, ndim: int) -> np.ndarray:
+    if hasattr(out, "detach"):
+        out = out.detach().float().cpu().numpy()
+    arr = np.asarray(out, dtype=np.float32)
+    if arr.ndim != ndim or arr.shape[0] != n:
+        shape = "(N, D)" if ndim == 2 else "(N,)"
+        raise ValueError(f"{what} must return an array of shape {shape} with N={n}; got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{what} returned NaN or inf values")
+    return arr
+
+
+class Model:
+    """A dual or cross-encoder with checked outputs and forward-pass counters."""
+
+    def __init__(self, impl: Any, model_id: str) -> None:
+        if isinstance(impl, DualEncoder):
+            self.kind = "dual"
+        elif isinstance(impl, CrossEncoder):
+            self.kind = "cross"
+        else:
+            raise TypeError(f"{model_id}: expected a dual encoder (encode_videos, encode_texts) or a "
+                            f"cross-encoder (score); got {type(impl).__name__}")
+        self.impl = impl
+        self.id = model_id
+        self.calls = {"videos": 0, "texts": 0, "pairs": 0}
+        self.items = {"videos": 0, "texts": 0, "pairs": 0}
+
+    @property
+    def needs_media(self) -> bool:
+        """False when embeddings come from files (the runner then skips decoding)."""
+        return not hasattr(self.impl, "load_embeddings")
+
+    def _count(self, what: str, n: int) -> None:
+        self.calls[what] += 1
+        self.items[what] += n
+
+    def encode_videos(self, clips: Sequence[np.ndarray]) -> np.ndarray:
+        self._count("videos", len(clips))
+        return _as_array(self.impl.encode_videos(list(clips)), len(clips), f"{self.id} encode_videos", 2)
+
+    def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        self._count("texts", len(texts))
+        return _as_array(self.impl.encode_texts(list(texts)), len(texts), f"{self.id} encode_texts", 2)
+
+    def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> np.ndarray:
+        if len(clips) != len(texts):
+            raise ValueError(f"score needs aligned pairs; got {len(clips)} clips and {len(texts)} texts")
+        self._count("pairs", len(texts))
+        return _as_array(self.impl.score(list(clips), list(texts)), len(texts), f"{self.id} score", 1)
+
+    def forward_passes(self) -> int:
+        """Total number of encode/score calls so far."""
+        return sum(self.calls.values())
+
+
+class _ScoreFunction:
+    """A bare function ``f(clips, texts) -> scores`` seen as a cross-encoder."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> Any:
+        return self.fn(clips, texts)
+
+
+def _required_params(fn: Any) -> int:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 0
+    return sum(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+               for p in params)
+
+
+def wrap(obj: Any, model_id: str = "callable") -> Model:
+    """A :class:`Model` from an encoder object, a zero-argument factory or a score function."""
+    if isinstance(obj, Model):
+        return obj
+    if inspect.isclass(obj):                          # a class is a factory
+        return wrap(obj(), model_id)
+    if isinstance(obj, (DualEncoder, CrossEncoder)):
+        return Model(obj, model_id)
+    if callable(obj):
+        if _required_params(obj) == 0:
+            return wrap(obj(), model_id)
+        if _required_params(obj) == 2:
+            return Model(_ScoreFunction(obj), model_id)
+    raise TypeError(f"{model_id}: expected an object with encode_videos/encode_texts or score, a "
+                    f"factory returning one, or a function (clips, texts) -> scores; got {obj!r}")
+
+
+def import_target(target: str) -> Any:
+    """The object named by ``MODULE:ATTR`` (ATTR may be dotted)."""
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"expected callable:MODULE:ATTR (e.g. callable:mypkg.models:build); got {target!r}")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def load_model(spec: str, *, device: str = "auto", batch_size: int = 32, frames: int = 8,
+               timeout: float = 60.0) -> Model:
+    """A model from ``clip:NAME_OR_PATH``, ``precomputed:DIR``, ``callable:MODULE:ATTR``, ``http:URL``."""
+    if str(spec).startswith(("http://", "https://")):        # a bare URL is an http model
+        spec = f"http:{spec}"
+    kind, sep, target = str(spec).partition(":")
+    if not sep or kind not in KINDS or not target:
+        raise ValueError(f"expected --model as one of clip:NAME_OR_PATH, precomputed:DIR, "
+                         f"callable:MODULE:ATTR, http:URL, toy:DIM; got {spec!r}")
+    if kind == "clip":
+        from .clip import ClipAdapter
+        return Model(ClipAdapter(target, device=device, batch_size=batch_size, frames=frames),
+                     f"clip:{target}@{frames}f")
+    if kind == "precomputed":
+        from .precomputed import PrecomputedAdapter
+        return Model(PrecomputedAdapter(target), spec)
+    if kind == "http":
+        from .http import HttpAdapter
+        return Model(HttpAdapter(target, timeout=timeout, frames=frames), f"http:{target}@{frames}f")
+    if kind == "toy":
+        from .toy import ToyEncoder
+        return Model(ToyEncoder(int(target)), spec)
+    return wrap(import_target(target), spec)

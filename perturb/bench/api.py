@@ -1,0 +1,67 @@
+"""``benchmark()``: one call from a model and a dataset to a results document."""
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+from .adapters.protocol import Model, load_model, wrap
+from .cache import EmbeddingCache
+from .data import BenchData
+from .results import build_results, parse_metric
+from .runner import Encoder, Settings, plan, run_jobs
+from .sources import OnTheFly
+from .tasks import evaluate_entailment, evaluate_mc
+
+
+def _default_id(obj: Any) -> str:
+    """An object's ``id`` attribute, else ``callable:module.Class`` (the cache key: set ``id``!)."""
+    if isinstance(obj, Model):
+        return obj.id
+    ident = getattr(obj, "id", None)
+    if isinstance(ident, str) and ident:
+        return ident
+    kind = obj if callable(obj) and not hasattr(obj, "encode_videos") else type(obj)
+    return f"callable:{getattr(kind, '__module__', '?')}.{getattr(kind, '__qualname__', type(obj).__name__)}"
+
+
+def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str] = (),
+              text: Sequence[str] = (), severities: Sequence[int] = (1, 2, 3, 4, 5),
+              pairs: Sequence[tuple[str, str]] = (), metric: str = "t2v.R@5",
+              bootstrap: int = 1000, level: float = 0.95, source: OnTheFly | None = None,
+              cache_dir: str | None = None, settings: Settings | None = None,
+              backend: str | None = None, scheduler: str | None = None, n_workers: int = 2,
+              model_options: dict[str, Any] | None = None,
+              stats: dict[str, Any] | None = None, mc: str | None = None,
+              entailment: str | None = None) -> dict[str, Any]:
+    """Run clean + every configuration and return the results.json document.
+
+    ``model`` is a :class:`Model`, any encoder object, or a spec string (``clip:...``,
+    ``callable:MODULE:ATTR``...); sharding over ``backend="dask"`` needs the spec string.
+    ``bootstrap=0`` turns confidence intervals off. ``mc`` / ``entailment`` name contrast-set
+    files evaluated on the clean videos (top-level ``mc`` and ``entailment`` keys). ``stats``, if given, receives the run time and
+    the number of forward passes made in this process.
+    """
+    settings = settings or Settings(seed=data.seed)
+    parse_metric(metric)
+    spec = model if isinstance(model, str) else None
+    m = load_model(model, **(model_options or {})) if spec else wrap(model, _default_id(model))
+    source = source or OnTheFly(seed=settings.seed)
+    jobs = plan(video, text, severities, pairs)
+    encoder = Encoder(m, data, source, EmbeddingCache(cache_dir), settings,
+                      with_ap=data.extra_positives > 0 or metric.endswith("mAP"))
+    t0 = time.perf_counter()
+    before = m.forward_passes()
+    clean, runs, skipped = run_jobs(encoder, jobs, backend=backend, scheduler=scheduler, n_workers=n_workers,
+                           model_spec=spec, model_options=model_options)
+    boot = {"n": bootstrap, "seed": settings.seed, "level": level} if bootstrap else None
+    extra: dict[str, Any] = {"skipped": skipped} if skipped else {}
+    if mc:
+        extra["mc"] = evaluate_mc(encoder, mc, {"n": bootstrap, "seed": settings.seed, "level": level}
+                                  if bootstrap else None)
+    if entailment:
+        extra["entailment"] = evaluate_entailment(encoder, entailment)
+    doc = build_results({"id": m.id, "kind": m.kind}, data, metric, clean, runs, boot, extra=extra)
+    if stats is not None:
+        stats.update(seconds=round(time.perf_counter() - t0, 2), forward_passes=m.forward_passes() - before,
+                     configs=len(jobs))
+    return doc

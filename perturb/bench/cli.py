@@ -1,0 +1,147 @@
+"""Subcommands ``perturb bench`` (run a robustness benchmark) and ``perturb report`` (combine results)."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..cli import UsageError
+
+
+def register(subparsers: Any) -> None:
+    """Add ``bench`` and ``report`` to the ``perturb`` parser."""
+    p = subparsers.add_parser("bench", help="robustness benchmark of a retrieval model",
+                              description="Clean retrieval, then every video perturbation x severity, "
+                              "every text perturbation and optional pairs; writes results.json, "
+                              "results.csv, report.md and report.html into --out.")
+    p.add_argument("--model", required=True, metavar="KIND:TARGET",
+                   help="clip:NAME_OR_PATH | precomputed:DIR | callable:MODULE:ATTR | http:URL[#cross] | toy:DIM")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--dataset", metavar="PATH", help="dataset annotations (MSR-VTT, YouCook2, CSV/JSONL)")
+    src.add_argument("--built", metavar="DIR", help="a `perturb build` output directory")
+    p.add_argument("--reader", help="dataset reader (msrvtt, youcook2, generic); inferred when omitted")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("--video-perturbations", default="all", metavar="SEL",
+                   help="comma-separated names/categories, 'all' (default) or 'none'")
+    p.add_argument("--text-perturbations", default="all", metavar="SEL",
+                   help="comma-separated names/categories, 'all' (default) or 'none'")
+    p.add_argument("--severities", default="1-5", help="video severities, e.g. 1-5 (default) or 1,3,5")
+    p.add_argument("--pairs", default="", metavar="V@T,...",
+                   help="video+text pairs, e.g. gaussian_noise@Typos (each at every severity)")
+    p.add_argument("--metric", default="R@5", help="[t2v.|v2t.]R@1|R@5|R@10|mAP for γ (default t2v.R@5)")
+    p.add_argument("--subset", type=int, help="N items, chosen reproducibly from --seed")
+    p.add_argument("--seed", type=int, default=0, help="seed of subset, perturbations and bootstrap")
+    p.add_argument("--captions", choices=("all", "first"), default="all",
+                   help="caption queries per video (default all)")
+    p.add_argument("--judgements", metavar="JSONL", help="extra positives (FIRE-style); enables mAP")
+    p.add_argument("--mc", metavar="FILE", help="multiple-choice set (contrast TSV/JSONL): MC accuracy")
+    p.add_argument("--entailment", metavar="FILE", help="entailment pairs (video, caption, label): ROC-AUC")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples, 0 = no CIs (default 1000)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--device", default="auto", help="auto | cpu | cuda (clip adapter)")
+    p.add_argument("--batch-size", type=int, default=32, help="items per forward pass (default 32)")
+    p.add_argument("--frames", type=int, default=8, help="frames sampled per video by the model (default 8)")
+    p.add_argument("--size", type=int, help="decode videos to this short side (default: native; the paper: 224)")
+    p.add_argument("--fps", type=float, help="decode at this frame rate (default: native)")
+    p.add_argument("--max-frames", type=int, help="decode at most this many frames")
+    p.add_argument("--workers", type=int, default=2, help="decode/perturb threads (default 2)")
+    p.add_argument("--cache", metavar="DIR", help="embedding cache (default OUT/cache)")
+    p.add_argument("--no-cache", action="store_true", help="do not cache embeddings")
+    p.add_argument("--backend", choices=("dask", "ray", "loky"), help="shard configurations over this engine")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler / Ray cluster")
+    p.add_argument("--jobs", type=int, default=2, help="workers of a local cluster (default 2)")
+    p.add_argument("--ties", choices=("pessimistic", "optimistic"), default="pessimistic")
+    p.add_argument("--timeout", type=float, default=60.0, help="http adapter timeout in seconds")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_bench)
+
+    p = subparsers.add_parser("report", help="combine results.json files of several models into one report")
+    p.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.set_defaults(func=cmd_report)
+
+
+def _pairs(text: str) -> list[tuple[str, str]]:
+    out = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        video, sep, txt = part.partition("@")
+        if not sep or not video or not txt:
+            raise UsageError(f"--pairs expects VIDEO@TEXT items (e.g. gaussian_noise@Typos); got {part!r}")
+        out.append((video, txt))
+    return out
+
+
+def _data(args: argparse.Namespace):
+    from ..dataset.readers import read_dataset
+    from .data import make_data
+
+    if args.built:
+        info = json.loads((Path(args.built) / "dataset.json").read_text()) \
+            if (Path(args.built) / "dataset.json").exists() else None
+        if not info or not info.get("dataset"):
+            raise UsageError(f"--built {args.built}: expected dataset.json naming the source dataset")
+        path, reader = info["dataset"], args.reader or info.get("reader")
+    else:
+        path, reader = args.dataset, args.reader
+    items = read_dataset(path, reader)
+    return make_data(items, Path(path).stem if Path(path).is_file() else Path(path).name, str(path),
+                     subset=args.subset, seed=args.seed, captions=args.captions, judgements=args.judgements)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Run the benchmark and write results and reports."""
+    from ..dataset.builder import parse_severities
+    from ..registry import REGISTRY
+    from .api import benchmark
+    from .report import print_summary, write_reports
+    from .results import parse_metric, write_csv, write_json
+    from .runner import Settings
+    from .sources import Built, OnTheFly
+
+    try:
+        parse_metric(args.metric)
+        severities = parse_severities(args.severities)
+        video = [s.name for s in REGISTRY.resolve(args.video_perturbations, "video")]
+        text = [s.name for s in REGISTRY.resolve(args.text_perturbations, "text")]
+        data = _data(args)
+    except (ValueError, FileNotFoundError) as e:
+        raise UsageError(str(e)) from e
+    out = Path(args.out)
+    settings = Settings(seed=args.seed, batch_size=args.batch_size, workers=args.workers, ties=args.ties,
+                        progress=not args.no_progress)
+    source = Built(args.built, seed=args.seed) if args.built else OnTheFly(
+        seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames)
+    options = {"device": args.device, "batch_size": args.batch_size, "frames": args.frames,
+               "timeout": args.timeout}
+    stats: dict[str, Any] = {}
+    doc = benchmark(args.model, data, video=video, text=text, severities=severities,
+                    pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap, level=args.level,
+                    source=source, cache_dir=None if args.no_cache else (args.cache or str(out / "cache")),
+                    settings=settings, backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
+                    model_options=options, stats=stats, mc=args.mc, entailment=args.entailment)
+    write_json(doc, out / "results.json")
+    write_csv(doc, out / "results.csv")
+    paths = write_reports([doc], out)
+    print_summary(doc)
+    for s in doc.get("skipped", []):
+        print(f"skipped {s['modality']} {s['perturbation']}: {s['reason']}")
+    print(f"{stats['configs']} configurations in {stats['seconds']} s, {stats['forward_passes']} forward "
+          f"passes; wrote {out / 'results.json'}, results.csv, {paths['md'].name}, {paths['html'].name}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Combine results files into report.md / report.html."""
+    from .report import print_summary, write_reports
+    from .results import load_results
+
+    try:
+        docs = [load_results(p) for p in args.results]
+    except (OSError, ValueError) as e:
+        raise UsageError(str(e)) from e
+    paths = write_reports(docs, args.out)
+    for doc in docs:
+        print_summary(doc)
+    print(f"wrote {paths['md']} and {paths['html']}")
+    return 0

@@ -1,0 +1,119 @@
+"""What a benchmark runs on: items (videos), caption queries, relevance, and the --subset choice."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..dataset.items import Item
+from ..rng import derive_seed
+
+CAPTION_MODES = ("all", "first")
+
+
+@dataclass
+class BenchData:
+    """Items, one query per kept caption, and the (queries x items) relevance matrix."""
+
+    name: str
+    path: str
+    items: list[Item]
+    query_ids: list[str]
+    captions: list[str]
+    query_item: np.ndarray                       # item index of each query's own video
+    relevance: np.ndarray                        # bool (Q, N), own video plus extra positives
+    subset: int | None = None
+    seed: int = 0
+    extra_positives: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def item_ids(self) -> list[str]:
+        return [it.item_id for it in self.items]
+
+    def fingerprint(self) -> str:
+        """A short stable id of the dataset (name and location), used in cache keys."""
+        return hashlib.sha256(f"{self.name}|{self.path}".encode()).hexdigest()[:16]
+
+
+def select_subset(items: Sequence[Item], n: int | None, seed: int = 0) -> list[Item]:
+    """The same ``n`` items for the same (items, seed), whatever their order; all when n is None."""
+    ordered = sorted(items, key=lambda it: it.item_id)
+    if n is None or n >= len(ordered):
+        return ordered
+    if n < 1:
+        raise ValueError(f"--subset must be >= 1; got {n}")
+    rng = np.random.default_rng(derive_seed(seed, "subset"))
+    keep = np.sort(rng.choice(len(ordered), size=n, replace=False))
+    return [ordered[i] for i in keep]
+
+
+def _queries(items: Sequence[Item], captions: str) -> tuple[list[str], list[str], list[int]]:
+    if captions not in CAPTION_MODES:
+        raise ValueError(f"captions must be one of {CAPTION_MODES}; got {captions!r}")
+    ids, texts, owner = [], [], []
+    for i, it in enumerate(items):
+        if not it.captions:
+            raise ValueError(f"item {it.item_id!r} has no caption; every item needs at least one")
+        chosen = it.captions[:1] if captions == "first" else it.captions
+        for k, cap in enumerate(chosen):
+            ids.append(f"{it.item_id}#{k}")
+            texts.append(cap)
+            owner.append(i)
+    return ids, texts, owner
+
+
+def read_judgements(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """Extra positives, JSONL: ``{"query_id" | "caption": ..., "item_id" | "video_id": ..., "relevant": true}``."""
+    rows = []
+    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if not ({"query_id", "caption"} & row.keys()) or not ({"item_id", "video_id"} & row.keys()):
+            raise ValueError(f"{path}:{n}: expected keys query_id or caption, and item_id or video_id; "
+                             f"got {sorted(row)}")
+        rows.append(row)
+    return rows
+
+
+def _apply_judgements(data: BenchData, rows: list[dict[str, Any]]) -> int:
+    by_query = {q: i for i, q in enumerate(data.query_ids)}
+    by_caption: dict[str, list[int]] = {}
+    for i, c in enumerate(data.captions):
+        by_caption.setdefault(c, []).append(i)
+    by_item = {it.item_id: j for j, it in enumerate(data.items)}
+    by_video: dict[str, list[int]] = {}
+    for j, it in enumerate(data.items):
+        by_video.setdefault(it.video_id, []).append(j)
+    added = 0
+    for row in rows:
+        if not row.get("relevant", True):
+            continue
+        qs = [by_query[row["query_id"]]] if row.get("query_id") in by_query else by_caption.get(row.get("caption"), [])
+        js = [by_item[row["item_id"]]] if row.get("item_id") in by_item else by_video.get(row.get("video_id"), [])
+        for q in qs:
+            for j in js:
+                added += int(not data.relevance[q, j])
+                data.relevance[q, j] = True
+    return added
+
+
+def make_data(items: Sequence[Item], name: str, path: str, *, subset: int | None = None,
+              seed: int = 0, captions: str = "all", judgements: str | None = None) -> BenchData:
+    """A :class:`BenchData` from reader items (subset applied, extra positives merged)."""
+    chosen = select_subset(items, subset, seed)
+    if not chosen:
+        raise ValueError(f"dataset {name!r} at {path} has no items")
+    ids, texts, owner = _queries(chosen, captions)
+    rel = np.zeros((len(ids), len(chosen)), dtype=bool)
+    rel[np.arange(len(ids)), owner] = True
+    data = BenchData(name, str(path), chosen, ids, texts, np.asarray(owner), rel, subset, seed)
+    if judgements:
+        data.extra_positives = _apply_judgements(data, read_judgements(judgements))
+    return data

@@ -1,0 +1,31 @@
+"""Small in-memory benchmark data for tests and quick checks (clips from the bundled sample video)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dataset.items import Item
+from .data import BenchData, make_data
+
+WORDS = ("red", "green", "blue", "cat", "dog", "car", "tree", "moon", "boat", "sky", "road", "lamp")
+
+
+def tiny_items(n: int = 6, frames: int = 8, size: int = 32, captions: int = 2) -> list[Item]:
+    """``n`` items whose clips are shifted crops of the sample clip, with ``captions`` captions each."""
+    import cv2
+
+    from ..video.sample import sample_clip
+
+    base = np.asarray(sample_clip(frames))
+    items = []
+    for i in range(n):
+        crop = np.roll(base, 17 * i, axis=2)[:, : base.shape[1] // 2, : base.shape[2] // 2]
+        clip = np.stack([cv2.resize(f, (size, size), interpolation=cv2.INTER_AREA) for f in crop])
+        caps = tuple(f"a {WORDS[i % len(WORDS)]} {WORDS[(i + k + 3) % len(WORDS)]} scene number {i}"
+                     for k in range(captions))
+        items.append(Item(f"item{i:02d}", f"item{i:02d}", "", caps, meta={"clip": clip}))
+    return items
+
+
+def tiny_data(n: int = 6, seed: int = 0, **kwargs) -> BenchData:
+    """A :class:`BenchData` over :func:`tiny_items`."""
+    return make_data(tiny_items(n, **kwargs), "tiny", "memory", seed=seed)

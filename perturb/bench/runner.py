@@ -1,0 +1,271 @@
+"""The benchmark runner: clean first, then every (modality, perturbation, severity) configuration.
+
+A video perturbation re-encodes only videos (clean text embeddings are reused), a text
+perturbation only texts, and a video+text pair reuses both perturbed sets: a dual encoder
+never encodes the unperturbed modality twice. Embeddings go through :class:`EmbeddingCache`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from ..errors import MissingResourceError
+from ..registry import REGISTRY
+from .adapters.protocol import Model, load_model
+from .cache import CacheKey, EmbeddingCache
+from .data import BenchData
+from .metrics import average_precisions, first_positive_ranks
+from .prefetch import batched, prefetch
+from .sources import OnTheFly
+
+CLEAN = "clean"
+
+
+@dataclass(frozen=True)
+class Job:
+    """One configuration: which video and which text version are compared."""
+
+    modality: str                       # "clean", "video", "text" or "both"
+    video: str = CLEAN
+    severity: int | None = None
+    text: str = CLEAN
+
+    @property
+    def perturbation(self) -> str:
+        if self.modality == "both":
+            return f"{self.video}+{self.text}"
+        return {"video": self.video, "text": self.text}.get(self.modality, CLEAN)
+
+    @property
+    def category(self) -> str:
+        video = REGISTRY.get(self.video, "video").category if self.video != CLEAN else None
+        text = REGISTRY.get(self.text, "text").category if self.text != CLEAN else None
+        return "+".join(c for c in (video, text) if c) or CLEAN
+
+    def label(self) -> str:
+        sev = f"@{self.severity}" if self.severity is not None else ""
+        return f"{self.modality}:{self.perturbation}{sev}"
+
+
+def plan(video: Sequence[str] = (), text: Sequence[str] = (), severities: Sequence[int] = (1, 2, 3, 4, 5),
+         pairs: Sequence[tuple[str, str]] = ()) -> list[Job]:
+    """Jobs for every video perturbation x severity, every text perturbation, and each pair."""
+    jobs: list[Job] = []
+    for name in video:
+        spec = REGISTRY.get(name, "video")
+        for sev in (severities if spec.has_severity else (None,)):
+            spec.params(sev)
+            jobs.append(Job("video", spec.name, sev))
+    jobs += [Job("text", text=REGISTRY.get(name, "text").name) for name in text]
+    for vname, tname in pairs:
+        vspec, tspec = REGISTRY.get(vname, "video"), REGISTRY.get(tname, "text")
+        jobs += [Job("both", vspec.name, sev, tspec.name)
+                 for sev in (severities if vspec.has_severity else (None,))]
+    return jobs
+
+
+@dataclass
+class Settings:
+    """How the runner works (not what it measures)."""
+
+    seed: int = 0
+    batch_size: int = 32
+    workers: int = 2                    # prefetching threads (decode + perturb)
+    ties: str = "pessimistic"
+    progress: bool = True
+
+
+@dataclass
+class Ranked:
+    """First-positive ranks of one job in both directions (and average precisions, if asked)."""
+
+    job: Job
+    t2v: np.ndarray
+    v2t: np.ndarray
+    ap: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def _normalise(x: np.ndarray) -> np.ndarray:
+    return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+
+
+def _bar(total: int, desc: str, enabled: bool) -> Any:
+    from tqdm.auto import tqdm
+    return tqdm(total=total, desc=desc, unit="item", leave=False, disable=not enabled)
+
+
+class Encoder:
+    """Embeddings (dual) or score rows (cross) of one model on one dataset, cached and memoised."""
+
+    def __init__(self, model: Model, data: BenchData, source: OnTheFly, cache: EmbeddingCache,
+                 settings: Settings, with_ap: bool = False) -> None:
+        self.model, self.data, self.source, self.cache = model, data, source, cache
+        self.settings, self.with_ap = settings, with_ap
+        self.memo: dict[tuple[str, str, int | None], np.ndarray] = {}
+
+    def _key(self, modality: str, perturbation: str, severity: int | None) -> CacheKey:
+        settings = self.source.settings if modality != "text" else ""
+        return CacheKey(self.model.id, self.data.fingerprint(), modality, perturbation, severity,
+                        self.source.seed, settings)
+
+    def _fill(self, key: CacheKey, ids: Sequence[str], inputs: Callable[[list[int]], Iterator[Any]],
+              encode: Callable[[list[Any]], np.ndarray], desc: str) -> np.ndarray:
+        rows = self.cache.load(key, ids)
+        todo = [k for k, i in enumerate(ids) if i not in rows]
+        if todo:
+            with _bar(len(todo), desc, self.settings.progress) as bar:
+                for batch in batched(zip(todo, inputs(todo)), self.settings.batch_size):
+                    out = encode([x for _, x in batch])
+                    got = [ids[k] for k, _ in batch]
+                    self.cache.save(key, got, out)
+                    rows.update(zip(got, out))
+                    bar.update(len(batch))
+        return np.stack([rows[i] for i in ids]).astype(np.float32)
+
+    def _clips(self, perturbation: str, severity: int | None) -> Callable[[list[int]], Iterator[np.ndarray]]:
+        items, window = self.data.items, self.settings.batch_size + 2 * self.settings.workers
+        return lambda todo: prefetch(lambda k: self.source.clip(items[k], perturbation, severity),
+                                     todo, self.settings.workers, window)   # next batch made while encoding
+
+    def captions(self, perturbation: str) -> list[str]:
+        return self.source.captions(self.data.query_ids, self.data.captions, perturbation)
+
+    def videos(self, perturbation: str, severity: int | None) -> np.ndarray:
+        """(N, D) video embeddings under a video perturbation (``clean`` for none)."""
+        memo_key = ("video", perturbation, severity)
+        if memo_key not in self.memo:
+            ids = self.data.item_ids
+            if not self.model.needs_media:
+                emb = self.model.impl.load_embeddings("video", perturbation, severity, ids)
+            else:
+                emb = self._fill(self._key("video", perturbation, severity), ids,
+                                 self._clips(perturbation, severity), self.model.encode_videos,
+                                 f"videos {perturbation} {severity or ''}".strip())
+            self.memo[memo_key] = emb
+        return self.memo[memo_key]
+
+    def texts(self, perturbation: str) -> np.ndarray:
+        """(Q, D) caption embeddings under a text perturbation (``clean`` for none)."""
+        memo_key = ("text", perturbation, None)
+        if memo_key not in self.memo:
+            ids = self.data.query_ids
+            if not self.model.needs_media:
+                emb = self.model.impl.load_embeddings("text", perturbation, None, ids)
+            else:
+                def inputs(todo: list[int]) -> Iterator[str]:
+                    texts = self.source.captions([ids[k] for k in todo],
+                                                 [self.data.captions[k] for k in todo], perturbation)
+                    return iter(texts)
+                emb = self._fill(self._key("text", perturbation, None), ids, inputs,
+                                 self.model.encode_texts, f"texts {perturbation}")
+            self.memo[memo_key] = emb
+        return self.memo[memo_key]
+
+    def _cross(self, job: Job) -> np.ndarray:
+        texts = self.captions(job.text)
+        key = self._key("cross", f"{job.video}|{job.text}", job.severity)
+
+        def score_rows(clips: list[np.ndarray]) -> np.ndarray:
+            return np.stack([self.model.score([c] * len(texts), texts) for c in clips])
+        rows = self._fill(key, self.data.item_ids, self._clips(job.video, job.severity), score_rows,
+                          f"pairs {job.label()}")
+        return rows.T                                                   # (Q, N)
+
+    def similarity(self, job: Job) -> np.ndarray:
+        """(Q, N) text-to-video scores for a job: cosine for dual encoders, model scores for cross."""
+        if self.model.kind == "cross":
+            return self._cross(job)
+        return _normalise(self.texts(job.text)) @ _normalise(self.videos(job.video, job.severity)).T
+
+    def rank(self, job: Job) -> Ranked:
+        """Ranks of a job in both directions."""
+        s, rel, ties = self.similarity(job), self.data.relevance, self.settings.ties
+        out = Ranked(job, first_positive_ranks(s, rel, ties), first_positive_ranks(s.T, rel.T, ties))
+        if self.with_ap:
+            out.ap = {"t2v": average_precisions(s, rel, ties), "v2t": average_precisions(s.T, rel.T, ties)}
+        return out
+
+    def produced(self, job: Job) -> dict[tuple[str, str, int | None], np.ndarray]:
+        """The memoised embeddings a job made, to hand back from a remote worker."""
+        keys = [("video", job.video, job.severity), ("text", job.text, None)]
+        return {k: self.memo[k] for k in keys if k in self.memo and CLEAN not in k}
+
+
+@dataclass
+class RemoteTask:
+    """Everything a worker process needs to run one job (the model is rebuilt from its spec)."""
+
+    model_spec: str
+    model_options: dict[str, Any]
+    data: BenchData
+    source: OnTheFly
+    cache_root: str | None
+    settings: Settings
+    with_ap: bool
+    job: Job
+    preset: dict[tuple[str, str, int | None], np.ndarray]
+
+
+@lru_cache(maxsize=4)
+def _worker_model(spec: str, options: tuple[tuple[str, Any], ...]) -> Model:
+    return load_model(spec, **dict(options))
+
+
+def skip_record(job: Job, error: Exception) -> dict[str, Any]:
+    """Why a job was skipped (e.g. a text perturbation whose model is not installed)."""
+    return {"modality": job.modality, "perturbation": job.perturbation, "severity": job.severity,
+            "reason": str(error)}
+
+
+def run_remote(task: RemoteTask) -> tuple[Job, Ranked | dict[str, Any], dict[tuple[str, str, int | None], np.ndarray]]:
+    """Run one job in a worker: its ranks (or why it was skipped) and the embeddings it made."""
+    model = _worker_model(task.model_spec, tuple(sorted(task.model_options.items())))
+    settings = Settings(**{**task.settings.__dict__, "progress": False})
+    enc = Encoder(model, task.data, task.source, EmbeddingCache(task.cache_root), settings, task.with_ap)
+    enc.memo.update(task.preset)
+    try:
+        return task.job, enc.rank(task.job), enc.produced(task.job)
+    except MissingResourceError as e:
+        return task.job, skip_record(task.job, e), {}
+
+
+def run_jobs(encoder: Encoder, jobs: Sequence[Job], *, backend: str | None = None,
+             scheduler: str | None = None, n_workers: int = 2, model_spec: str | None = None,
+             model_options: dict[str, Any] | None = None) -> tuple[Ranked, list[Ranked], list[dict[str, Any]]]:
+    """Clean ranks, one :class:`Ranked` per job (job order), and the skipped jobs with reasons.
+
+    Jobs run locally, or sharded over ``backend`` ("dask", "ray", "loky": the builder's engines);
+    a job whose perturbation lacks an optional resource (MissingResourceError) is skipped.
+    """
+    from tqdm.auto import tqdm
+
+    clean = encoder.rank(Job(CLEAN))
+    singles = [j for j in jobs if j.modality != "both"]
+    done: dict[Job, Ranked] = {}
+    skipped: dict[Job, dict[str, Any]] = {}
+    if backend and singles:
+        if model_spec is None:
+            raise ValueError("sharding needs the model as a spec string (e.g. callable:MODULE:ATTR)")
+        from ..dataset.engines import run as run_engine
+        preset = {k: v for k, v in encoder.memo.items() if CLEAN in k}
+        root = str(encoder.cache.root) if encoder.cache.root is not None else None
+        tasks = [RemoteTask(model_spec, model_options or {}, encoder.data, encoder.source, root,
+                            encoder.settings, encoder.with_ap, j, preset) for j in singles]
+        results = run_engine(run_remote, tasks, backend=backend, jobs=n_workers, scheduler=scheduler)
+        for job, ranked, produced in tqdm(results, total=len(tasks), desc="configs",
+                                          disable=not encoder.settings.progress):
+            if isinstance(ranked, Ranked):
+                done[job] = ranked
+            else:
+                skipped[job] = ranked
+            encoder.memo.update(produced)
+    rest = [j for j in jobs if j not in done and j not in skipped]
+    for job in tqdm(rest, desc="configs", disable=not encoder.settings.progress or not rest):
+        try:
+            done[job] = encoder.rank(job)
+        except MissingResourceError as e:
+            skipped[job] = skip_record(job, e)
+    return clean, [done[j] for j in jobs if j in done], [skipped[j] for j in jobs if j in skipped]

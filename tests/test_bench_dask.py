@@ -1,0 +1,24 @@
+"""Sharding (perturbation, severity) configurations over a 2-worker Dask LocalCluster."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from perturb.bench.api import benchmark  # noqa: E402
+from perturb.bench.fixtures import tiny_data  # noqa: E402
+from perturb.bench.runner import Settings  # noqa: E402
+
+MODEL = "callable:perturb.bench.adapters.toy:ToyEncoder"
+
+
+def test_dask_sharding_gives_the_local_results(tmp_path):
+    data = tiny_data(5)
+    kw = dict(video=["translate", "jumble"], severities=[1, 3], text=["Typos"], pairs=[("translate", "Typos")],
+              bootstrap=100, settings=Settings(progress=False))
+    local = benchmark(MODEL, data, **kw)
+    stats: dict = {}
+    sharded = benchmark(MODEL, data, backend="dask", n_workers=2, cache_dir=str(tmp_path), stats=stats, **kw)
+    assert sharded["runs"] == local["runs"]
+    assert sharded["summary"] == local["summary"] and sharded["clean"] == local["clean"]
+    assert stats["forward_passes"] == 2          # only the clean texts and videos were encoded here

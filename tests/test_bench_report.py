@@ -1,0 +1,119 @@
+"""`perturb bench` and `perturb report` from the command line, and the report contents."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from perturb.bench.fixtures import tiny_items
+from perturb.bench.report import markdown, rich_summary
+from perturb.cli import main
+from perturb.video.io import write
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ds")
+    rows = []
+    for it in tiny_items(4, frames=6, size=32):
+        write(root / f"{it.item_id}.mkv", it.meta["clip"], fps=6.0)
+        rows += [{"video_id": it.item_id, "video_path": f"{it.item_id}.mkv", "caption": c} for c in it.captions]
+    path = root / "captions.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+ARGS = ["--video-perturbations", "translate,jumble", "--severities", "1,2", "--text-perturbations", "Typos",
+        "--pairs", "translate@Typos", "--bootstrap", "30", "--no-progress", "--size", "32", "--batch-size", "3"]
+
+
+def test_bench_cli_writes_everything_and_resumes(dataset, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["bench", "--model", "toy:16", "--dataset", str(dataset), "--out", str(out), *ARGS]) == 0
+    for name in ("results.json", "results.csv", "report.md", "report.html"):
+        assert (out / name).stat().st_size > 0
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["dataset"]["n_items"] == 4 and len(doc["runs"]) == 4 + 1 + 2
+    assert doc["bootstrap"] == {"n": 30, "seed": 0, "level": 0.95}
+    first = capsys.readouterr().out
+    assert "γa mean ± std" in first and "video" in first
+    assert main(["bench", "--model", "toy:16", "--dataset", str(dataset), "--out", str(out), *ARGS]) == 0
+    assert " 0 forward passes" in capsys.readouterr().out
+    assert json.loads((out / "results.json").read_text())["runs"] == doc["runs"]
+    html = (out / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 3           # severity curves, γ bars, text bars
+
+
+def test_subset_from_cli_is_stable(dataset, tmp_path):
+    picks = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        assert main(["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(out), "--subset", "2",
+                     "--seed", "3", "--video-perturbations", "none", "--text-perturbations", "Typos",
+                     "--bootstrap", "0", "--no-progress", "--no-cache", "--size", "32"]) == 0
+        picks.append(json.loads((out / "results.json").read_text()))
+    assert picks[0]["dataset"]["subset"] == 2 and picks[0]["dataset"]["n_items"] == 2
+    assert picks[0]["clean"] == picks[1]["clean"]
+
+
+def test_report_combines_models_with_heatmap(dataset, tmp_path, capsys):
+    out = tmp_path / "run"
+    main(["bench", "--model", "toy:16", "--dataset", str(dataset), "--out", str(out), *ARGS])
+    doc = json.loads((out / "results.json").read_text())
+    other = dict(doc, model={"id": "toy:other", "kind": "dual"})
+    for r in other["runs"]:
+        r["gamma_r"] = None if r["gamma_r"] is None else r["gamma_r"] * 0.5
+    other["summary"] = {**doc["summary"], "perturbation": {k: dict(v, gamma_r_mean=0.4)
+                                                          for k, v in doc["summary"]["perturbation"].items()}}
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    combined = tmp_path / "combined"
+    assert main(["report", str(out / "results.json"), str(tmp_path / "other.json"), "--out", str(combined)]) == 0
+    html = (combined / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 2 + 2 * 3      # two heatmaps + 3 plots per model
+    md = (combined / "report.md").read_text()
+    assert "toy:other" in md and "Robustness per category" in md and "| video |" in md
+
+
+def test_usage_errors_exit_2(dataset, tmp_path, capsys):
+    base = ["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(tmp_path / "x"), "--no-progress"]
+    assert main([*base, "--metric", "MnR"]) == 2
+    assert main([*base, "--video-perturbations", "gausian_noise"]) == 2
+    assert "did you mean" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"schema_version": "9.0"}))
+    assert main(["report", str(bad), "--out", str(tmp_path / "r")]) == 2
+
+
+def test_markdown_and_terminal_tables_show_nulls():
+    doc = {"model": {"id": "m", "kind": "dual"}, "metric": "t2v.R@5",
+           "dataset": {"name": "d", "path": "p", "n_items": 2, "subset": None, "seed": 0},
+           "clean": {d: {"R@1": 0.0, "R@5": 0.0, "R@10": 1.0, "MdR": 6.0, "MnR": 6.0} for d in ("t2v", "v2t")},
+           "runs": [{"modality": "video", "perturbation": "jpeg", "category": "digital", "severity": 1,
+                     "t2v": {"R@1": 0.0, "R@5": 0.0, "R@10": 1.0, "MdR": 6.0, "MnR": 6.0},
+                     "v2t": {"R@1": 0.0, "R@5": 0.0, "R@10": 1.0, "MdR": 6.0, "MnR": 6.0},
+                     "gamma_a": 1.0, "gamma_r": None}],
+           "summary": {"perturbation": {}, "category": {"digital": {"modality": "video", "gamma_a_mean": 1.0,
+                                                                    "gamma_a_std": 0.0, "gamma_r_mean": None,
+                                                                    "gamma_r_std": None}},
+                       "modality": {"video": {"gamma_a_mean": 1.0, "gamma_a_std": 0.0, "gamma_r_mean": None,
+                                              "gamma_r_std": None}}}}
+    md = markdown([doc])
+    assert "| video | digital | 1.00 ± 0.00 | — ± — |" in md
+    assert rich_summary(doc).row_count == 2
+    assert np.isfinite(doc["runs"][0]["gamma_a"])
+
+
+def test_built_directory_gives_the_on_the_fly_results(dataset, tmp_path):
+    from perturb.dataset.builder import build
+
+    built = tmp_path / "built"
+    result = build(str(dataset), built, video_perturbations=["translate"], severities=[1, 2],
+                   text_perturbations=["Typos"], jobs=1, progress=False)
+    assert result.ok
+    common = ["--model", "toy:16", "--video-perturbations", "translate", "--severities", "1,2",
+              "--text-perturbations", "Typos", "--bootstrap", "0", "--no-progress", "--no-cache"]
+    assert main(["bench", "--built", str(built), "--out", str(tmp_path / "a"), *common]) == 0
+    assert main(["bench", "--dataset", str(dataset), "--out", str(tmp_path / "b"), *common]) == 0
+    a, b = (json.loads((tmp_path / d / "results.json").read_text()) for d in ("a", "b"))
+    assert a["runs"] == b["runs"] and a["clean"] == b["clean"]
