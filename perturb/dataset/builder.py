@@ -1,0 +1,326 @@
+"""The -P dataset builder: every video × perturbation × severity and every caption set, resumably.
+
+Output layout under ``out``::
+
+    videos/<perturbation>/<severity>/<item_id>.<ext>
+    captions/<perturbation>.jsonl
+    manifest.jsonl        (and manifest.parquet with parquet=True)
+    dataset.json
+
+A re-run skips outputs whose manifest row is ok and whose file still has the recorded sha256,
+redoes the rest, and rewrites the manifest with one row per output at the end.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from ..errors import PerturbError
+from ..registry import REGISTRY, SEVERITIES, Spec
+from ..rng import derive_seed
+from . import encode, engines
+from .items import Item
+from .manifest import Manifest, row_key, sha256_file, to_parquet, write_atomic
+from .readers import infer_reader, read_dataset
+from .work import TMP_MARK, Output, Preprocess, TextTask, VideoTask, run_task
+
+PAPER_PREPROCESS = Preprocess(short_side=224, fps=30.0)   # the paper's S3D input: 224 px, 30 fps
+
+
+SETTINGS = ("seed", "format", "preprocess")     # must match to resume into an existing DIR
+
+
+class BuildConflictError(PerturbError, ValueError):
+    """The output directory is busy, or holds a build made with other settings."""
+
+
+@dataclass
+class BuildResult:
+    """What a build did: counts, the failed rows, and where everything is."""
+
+    out: Path
+    total: int = 0
+    done: int = 0
+    skipped: int = 0
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    unavailable: list[dict[str, Any]] = field(default_factory=list)   # missing model/resource
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def summary(self) -> str:
+        """One line: outputs made, already complete, failed, time and throughput."""
+        rate = self.done / self.seconds if self.seconds > 0 else 0.0
+        return (f"{self.total} outputs: {self.done} made, {self.skipped} already complete, "
+                f"{len(self.failed)} failed, {len(self.unavailable)} skipped (missing resource) "
+                f"in {self.seconds:.1f} s ({rate:.2f} outputs/s)")
+
+
+# --------------------------------------------------------------------------------- selection
+def parse_severities(value: str | int | Iterable[int]) -> tuple[int, ...]:
+    """'1-5', '1,3', 3 or [1, 3] → a sorted tuple of severities in 1..5."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        parts: list[int] = [value]
+    elif isinstance(value, str):
+        parts = []
+        for tok in filter(None, (t.strip() for t in value.split(","))):
+            m = re.fullmatch(r"(\d+)\s*-\s*(\d+)|(\d+)", tok)
+            if not m:
+                raise ValueError(f"bad severity {tok!r}; expected e.g. '1-5' or '1,3'")
+            lo, hi = (int(m[1]), int(m[2])) if m[1] else (int(m[3]), int(m[3]))
+            parts += range(lo, hi + 1)
+    else:
+        parts = [int(v) for v in value]
+    bad = [s for s in parts if s not in SEVERITIES]
+    if bad or not parts:
+        raise ValueError(f"severities must be in {SEVERITIES[0]}..{SEVERITIES[-1]}; got {value!r}")
+    return tuple(sorted(set(parts)))
+
+
+def resolve(selection: str | Iterable[str | Spec] | None, modality: str) -> list[Spec]:
+    """Names, categories, 'all'/'none' or Spec objects → Specs of one modality."""
+    if selection is None:
+        return []
+    if isinstance(selection, str):
+        return REGISTRY.resolve(selection, modality)
+    specs: list[Spec] = []
+    for s in selection:
+        specs += [s] if isinstance(s, Spec) else REGISTRY.resolve(s, modality)
+    return list({s.name: s for s in specs}.values())
+
+
+def safe_name(item_id: str) -> str:
+    """A file-name-safe form of an item id."""
+    name = re.sub(r"[^\w.\-]+", "_", item_id).strip(".")
+    return name or "_"
+
+
+# ------------------------------------------------------------------------------------- plan
+def plan_video(items: Sequence[Item], specs: Sequence[Spec], severities: Sequence[int], seed: int,
+               fmt: encode.Format) -> list[tuple[Item, list[Output]]]:
+    """Every (item, outputs) pair with per-output seeds derived from (seed, id, name, severity)."""
+    names: dict[str, str] = {}
+    for it in items:
+        other = names.setdefault(safe_name(it.item_id), it.item_id)
+        if other != it.item_id:
+            raise ValueError(f"item ids {other!r} and {it.item_id!r} map to the same file name")
+    plan = []
+    for it in items:
+        outs = [Output(spec, sev, derive_seed(seed, it.item_id, spec.name, sev),
+                       f"videos/{spec.name}/{sev}/{safe_name(it.item_id)}.{fmt.ext}")
+                for spec in specs for sev in (severities if spec.has_severity else (None,))]
+        plan.append((it, outs))
+    return plan
+
+
+def _complete(row: dict[str, Any] | None, out: Path, verify: bool) -> bool:
+    """Whether a recorded output is still whole: ok row, file present, same size and sha256."""
+    if not row or row.get("status") != "ok":
+        return False
+    path = out / row["path"]
+    try:
+        if path.stat().st_size != row.get("bytes"):
+            return False
+    except FileNotFoundError:
+        return False
+    return not verify or sha256_file(path) == row.get("sha256")
+
+
+def sweep_temporaries(out: Path) -> int:
+    """Delete temporary files a killed build left behind; returns how many."""
+    n = 0
+    for sub in ("videos", "captions"):
+        for p in (out / sub).rglob(f"*{TMP_MARK}*"):
+            p.unlink(missing_ok=True)
+            n += 1
+    for p in out.glob(".*.tmp"):
+        p.unlink(missing_ok=True)
+        n += 1
+    return n
+
+
+class _Lock:
+    """An exclusive lock on an output directory (released by the OS if the build is killed)."""
+
+    def __init__(self, out: Path) -> None:
+        self.fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self.fd)
+            raise BuildConflictError(f"another build is writing to {out} (locked {out / '.lock'})") from None
+
+    def release(self) -> None:
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+
+
+# ------------------------------------------------------------------------------------- build
+def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *,
+          reader: str | None = None, video_perturbations: str | Iterable[str | Spec] | None = "all",
+          severities: str | Iterable[int] = "1-5",
+          text_perturbations: str | Iterable[str | Spec] | None = "all", seed: int = 0,
+          jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
+          format: str = "lossless", short_side: int | None = None, fps: float | None = None,
+          limit: int | None = None, verify: bool = True, parquet: bool = False,
+          progress: bool = True, command: str | None = None) -> BuildResult:
+    """Build a perturbed copy of ``dataset`` in ``out``; resumes what an earlier run left.
+
+    ``dataset`` is a path (reader inferred unless given) or a list of :class:`Item`.
+    Perturbations are names, categories, 'all', 'none' or Spec objects. Per-output seeds come
+    from ``derive_seed(seed, item_id, perturbation, severity)``, so the bytes do not depend on
+    backend, worker count or order.
+    """
+    t0 = time.perf_counter()
+    if isinstance(dataset, (str, os.PathLike)):
+        reader = reader or infer_reader(dataset)
+        items = read_dataset(dataset, reader)
+    else:
+        items = list(dataset)
+    items = items[:limit] if limit is not None else items
+    vspecs = resolve(video_perturbations, "video")
+    tspecs = resolve(text_perturbations, "text")
+    sevs = parse_severities(severities)
+    fmt = encode.get_format(format)
+    pre = Preprocess(short_side, fps)
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    lock = _Lock(root)
+    try:
+        info = _describe(dataset, reader, items, vspecs, tspecs, sevs, seed, fmt, pre, command)
+        _check_compatible(root / "dataset.json", info)
+        sweep_temporaries(root)
+        manifest = Manifest(root / "manifest.jsonl")
+        vplan = plan_video(items, vspecs, sevs, seed, fmt)
+        tasks, order, result = _pending(vplan, tspecs, items, seed, root, fmt, pre, manifest,
+                                        verify, progress)
+        write_atomic(root / "dataset.json", _json({**info, "status": "running"}))
+        with manifest:
+            for rows in _progress(engines.run(run_task, tasks, backend=backend, jobs=jobs,
+                                              scheduler=scheduler),
+                                  sum(t.size for t in tasks), progress):
+                for row in rows:
+                    manifest.append(row)
+                    if row["status"] == "ok":
+                        result.done += 1
+                    elif row["status"] == "skipped":
+                        result.unavailable.append(row)
+                    else:
+                        result.failed.append(row)
+            manifest.compact(order)
+            if parquet:
+                to_parquet(list(manifest), root / "manifest.parquet")
+        result.seconds = time.perf_counter() - t0
+        final = {k: manifest.rows[k] for k in order if k in manifest.rows}
+        write_atomic(root / "dataset.json", _json({**info, "status": "complete" if result.ok
+                                                   else "incomplete", "summary": _counts(final)}))
+        return result
+    finally:
+        lock.release()
+
+
+def _pending(vplan: list[tuple[Item, list[Output]]], tspecs: Sequence[Spec], items: Sequence[Item],
+             seed: int, root: Path, fmt: encode.Format, pre: Preprocess, manifest: Manifest,
+             verify: bool, progress: bool) -> tuple[list[Any], list[str], BuildResult]:
+    """Tasks still to run (complete outputs dropped), all keys in plan order, and the counts."""
+    result = BuildResult(out=root)
+    order: list[str] = []
+    text_tasks: list[Any] = []
+    for spec in tspecs:
+        key = row_key("*", spec.name, None)
+        order.append(key)
+        if _complete(manifest.rows.get(key), root, verify):
+            result.skipped += 1
+        else:
+            text_tasks.append(TextTask(spec, tuple(items), seed, str(root),
+                                       f"captions/{spec.name}.jsonl"))
+    video_tasks = []
+    checking = _progress(iter(vplan), len(vplan), progress and verify and bool(manifest.rows),
+                         desc="verify", unit="video")
+    for it, outs in checking:
+        todo = []
+        for o in outs:
+            key = row_key(it.item_id, o.spec.name, o.severity)
+            order.append(key)
+            if _complete(manifest.rows.get(key), root, verify):
+                result.skipped += 1
+            else:
+                todo.append(o)
+        if todo:
+            video_tasks.append(VideoTask(it, tuple(todo), str(root), fmt.name, pre))
+    result.total = len(order)
+    return text_tasks + video_tasks, order, result
+
+
+def _progress(results: Iterator[Any], total: int, show: bool, desc: str = "build",
+              unit: str = "output") -> Iterator[Any]:
+    """Pass results through, with a tqdm bar (throughput and ETA) counting outputs."""
+    if not show:
+        yield from results
+        return
+    from tqdm.auto import tqdm
+
+    with tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True, smoothing=0.1) as bar:
+        for r in results:
+            yield r
+            bar.update(len(r) if isinstance(r, list) else 1)
+
+
+def _counts(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    ok = sum(r["status"] == "ok" for r in rows.values())
+    return {"outputs": len(rows), "ok": ok, "failed": len(rows) - ok,
+            "bytes": sum(r.get("bytes") or 0 for r in rows.values())}
+
+
+def _describe(dataset: Any, reader: str | None, items: Sequence[Item], vspecs: Sequence[Spec],
+              tspecs: Sequence[Spec], sevs: Sequence[int], seed: int, fmt: encode.Format,
+              pre: Preprocess, command: str | None) -> dict[str, Any]:
+    from .. import __version__
+
+    return {
+        "perturb_version": __version__,
+        "command": command or shlex.join(sys.argv),
+        "dataset": os.fspath(dataset) if isinstance(dataset, (str, os.PathLike)) else None,
+        "reader": reader, "items": len(items),
+        "captions": sum(len(it.captions) for it in items),
+        "seed": seed, "seed_rule": "derive_seed(seed, item_id, perturbation, severity)",
+        "severities": list(sevs),
+        "video_perturbations": [{"name": s.name, "category": s.category, "temporal": s.temporal,
+                                 "params": {str(v): s.params(v) for v in sevs} if s.has_severity
+                                 else {}} for s in vspecs],
+        "text_perturbations": [{"name": s.name, "category": s.category} for s in tspecs],
+        "format": {"name": fmt.name, "ext": fmt.ext, "codec": fmt.codec,
+                   "options": dict(fmt.options), "summary": fmt.summary},
+        "preprocess": pre.as_dict(),
+        "layout": {"videos": "videos/<perturbation>/<severity>/<item_id>.<ext>",
+                   "captions": "captions/<perturbation>.jsonl", "manifest": "manifest.jsonl"},
+    }
+
+
+def _check_compatible(path: Path, info: dict[str, Any]) -> None:
+    """Refuse to resume into a directory built with another seed, format or preprocessing."""
+    if not path.exists():
+        return
+    try:
+        before = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return
+    diff = [k for k in SETTINGS if k in before and before[k] != json.loads(json.dumps(info[k]))]
+    if diff:
+        raise BuildConflictError(
+            f"{path.parent} was built with other settings ({', '.join(f'{k}={before[k]!r}' for k in diff)}; "
+            f"now {', '.join(f'{k}={info[k]!r}' for k in diff)}); use another --out or the same settings")
+
+
+def _json(obj: Any) -> bytes:
+    return (json.dumps(obj, indent=2, default=str) + "\n").encode("utf-8")

@@ -1,0 +1,117 @@
+"""``perturb build``: the -P dataset builder on the command line (exit 0 ok, 1 failures, 2 usage)."""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from typing import Any
+
+from ..errors import MissingResourceError, UnknownPerturbationError
+from . import encode, engines
+
+FAILED_LISTED = 20
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``build`` subcommand."""
+    p = subparsers.add_parser(
+        "build", help="build a perturbed copy of a dataset (MSRVTT-P / YouCook2-P style)",
+        description="Write videos/<perturbation>/<severity>/<item>.<ext>, captions/<perturbation>"
+                    ".jsonl, manifest.jsonl and dataset.json under --out. Re-running resumes.")
+    p.add_argument("dataset", metavar="DATASET",
+                   help="dataset folder or annotation file (MSR-VTT JSON/CSV, youcookii JSON, "
+                        "generic CSV/JSONL)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("--reader", choices=("msrvtt", "youcook2", "generic"),
+                   help="dataset reader (inferred when omitted)")
+    p.add_argument("--video-perturbations", default="all", metavar="SEL",
+                   help="all | none | CATEGORY,... | NAME,... (default: all)")
+    p.add_argument("--severities", default="1-5", help="e.g. 1-5 or 1,3 (default: 1-5)")
+    p.add_argument("--text-perturbations", default="all", metavar="SEL",
+                   help="all | none | CATEGORY,... | NAME,... (default: all)")
+    p.add_argument("--seed", type=int, default=0, help="base seed (default: 0)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="workers (default: all cores; for dask/ray without --scheduler, local workers)")
+    p.add_argument("--backend", choices=engines.BACKENDS, default="loky",
+                   help="loky (one machine), dask or ray (default: loky)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="dask scheduler (tcp://host:8786) or ray address to run on a cluster")
+    p.add_argument("--format", default="lossless", choices=sorted({*encode.FORMATS, *encode.ALIASES}),
+                   help="output format: lossless (FFV1/MKV, default), x264 (qp 0), npy, npz")
+    p.add_argument("--short-side", type=int, metavar="PX",
+                   help="resize so the short side is PX before perturbing (paper: 224 or 256)")
+    p.add_argument("--fps", type=float, help="resample to this frame rate before perturbing")
+    p.add_argument("--paper-preprocess", action="store_true",
+                   help="the paper's input: short side 224 at 30 fps")
+    p.add_argument("--limit", type=int, metavar="N", help="only the first N items")
+    p.add_argument("--no-verify", action="store_true",
+                   help="on resume trust recorded sizes instead of re-hashing outputs")
+    p.add_argument("--parquet", action="store_true", help="also write manifest.parquet")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(func=run)
+
+
+def _check(args: argparse.Namespace) -> None:
+    from ..cli import UsageError
+
+    if not os.path.exists(args.dataset):
+        raise UsageError(f"dataset path {args.dataset!r} does not exist")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs must be at least 1; got {args.jobs}")
+    if args.scheduler and args.backend == "loky":
+        raise UsageError("--scheduler needs --backend dask or ray")
+    if args.short_side is not None and args.short_side < 1:
+        raise UsageError(f"--short-side must be a positive number of pixels; got {args.short_side}")
+    if args.fps is not None and not args.fps > 0:
+        raise UsageError(f"--fps must be positive; got {args.fps}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer; got {args.seed}")
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The build as a ``perturb build`` command (every option spelled out), for dataset.json."""
+    words = ["perturb", "build", args.dataset]
+    for name, value in vars(args).items():
+        if name in ("dataset", "func", "command") or value is None or value is False:
+            continue
+        flag = "--" + name.replace("_", "-")
+        words += [flag] if value is True else [flag, str(value)]
+    return shlex.join(words)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run a build; print the summary and the failed outputs."""
+    from ..cli import UsageError
+    from .builder import PAPER_PREPROCESS, BuildConflictError, build, parse_severities, resolve
+    from .readers import DatasetFormatError
+
+    _check(args)
+    short, fps = args.short_side, args.fps
+    if args.paper_preprocess:
+        short, fps = short or PAPER_PREPROCESS.short_side, fps or PAPER_PREPROCESS.fps
+    try:
+        parse_severities(args.severities)
+        resolve(args.video_perturbations, "video")
+        resolve(args.text_perturbations, "text")
+    except (UnknownPerturbationError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    try:
+        result = build(args.dataset, args.out, reader=args.reader,
+                       video_perturbations=args.video_perturbations, severities=args.severities,
+                       text_perturbations=args.text_perturbations, seed=args.seed, jobs=args.jobs,
+                       backend=args.backend, scheduler=args.scheduler, format=args.format,
+                       short_side=short, fps=fps, limit=args.limit, verify=not args.no_verify,
+                       parquet=args.parquet, progress=not args.no_progress,
+                       command=command_line(args))
+    except (DatasetFormatError, FileNotFoundError, MissingResourceError, BuildConflictError) as e:
+        raise UsageError(str(e)) from None
+    print(result.summary())
+    for row in result.unavailable:
+        print(f"  skipped {row['perturbation']}: {row['error']}", file=sys.stderr)
+    for row in result.failed[:FAILED_LISTED]:
+        print(f"  failed {row['key']}: {row['error']}", file=sys.stderr)
+    if len(result.failed) > FAILED_LISTED:
+        print(f"  ... and {len(result.failed) - FAILED_LISTED} more (status 'failed' in "
+              f"{os.path.join(args.out, 'manifest.jsonl')})", file=sys.stderr)
+    return 0 if result.ok else 1

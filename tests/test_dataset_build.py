@@ -1,0 +1,223 @@
+"""The -P builder: layout, manifest, equality with perturb.video.apply, backends, resume, bad data."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests import datasets as ds  # noqa: E402
+
+from perturb import __version__  # noqa: E402
+from perturb.cli import main  # noqa: E402
+from perturb.dataset import build, encode, read_dataset  # noqa: E402
+from perturb.dataset.manifest import read_rows, sha256_file  # noqa: E402
+from perturb.dataset.work import TMP_MARK, reproduce, strategy  # noqa: E402
+from perturb.registry import REGISTRY  # noqa: E402
+from perturb.rng import derive_seed  # noqa: E402
+from perturb.video import apply, io  # noqa: E402
+
+# one streamed per-frame op, one codec streamed in GOP-aligned windows, one whole-clip temporal op
+VIDEO = "gaussian_noise,mpeg1,freeze"
+SEVERITIES = "1,3"
+TEXT = "Typos,DropFirst"
+OPTS = dict(video_perturbations=VIDEO, severities=SEVERITIES, text_perturbations=TEXT,
+            seed=0, progress=False)
+
+
+def checksums(out: Path) -> dict[str, str]:
+    """Relative path → sha256 of every video and caption file."""
+    return {str(p.relative_to(out)): sha256_file(p) for sub in ("videos", "captions")
+            for p in sorted((out / sub).rglob("*")) if p.is_file()}
+
+
+def temporaries(out: Path) -> list[Path]:
+    return [p for p in out.rglob("*") if TMP_MARK in p.name or p.name.endswith(".tmp")]
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory) -> Path:
+    return ds.generic_dataset(tmp_path_factory.mktemp("data"), n=4, frames=12)
+
+
+@pytest.fixture(scope="module")
+def reference(dataset, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("ref")
+    result = build(dataset, out, jobs=1, **OPTS)
+    assert result.ok and result.done == 4 * 3 * 2 + 2
+    return out
+
+
+def test_layout_manifest_and_shapes(dataset, reference):
+    items = read_dataset(dataset)
+    expected = {f"videos/{p}/{s}/{it.item_id}.mkv" for it in items
+                for p in VIDEO.split(",") for s in (1, 3)}
+    assert set(checksums(reference)) == expected | {f"captions/{t}.jsonl" for t in TEXT.split(",")}
+    rows = read_rows(reference / "manifest.jsonl")
+    assert len(rows) == len({r["key"] for r in rows}) == len(expected) + 2
+    for r in (r for r in rows if r["kind"] == "video"):
+        assert r["status"] == "ok" and r["error"] is None
+        assert r["seed"] == derive_seed(0, r["item_id"], r["perturbation"], r["severity"])
+        assert r["sha256"] == sha256_file(reference / r["path"])
+        assert r["params"] == REGISTRY.get(r["perturbation"]).params(r["severity"])
+        assert (r["frames"], r["height"], r["width"]) == (12, 48, 64) and r["seconds"] >= 0
+        assert encode.load(reference / r["path"]).shape == (12, 48, 64, 3)
+    modes = {r["perturbation"]: (r["mode"], r["window"]) for r in rows if r["kind"] == "video"}
+    assert modes["mpeg1"] == ("stream", 192) and modes["freeze"] == ("whole", None)
+    assert modes["gaussian_noise"] in {("stream", 64), ("windowed", 64)}   # by how the kernel draws
+    info = json.loads((reference / "dataset.json").read_text())
+    assert info["perturb_version"] == __version__ and info["status"] == "complete"
+    assert info["command"] and info["items"] == 4 and info["summary"]["failed"] == 0
+    assert sorted(p["name"] for p in info["video_perturbations"]) == sorted(VIDEO.split(","))
+    assert not temporaries(reference)
+
+
+def test_outputs_reproduce_from_the_decoded_clip(dataset, reference):
+    """Every output is reproduce() of the decoded input; in 'stream'/'whole' mode that is apply()."""
+    for item in read_dataset(dataset):
+        clip, _ = io.read(item.video_path)
+        for name in VIDEO.split(","):
+            for sev in (1, 3):
+                seed = derive_seed(0, item.item_id, name, sev)
+                expected = reproduce(clip, REGISTRY.get(name), sev, seed)
+                got = encode.load(reference / f"videos/{name}/{sev}/{item.item_id}.mkv")
+                np.testing.assert_array_equal(got, expected, err_msg=f"{item.item_id} {name} {sev}")
+                if strategy(REGISTRY.get(name), sev).mode != "windowed":
+                    np.testing.assert_array_equal(got, apply(clip, name, sev, seed=seed))
+
+
+def test_captions_one_row_per_caption_with_flag(dataset, reference):
+    captions = [(it.item_id, i, c) for it in read_dataset(dataset) for i, c in enumerate(it.captions)]
+    for name in TEXT.split(","):
+        rows = [json.loads(x) for x in (reference / "captions" / f"{name}.jsonl").read_text().splitlines()]
+        assert [(r["item_id"], r["caption_index"], r["original"]) for r in rows] == captions
+        assert all(isinstance(r["applied"], bool) and r["text"] for r in rows)
+        assert any(r["text"] != r["original"] for r in rows)
+    row = next(r for r in read_rows(reference / "manifest.jsonl") if r["key"] == "*|DropFirst|")
+    assert row["captions"] == len(captions) and row["applied_rate"] == 1.0
+
+
+def test_streaming_equals_whole_clip(tmp_path):
+    """Streamed ops give exactly their whole-clip result (300 frames: 64/192 windows + tail)."""
+    path = ds.write_video(tmp_path / "long.mp4", frames=300, height=32, width=48, seed=5)
+    (tmp_path / "c.csv").write_text(f"video_id,video_path,caption\nlong,{path},a long clip\n")
+    names = ["gaussian_noise", "impulse_noise", "motion_blur", "translate", "jpeg", "jumble",
+             "sampling", "mpeg2"]
+    modes = {n: strategy(REGISTRY.get(n), 4) for n in names}
+    assert all(m.mode in ("stream", "windowed") for m in modes.values())    # none needs the whole clip
+    assert modes["mpeg2"].window == 192 and modes["jumble"].mode == "stream"
+    assert strategy(REGISTRY.get("box_jumble"), 4).mode == "whole"
+    result = build(tmp_path / "c.csv", tmp_path / "out", video_perturbations=names,
+                   severities=4, text_perturbations="none", jobs=1, progress=False)
+    assert result.ok
+    clip, _ = io.read(path)
+    for name in names:
+        got = encode.load(tmp_path / f"out/videos/{name}/4/long.mkv")
+        seed = derive_seed(0, "long", name, 4)
+        np.testing.assert_array_equal(got, reproduce(clip, REGISTRY.get(name), 4, seed), err_msg=name)
+        if modes[name].mode == "stream":
+            np.testing.assert_array_equal(got, apply(clip, name, 4, seed=seed), err_msg=name)
+
+
+def test_same_bytes_on_every_backend(dataset, reference, tmp_path):
+    expected = checksums(reference)
+    assert build(dataset, tmp_path / "loky2", jobs=2, **OPTS).ok
+    assert checksums(tmp_path / "loky2") == expected
+    assert build(dataset, tmp_path / "dask2", jobs=2, backend="dask", **OPTS).ok
+    assert checksums(tmp_path / "dask2") == expected
+
+
+def test_ray_backend_same_bytes(dataset, reference, tmp_path):
+    pytest.importorskip("ray")
+    assert build(dataset, tmp_path / "ray", jobs=2, backend="ray", video_perturbations="gaussian_noise",
+                 severities=SEVERITIES, text_perturbations="none", progress=False).ok
+    ref = {k: v for k, v in checksums(reference).items() if k.startswith("videos/gaussian_noise")}
+    assert checksums(tmp_path / "ray") == ref
+
+
+def test_resume_skips_complete_and_redoes_damaged(dataset, reference, tmp_path):
+    import shutil
+
+    out = tmp_path / "copy"
+    shutil.copytree(reference, out)
+    again = build(dataset, out, jobs=1, **OPTS)
+    assert (again.done, again.skipped, again.failed) == (0, 26, [])
+    (out / "videos/mpeg1/3/clip2.mkv").write_bytes(b"garbage")          # damaged
+    (out / "videos/freeze/1/clip0.mkv").unlink()                          # lost
+    (out / "captions/Typos.jsonl").write_text("")                         # emptied
+    fixed = build(dataset, out, jobs=1, **OPTS)
+    assert (fixed.done, fixed.skipped) == (3, 23)
+    assert checksums(out) == checksums(reference)
+    keys = [r["key"] for r in read_rows(out / "manifest.jsonl")]
+    assert len(keys) == len(set(keys)) == 26
+
+
+def test_bad_inputs_are_recorded_and_the_rest_completes(tmp_path, capsys):
+    data = ds.generic_dataset(tmp_path / "data", n=2, frames=12, bad=True)
+    out = tmp_path / "out"
+    code = main(["build", str(data), "--out", str(out), "--video-perturbations", "gaussian_noise,freeze",
+                 "--severities", "2", "--text-perturbations", "DropLast", "--jobs", "2", "--no-progress"])
+    assert code == 1
+    err = capsys.readouterr().err
+    rows = {r["key"]: r for r in read_rows(out / "manifest.jsonl")}
+    for bad in ds.BAD:
+        for name in ("gaussian_noise", "freeze"):
+            r = rows[f"{bad}|{name}|2"]
+            assert r["status"] == "failed" and r["error"].startswith("VideoReadError")
+            assert f"failed {bad}|{name}|2" in err
+            assert not (out / r["path"]).exists()
+    assert "decoding failed" in rows["truncated|gaussian_noise|2"]["error"]
+    assert "empty" in rows["empty|freeze|2"]["error"] and "no such file" in rows["missing|freeze|2"]["error"]
+    good = [r for k, r in rows.items() if k.split("|")[0] in ("clip0", "clip1") or k.startswith("*")]
+    assert len(good) == 5 and all(r["status"] == "ok" for r in good)
+    assert not temporaries(out)
+    assert json.loads((out / "dataset.json").read_text())["summary"]["failed"] == 8
+
+
+def test_preprocessing_and_npy_format(dataset, tmp_path):
+    result = build(dataset, tmp_path / "out", video_perturbations="jpeg", severities=1,
+                   text_perturbations="none", short_side=24, fps=5, format="npy", jobs=1,
+                   limit=2, progress=False)
+    assert result.ok and result.done == 2
+    frames = np.load(tmp_path / "out/videos/jpeg/1/clip0.npy")
+    assert frames.shape == (6, 24, 32, 3)       # 12 frames at 10 fps -> 6 at 5 fps; 48x64 -> 24x32
+    clip, _ = io.read(read_dataset(dataset)[0].video_path, fps=5, size=24)
+    np.testing.assert_array_equal(frames, apply(clip, "jpeg", 1))
+
+
+def test_cli_usage_errors_exit_2(dataset, tmp_path, capsys):
+    out = str(tmp_path / "o")
+    assert main(["build", str(tmp_path / "nope.csv"), "--out", out]) == 2
+    assert main(["build", str(dataset), "--out", out, "--video-perturbations", "gausian_noise"]) == 2
+    assert "gaussian_noise" in capsys.readouterr().err                    # did-you-mean
+    assert main(["build", str(dataset), "--out", out, "--severities", "0-7"]) == 2
+    assert main(["build", str(dataset), "--out", out, "--scheduler", "tcp://x:1"]) == 2
+    assert main(["build", str(dataset), "--out", out, "--jobs", "0"]) == 2
+    assert not Path(out).exists()
+
+
+def test_cli_build_exit_0(dataset, tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["build", str(dataset), "--out", str(out), "--video-perturbations", "static_rotate",
+                 "--severities", "5", "--text-perturbations", "none", "--jobs", "1",
+                 "--no-progress", "--parquet", "--limit", "1"]) == 0
+    assert "1 outputs: 1 made" in capsys.readouterr().out
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(out / "manifest.parquet").to_pylist()
+    assert [r["key"] for r in table] == ["clip0|static_rotate|5"]
+    assert json.loads((out / "dataset.json").read_text())["command"].startswith("perturb build")
+
+
+def test_resume_refuses_other_settings(dataset, tmp_path, capsys):
+    opts = dict(video_perturbations="jpeg", severities=1, text_perturbations="none", jobs=1,
+                limit=1, progress=False)
+    assert build(dataset, tmp_path / "o", seed=0, **opts).ok
+    args = ["build", str(dataset), "--out", str(tmp_path / "o"), "--video-perturbations", "jpeg",
+            "--severities", "1", "--text-perturbations", "none", "--limit", "1", "--jobs", "1"]
+    assert main([*args, "--seed", "1"]) == 2
+    assert "other settings (seed=0" in capsys.readouterr().err
+    assert main([*args, "--seed", "0", "--no-progress"]) == 0
