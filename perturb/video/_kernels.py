@@ -1,13 +1,18 @@
 """Small numpy/OpenCV helpers shared by the visual perturbation kernels."""
 from __future__ import annotations
 
-from typing import Callable, Iterator
+import os
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+from typing import Any, Callable, Iterator, Sequence
 
 import cv2
 import numpy as np
 
 # Most channels per image that OpenCV's Python bindings accept in warpAffine/filter2D (measured).
 MAX_CHANNELS = 128
+# Most threads a kernel uses (fewer when OpenCV is held to fewer, as in the builder's workers).
+MAX_THREADS = min(4, os.cpu_count() or 1)
 
 
 def to_uint8(x: np.ndarray, scale: float = 255.0) -> np.ndarray:
@@ -20,11 +25,39 @@ def to_uint8(x: np.ndarray, scale: float = 255.0) -> np.ndarray:
     return np.rint(y, out=y).astype(np.uint8)
 
 
+def threads() -> int:
+    """Threads for whole-clip kernels: OpenCV's thread count (1 in the builder's workers), capped."""
+    return max(1, min(MAX_THREADS, cv2.getNumThreads()))
+
+
+@lru_cache(maxsize=1)
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=MAX_THREADS, thread_name_prefix="perturb")
+
+
+def run_parallel(fn: Callable[[Any], None], items: Sequence[Any]) -> None:
+    """``fn(item)`` for every item, on the thread pool when :func:`threads` allows (never nested)."""
+    if threads() <= 1 or len(items) <= 1:
+        for item in items:
+            fn(item)
+    else:
+        list(_pool().map(fn, items))
+
+
 def per_frame(clip: np.ndarray, fn: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
-    """Apply ``fn(frame, t)`` to every frame (OpenCV calls) into a new uint8 clip."""
+    """Apply ``fn(frame, t)`` to every frame into a new uint8 clip.
+
+    ``fn`` must be deterministic (draw any randomness before): frames are shared out over
+    :func:`threads` threads (OpenCV releases the GIL), so the order of calls is not fixed.
+    """
     out = np.empty_like(clip)
-    for t in range(len(clip)):
-        out[t] = fn(clip[t], t)
+    n = threads()
+
+    def run(frames: range) -> None:
+        for t in frames:
+            out[t] = fn(clip[t], t)
+
+    run_parallel(run, [range(i, len(clip), n) for i in range(n)])
     return out
 
 

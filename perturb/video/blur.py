@@ -27,6 +27,8 @@ def disk_kernel(radius: float, alias_blur: float) -> np.ndarray:
     yy, xx = np.mgrid[-half:half + 1, -half:half + 1]
     disk = (xx ** 2 + yy ** 2 <= radius ** 2).astype(np.float32)
     kernel = cv2.GaussianBlur(disk, ksize=ksize, sigmaX=alias_blur)
+    while len(kernel) > 3 and kernel[[0, -1]].sum() + kernel[:, [0, -1]].sum() < 1e-9 * kernel.sum():
+        kernel = kernel[1:-1, 1:-1]         # drop empty outer rings: small kernels filter directly
     return kernel / kernel.sum()            # unit gain: a flat frame stays flat
 
 

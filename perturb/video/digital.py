@@ -22,6 +22,8 @@ from .severities import paper_table, table
 CODEC_FPS = 25
 CODEC_GOP = 12
 CODEC_PIX_FMT = "yuv420p"
+# RGB -> YUV 4:2:0 with the scaler the ffmpeg command-line tool uses (PyAV's default is bilinear).
+CODEC_SCALER = "BICUBIC"
 
 
 # --------------------------------------------------------------------------------------- jpeg
@@ -68,6 +70,7 @@ def reencode(clip: np.ndarray, codec: str, q: int, bit_rate: int | None = None) 
 
     for i in range(t):
         frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(clip[i]), format="rgb24")
+        frame = frame.reformat(format=CODEC_PIX_FMT, interpolation=CODEC_SCALER)
         frame.pts = i
         frame.time_base = enc.time_base
         drain(enc.encode(frame))

@@ -1,0 +1,101 @@
+"""Run the speed benchmarks: ``python -m benchmarks`` (or ``make bench``).
+
+Sections: ``visual`` (our ops against imagecorruptions frame by frame; the peer is installed
+in ``benchmarks/.peers/`` on first use), ``codecs`` (PyAV in memory against the ffmpeg
+command-line tool), ``temporal`` (temporal and camera ops against a memory-copy floor).
+``--device cuda`` instead times the torch path per op in frames/s, and says so and stops when
+there is no such device. Prints the tables, writes ``benchmarks/results/<date>-<machine>.json``
+(``...-torch-<device>.json`` for a device run) and, after a full run, the tables into
+``benchmarks/README.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from perturb.video.sample import sample_clip
+
+from . import codecs_vs_ffmpeg, temporal_camera, torch_device, visual_vs_imagecorruptions
+from .harness import Settings, write_results
+
+SECTIONS = {"visual": visual_vs_imagecorruptions, "codecs": codecs_vs_ffmpeg, "temporal": temporal_camera}
+TITLES = {"visual": "Visual ops vs imagecorruptions 1.1.2 (frame by frame)",
+          "codecs": "Codecs: PyAV in memory vs temp file + ffmpeg CLI + read back",
+          "temporal": "Temporal and camera ops vs a memory-copy floor",
+          "torch": "Torch path, frames/s per op"}
+README = Path(__file__).resolve().parent / "README.md"
+START, END = "<!-- results:start -->", "<!-- results:end -->"
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
+    p.add_argument("--sections", default="visual,codecs,temporal",
+                   help="comma-separated subset of: " + ", ".join(SECTIONS))
+    p.add_argument("--device", default=None, help="time the torch path on this device (cuda, cuda:1, cpu)")
+    p.add_argument("--frames", type=int, default=32, help="frames of the sample clip (224x224)")
+    p.add_argument("--repeats", type=int, default=5, help="timed rounds per measurement (median)")
+    p.add_argument("--warmup", type=int, default=1, help="untimed rounds first")
+    p.add_argument("--budget", type=float, default=30.0,
+                   help="seconds per measurement after which rounds stop (at least 3 are kept)")
+    p.add_argument("--no-readme", action="store_true", help="do not rewrite the table in benchmarks/README.md")
+    return p.parse_args(argv)
+
+
+def markdown(done: dict[str, dict], path: Path) -> str:
+    """Every section's table under its title, with the results file it came from."""
+    parts = [f"Results file: `benchmarks/results/{path.name}`."]
+    for key, section in done.items():
+        module = torch_device if key == "torch" else SECTIONS[key]
+        parts.append(f"### {TITLES[key]}\n\n{module.render(section)}")
+    return "\n\n".join(parts)
+
+
+def update_readme(text: str) -> None:
+    """Replace the results block of benchmarks/README.md."""
+    doc = README.read_text() if README.exists() else f"# Benchmarks\n\n{START}\n{END}\n"
+    block = f"{START}\n{text}\n{END}"
+    doc = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: block, doc, flags=re.S)
+    README.write_text(doc)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    settings = Settings(repeats=args.repeats, warmup=args.warmup, min_repeats=min(3, args.repeats),
+                        budget=args.budget)
+    clip = np.ascontiguousarray(sample_clip(args.frames))
+    print(f"clip: {clip.shape} uint8 from the bundled sample; OpenCV threads {cv2.getNumThreads()}")
+    done: dict[str, dict] = {}
+    if args.device:
+        why = torch_device.unavailable(args.device)
+        if why:
+            print(f"--device {args.device}: skipped, {why}")
+            return 0
+        print(f"== {TITLES['torch']} ({args.device})")
+        done["torch"] = torch_device.run(clip, args.device, settings)
+    else:
+        names = [s.strip() for s in args.sections.split(",") if s.strip()]
+        unknown = sorted(set(names) - set(SECTIONS))
+        if unknown:
+            print(f"unknown section(s) {', '.join(unknown)}; expected: {', '.join(SECTIONS)}", file=sys.stderr)
+            return 2
+        for key in names:
+            print(f"== {TITLES[key]}")
+            runner = SECTIONS[key]
+            done[key] = runner.main(clip, settings) if key == "visual" else runner.run(clip, settings)
+    suffix = f"-torch-{args.device.replace(':', '')}" if args.device else ""
+    path = write_results(done, settings, suffix)
+    text = markdown(done, path)
+    print("\n" + text + f"\n\nwritten: {path}")
+    if not args.device and set(done) == set(SECTIONS) and not args.no_readme:
+        update_readme(text)
+        print(f"updated: {README}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

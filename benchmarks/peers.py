@@ -1,0 +1,133 @@
+"""The peer side of the benchmarks: imagecorruptions in its own virtualenv, driven through a worker.
+
+The peer lives in ``benchmarks/.peers/`` (created on first use, never in the project's
+environment: it would pull a second OpenCV). A :class:`PeerWorker` starts this file as a script
+inside that environment with the benchmark clip (.npy); the parent sends one JSON request per
+line and gets one JSON reply per line, so peer and project calls can be timed alternately in
+the same run. The worker times its own frame-by-frame loop, so the pipe is not counted.
+
+This file is imported by the harness and also run by the peer interpreter: the worker part uses
+only the standard library, numpy and imagecorruptions.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+PEERS_DIR = HERE / ".peers"
+STAMP = PEERS_DIR / ".installed-imagecorruptions-1.1.2"
+PEER_PACKAGE = "imagecorruptions==1.1.2"
+# imagecorruptions declares opencv-python (clashes with headless) and imports pkg_resources.
+PEER_DEPS = ("scipy", "scikit-image", "Pillow", "opencv-python-headless", "setuptools<81")
+
+
+def peer_python() -> Path:
+    """The interpreter of the peer virtualenv."""
+    return PEERS_DIR / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def ensure_env(log=print) -> Path:
+    """Create ``benchmarks/.peers`` with imagecorruptions if it is not there yet; its python."""
+    py = peer_python()
+    if STAMP.exists() and py.exists():
+        return py
+    import numpy
+
+    base = getattr(sys, "_base_executable", sys.executable)
+    log(f"setting up the peer environment in {PEERS_DIR} (one time, about a minute)")
+    subprocess.run([base, "-m", "venv", str(PEERS_DIR)], check=True)
+    pip = [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    # Same numpy as the project, so array work costs the same on both sides.
+    subprocess.run([*pip, f"numpy=={numpy.__version__}", *PEER_DEPS], check=True)
+    subprocess.run([*pip, "--no-deps", PEER_PACKAGE], check=True)
+    STAMP.write_text(PEER_PACKAGE + "\n")
+    return py
+
+
+class PeerWorker:
+    """A running peer worker holding one clip; ``run`` times one peer op over every frame."""
+
+    def __init__(self, clip_path: Path, python: Path | None = None) -> None:
+        py = python or ensure_env()
+        self.proc = subprocess.Popen([str(py), str(Path(__file__).resolve()), "--worker", str(clip_path)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.info = self._reply()
+
+    def _reply(self) -> dict[str, Any]:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the peer worker stopped (exit code {self.proc.poll()})")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise RuntimeError(f"peer worker: {reply['error']}")
+        return reply
+
+    def request(self, **req: Any) -> dict[str, Any]:
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        return self._reply()
+
+    def run(self, op: str, severity: int, seed: int = 0, out: Path | None = None) -> dict[str, Any]:
+        """Time ``op`` on every frame; with ``out``, save the result there and report the angles drawn."""
+        return self.request(op=op, severity=severity, seed=seed, out=None if out is None else str(out))
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+
+    def __enter__(self) -> "PeerWorker":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+# ------------------------------------------------------------------ worker (peer interpreter)
+def _serve(clip_path: str) -> None:
+    """Answer requests on stdin; the peer's own prints go to stderr so they cannot break the pipe."""
+    import numpy as np
+
+    channel = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
+    sys.stdout = sys.stderr
+    import imagecorruptions
+    from imagecorruptions import corrupt
+
+    clip = np.load(clip_path)
+    channel.write(json.dumps({"ready": True, "version": getattr(imagecorruptions, "__version__", "1.1.2"),
+                              "numpy": np.__version__}) + "\n")
+    for line in sys.stdin:
+        req = json.loads(line)
+        try:
+            np.random.seed(req["seed"])
+            out = np.empty_like(clip) if req["out"] else None
+            angles = []
+            t0 = time.perf_counter()
+            for i, frame in enumerate(clip):
+                if out is None:
+                    corrupt(frame, severity=req["severity"], corruption_name=req["op"])
+                    continue
+                if req["op"] == "motion_blur":          # the angle it is about to draw, for a matched run
+                    state = np.random.get_state()
+                    angles.append(float(np.random.uniform(-45, 45)))
+                    np.random.set_state(state)
+                out[i] = corrupt(frame, severity=req["severity"], corruption_name=req["op"])
+            seconds = time.perf_counter() - t0
+            if out is not None:
+                np.save(req["out"], out)
+            channel.write(json.dumps({"seconds": seconds, "angles": angles}) + "\n")
+        except Exception as exc:  # reported to the parent, which raises
+            channel.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--worker":
+        _serve(sys.argv[2])
+    else:
+        print(ensure_env())

@@ -1,0 +1,105 @@
+"""Visual ops against imagecorruptions applied frame by frame, timed alternately on the same clip.
+
+Equivalence is measured at the peer's parameters: PSNR between the two outputs (whole clip) for the
+deterministic ops (and for motion blur, rendered at the angles the peer drew), residual
+statistics (mean and standard deviation of output - input) for the noise ops. Where the
+peer's constants differ from ours (shot and speckle noise), our kernel is called with its
+constants for the equivalence check; the timing uses each library's own severity table.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perturb.video.api import apply, get
+from perturb.video.blur import render_motion_blur
+from perturb.video._kernels import psnr
+
+from .harness import Settings, interleaved, ms, table, timed, verdict
+from .peers import PeerWorker
+
+# our name -> peer name
+OPS = {"gaussian_noise": "gaussian_noise", "shot_noise": "shot_noise", "impulse_noise": "impulse_noise",
+       "speckle_noise": "speckle_noise", "defocus_blur": "defocus_blur", "motion_blur": "motion_blur",
+       "zoom_blur": "zoom_blur", "jpeg": "jpeg_compression"}
+NOISE = ("gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise")
+SEVERITIES = (1, 3, 5)
+TARGET = {"zoom_blur": 20.0}
+DEFAULT_TARGET = 5.0
+# The peer's own constants where they differ from ours (imagecorruptions 1.1.2 source).
+PEER_PARAMS: dict[str, dict[int, dict[str, Any]]] = {
+    "shot_noise": {s: {"photons": c} for s, c in zip(range(1, 6), (60, 25, 12, 5, 3))},
+    "speckle_noise": {s: {"sigma": c} for s, c in zip(range(1, 6), (0.15, 0.20, 0.35, 0.45, 0.60))},
+}
+
+
+def residual_stats(out: np.ndarray, clip: np.ndarray) -> tuple[float, float]:
+    """Mean and standard deviation of output - input on the 0..255 scale."""
+    r = out.astype(np.float32) - clip.astype(np.float32)
+    return float(r.mean()), float(r.std())
+
+
+def equivalence(name: str, severity: int, clip: np.ndarray, peer_out: np.ndarray,
+                angles: list[float]) -> dict[str, Any]:
+    """How close our output is to the peer's at the peer's parameters."""
+    spec = get(name)
+    params = PEER_PARAMS.get(name, {}).get(severity) or spec.params(severity)
+    if name in NOISE:
+        ours = spec.fn(clip, np.random.default_rng(severity), **params)
+        (m0, s0), (m1, s1) = residual_stats(ours, clip), residual_stats(peer_out, clip)
+        return {"kind": "noise", "ours_mean": m0, "ours_std": s0, "peer_mean": m1, "peer_std": s1,
+                "std_ratio": s0 / s1, "text": f"std {s0:.1f}/{s1:.1f}, mean {m0:+.1f}/{m1:+.1f}"}
+    if name == "motion_blur":
+        ours = render_motion_blur(clip, np.asarray(angles), **params)
+    else:
+        ours = spec.fn(clip, np.random.default_rng(0), **params)
+    value = psnr(ours, peer_out)
+    text = "identical" if value == float("inf") else f"PSNR {value:.1f} dB"
+    return {"kind": "psnr", "psnr_db": value, "text": text}
+
+
+def run(clip: np.ndarray, settings: Settings, worker: PeerWorker, workdir: Path,
+        ops: list[str] | None = None, severities=SEVERITIES, log=print) -> dict[str, Any]:
+    """Time every shared op at every severity against the peer; rows for the table and the JSON."""
+    rows = []
+    for name in ops or list(OPS):
+        peer = OPS[name]
+        for s in severities:
+            times = interleaved({
+                "ours": timed(lambda: apply(clip, name, s, seed=s)),
+                "peer": lambda: worker.run(peer, s, seed=s)["seconds"],
+            }, settings)
+            out_path = workdir / f"{peer}-{s}.npy"
+            reply = worker.run(peer, s, seed=s, out=out_path)
+            eq = equivalence(name, s, clip, np.load(out_path), reply["angles"])
+            ratio = times["peer"] / times["ours"]
+            target = TARGET.get(name, DEFAULT_TARGET)
+            row = {"op": name, "severity": s, "ours_s": times["ours"], "peer_s": times["peer"],
+                   "speedup": ratio, "target": target, "met": ratio >= target, "equivalence": eq}
+            rows.append(row)
+            log(f"  {name} s{s}: ours {ms(times['ours'])} ms, peer {ms(times['peer'])} ms, "
+                f"{ratio:.1f}x ({eq['text']})")
+    return {"frames": int(clip.shape[0]), "size": list(clip.shape[1:3]), "rows": rows}
+
+
+def render(section: dict[str, Any]) -> str:
+    """The section as a table."""
+    rows = [(r["op"], r["severity"], ms(r["ours_s"]), ms(r["peer_s"]), f"{r['speedup']:.1f}x",
+             f"{r['target']:.0f}x", verdict(r["speedup"], r["target"]), r["equivalence"]["text"])
+            for r in section["rows"]]
+    return table(["op", "sev", "ours ms/clip", "imagecorruptions ms/clip", "speed-up", "target", "met",
+                  "equivalence (ours/peer, peer params)"], rows)
+
+
+def main(clip: np.ndarray, settings: Settings, log=print) -> dict[str, Any]:
+    """Set up the peer, run the section, return it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        np.save(work / "clip.npy", clip)
+        with PeerWorker(work / "clip.npy") as worker:
+            section = run(clip, settings, worker, work, log=log)
+        section["peer"] = {"package": "imagecorruptions", **worker.info}
+    return section

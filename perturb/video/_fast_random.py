@@ -1,0 +1,146 @@
+"""Cheap per-value randomness for the noise ops: 16-bit words instead of a float draw per value.
+
+Noise on a uint8 clip needs a random draw for each of T·H·W·3 values, and numpy's float
+samplers (ziggurat normals, Poisson) dominate the cost. Here every value costs one 16-bit word
+from the Generator, turned into the draw through a small table:
+
+- :func:`normal_table`: the standard normal's 65,536 quantiles at (j + 1/2)/65,536, so a
+  uniform word picks a normal value. Probabilities are resolved to 2^-16 and the tails are cut
+  at ±4.33σ; the variance is 0.99985 of the exact one. After scaling and rounding to uint8
+  levels this is indistinguishable from a float normal for any measurement on a clip.
+- :func:`sample_levels`: any per-value map whose output depends on the input level only (shot
+  noise): 256 discrete distributions, one alias table each (top byte of the word picks a column,
+  low byte decides between the column and its alias, so cell probabilities are resolved to
+  2^-16).
+
+Clips are cut into fixed blocks, each with its own Generator seeded from the caller's, and the
+blocks run on the kernels' thread pool (:func:`._kernels.run_parallel`; numpy releases the GIL
+in these loops), so a worker held to one OpenCV thread (the dataset builder's) stays on one. The result
+depends on the seed only, never on the number of threads.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from statistics import NormalDist
+from typing import Callable
+
+import numpy as np
+
+from ._kernels import run_parallel
+
+WORDS = 1 << 16
+CHUNK = 1 << 16                 # values per step: temporaries stay in cache
+BLOCK = 1 << 18                 # values per independent random stream (fixed: thread-count free)
+
+
+def words(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` uniform 16-bit words."""
+    return rng.integers(0, WORDS, size=n, dtype=np.uint16)
+
+
+@lru_cache(maxsize=1)
+def normal_table() -> np.ndarray:
+    """The 65,536 standard normal quantiles at (j + 1/2) / 65,536 (float64, read-only)."""
+    inv = NormalDist().inv_cdf
+    table = np.array([inv((j + 0.5) / WORDS) for j in range(WORDS // 2)])
+    table = np.concatenate([table, -table[::-1]])          # exactly symmetric
+    table.setflags(write=False)
+    return table
+
+
+def map_chunks(clip: np.ndarray, rng: np.random.Generator,
+               fn: Callable[[np.ndarray, np.random.Generator], np.ndarray]) -> np.ndarray:
+    """A new uint8 clip whose values are ``fn(values, generator)``, CHUNK values at a time.
+
+    Every BLOCK of values draws from its own Generator seeded from ``rng``, so blocks can run
+    in parallel and the result is the same whatever the thread count.
+    """
+    flat = clip.reshape(-1)
+    out = np.empty(flat.size, np.uint8)
+    starts = range(0, flat.size, BLOCK)
+    seeds = rng.integers(0, 2**63, size=len(starts))
+
+    def block(i: int) -> None:
+        gen = np.random.default_rng(int(seeds[i]))
+        stop = min(flat.size, starts[i] + BLOCK)
+        for start in range(starts[i], stop, CHUNK):
+            sl = slice(start, min(stop, start + CHUNK))
+            out[sl] = fn(flat[sl], gen)
+
+    run_parallel(block, range(len(starts)))
+    return out.reshape(clip.shape)
+
+
+# Above this hit probability, testing every value is cheaper than drawing the gaps between hits.
+DENSE_HITS = 0.12
+
+
+def bernoulli_positions(rng: np.random.Generator, n: int, p: float) -> np.ndarray:
+    """Sorted indices in [0, n), each chosen independently with probability ``p`` (0 < p <= 1).
+
+    Sparse hits are drawn as geometric gaps between consecutive ones (about p·n exact draws);
+    dense ones by comparing one 16-bit word per index with p (p resolved to 2^-16).
+    """
+    if not 0 < p <= 1:
+        raise ValueError(f"expected a probability in (0, 1]; got {p!r}")
+    if p == 1:
+        return np.arange(n)
+    if p > DENSE_HITS:
+        below = np.uint16(min(WORDS - 1, round(p * WORDS)))
+        return np.concatenate([np.flatnonzero(words(rng, min(n, s + BLOCK) - s) < below) + s
+                               for s in range(0, n, BLOCK)]) if n else np.zeros(0, np.intp)
+    parts, last = [], -1
+    while last < n - 1:
+        expected = (n - 1 - last) * p
+        gaps = rng.geometric(p, size=int(expected + 6 * expected ** 0.5 + 16))
+        pos = last + np.cumsum(gaps)
+        parts.append(pos)
+        last = int(pos[-1])
+    hits = np.concatenate(parts)
+    return hits[:np.searchsorted(hits, n)]
+
+
+# ------------------------------------------------------------------------ per-level sampling
+def alias_row(pmf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Walker/Vose alias table of a 256-outcome pmf: keep thresholds in 0..256 and alias outcomes."""
+    n = len(pmf)
+    scaled = pmf / pmf.sum() * n
+    keep = np.ones(n)
+    alias = np.arange(n)
+    small = [i for i in range(n) if scaled[i] < 1.0]
+    large = [i for i in range(n) if scaled[i] >= 1.0]
+    while small and large:
+        s, g = small.pop(), large.pop()
+        keep[s], alias[s] = scaled[s], g
+        scaled[g] -= 1.0 - scaled[s]
+        (small if scaled[g] < 1.0 else large).append(g)
+    return np.rint(keep * 256).astype(np.uint16), alias.astype(np.uint8)
+
+
+def level_tables(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Flat (level · 256 + column) thresholds and aliases from a (256, 256) table of pmfs."""
+    if rows.shape != (256, 256) or not np.all(rows >= 0):
+        raise ValueError(f"expected a (256, 256) table of non-negative probabilities; got {rows.shape}")
+    pairs = [alias_row(r) for r in rows]
+    keep = np.concatenate([p[0] for p in pairs])
+    alias = np.concatenate([p[1] for p in pairs])
+    keep.setflags(write=False)
+    alias.setflags(write=False)
+    return keep, alias
+
+
+def sample_levels(clip: np.ndarray, rng: np.random.Generator,
+                  tables: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Every uint8 value x replaced by a draw from row x of ``level_tables`` (a new array)."""
+    keep, alias = tables
+
+    def draw(x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        w = words(gen, x.size)
+        column = w >> 8
+        idx = x.astype(np.uint16)
+        idx <<= 8
+        idx |= column
+        w &= 0xFF
+        return np.where(w < np.take(keep, idx), column, np.take(alias, idx))
+
+    return map_chunks(clip, rng, draw)

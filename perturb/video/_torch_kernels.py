@@ -1,0 +1,181 @@
+"""Torch kernels of the visual perturbations, on float (T, 3, H, W) clips of 0..255 values.
+
+Device-agnostic and batched over frames (conv2d, grid_sample, indexing; no Python loop over
+pixels). Random parameters (angles, offsets, frame indices) come from the numpy sampling
+functions of the numpy kernels, so both paths draw exactly the same ones from one Generator;
+per-value noise comes from a ``torch.Generator`` on the clip's device seeded from it.
+Zoom blur's warps snap source positions to 1/32 pixel, as OpenCV's fixed-point path does for
+the many-channel stacks the numpy kernel warps; rotations sample at exact positions, as
+OpenCV (5.x) does for 3-channel frames. Either way the result matches within one level.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .blur import disk_kernel, motion_weights, sample_motion_angles, zoom_factors
+from .camera import random_angles, rotation_matrix, static_angles, translate_offsets
+
+# OpenCV's fixed-point bilinear warps resolve source positions to 1/INTER_TAB_SIZE pixel.
+INTER_TAB_SIZE = 32
+
+
+def torch_generator(rng: np.random.Generator, device: torch.device) -> torch.Generator:
+    """A torch Generator on ``device`` seeded from the numpy Generator."""
+    g = torch.Generator(device=device)
+    g.manual_seed(int(rng.integers(0, 2**63)))
+    return g
+
+
+# -------------------------------------------------------------------------------------- noise
+def gaussian_noise(x: torch.Tensor, rng: np.random.Generator, sigma: float) -> torch.Tensor:
+    """x + N(0, 255·sigma)."""
+    g = torch_generator(rng, x.device)
+    return x + torch.randn(x.shape, generator=g, device=x.device, dtype=x.dtype) * (255 * sigma)
+
+
+def shot_noise(x: torch.Tensor, rng: np.random.Generator, photons: float) -> torch.Tensor:
+    """Poisson(x/255 · photons) · 255/photons."""
+    g = torch_generator(rng, x.device)
+    return torch.poisson(x * (photons / 255.0), generator=g) * (255.0 / photons)
+
+
+def impulse_noise(x: torch.Tensor, rng: np.random.Generator, amount: float) -> torch.Tensor:
+    """A fraction ``amount`` of values set to 0 (half) or 255 (half)."""
+    u = torch.rand(x.shape, generator=torch_generator(rng, x.device), device=x.device)
+    salt = torch.where(u < amount / 2, 0.0, 255.0).to(x.dtype)
+    return torch.where(u < amount, salt, x)
+
+
+def speckle_noise(x: torch.Tensor, rng: np.random.Generator, sigma: float) -> torch.Tensor:
+    """x · (1 + N(0, sigma))."""
+    g = torch_generator(rng, x.device)
+    return x * (1 + torch.randn(x.shape, generator=g, device=x.device, dtype=x.dtype) * sigma)
+
+
+# --------------------------------------------------------------------------------------- blur
+def _border(n: int, pad: int, mode: str, device: torch.device) -> torch.Tensor:
+    """Source indices of a padded axis: reflect-101 or replicate, any pad (even past the frame)."""
+    i = torch.arange(-pad, n + pad, device=device)
+    return _reflect101(i, n) if mode == "reflect" else i.clamp(0, n - 1)
+
+
+def _depthwise(x: torch.Tensor, kernels: torch.Tensor, pad: int, mode: str) -> torch.Tensor:
+    """Correlate frame t's channels with kernels[t] ((T, k, k), k = 2·pad + 1), padded by ``mode``."""
+    t, c, h, w = x.shape
+    weight = kernels.to(x).repeat_interleave(c, dim=0)[:, None]          # (T·C, 1, k, k)
+    rows, cols = _border(h, pad, mode, x.device), _border(w, pad, mode, x.device)
+    padded = x.reshape(1, t * c, h, w)[:, :, rows][:, :, :, cols]
+    return F.conv2d(padded, weight, groups=t * c).reshape(t, c, h, w)
+
+
+def defocus_blur(x: torch.Tensor, rng: np.random.Generator, radius: float, alias_blur: float) -> torch.Tensor:
+    """Every frame correlated with the numpy path's disk kernel (reflect-101 borders)."""
+    kernel = torch.from_numpy(disk_kernel(radius, alias_blur)).to(x.device)
+    pad = kernel.shape[0] // 2
+    return _depthwise(x, kernel.expand(x.shape[0], -1, -1), pad, "reflect")   # OpenCV's reflect-101
+
+
+def motion_blur(x: torch.Tensor, rng: np.random.Generator, radius: float, sigma: float) -> torch.Tensor:
+    """Frame t blurred along the angle the numpy path draws: a weighted sum of 2·radius+1 shifted
+    copies (the streak kernel's taps, replicated edges), one batched gather per tap."""
+    t, c, h, w = x.shape
+    theta = np.deg2rad(sample_motion_angles(rng, t))[:, None]
+    weights = motion_weights(radius, sigma)
+    i = np.arange(len(weights))[None]
+    dx = torch.as_tensor(np.rint(i * np.cos(theta)).astype(np.int64), device=x.device)   # (T, taps)
+    dy = torch.as_tensor(np.rint(i * np.sin(theta)).astype(np.int64), device=x.device)
+    ys, xs = torch.arange(h, device=x.device)[None], torch.arange(w, device=x.device)[None]
+    flat = x.reshape(t, c, h * w)
+    out = torch.zeros_like(flat)
+    for k, weight in enumerate(weights.tolist()):       # one pass per tap, over every frame at once
+        rows = (ys + dy[:, k:k + 1]).clamp_(0, h - 1)                       # (T, H)
+        cols = (xs + dx[:, k:k + 1]).clamp_(0, w - 1)                       # (T, W)
+        src = (rows[:, :, None] * w + cols[:, None, :]).reshape(t, 1, h * w).expand(t, c, h * w)
+        out.add_(torch.gather(flat, 2, src), alpha=weight)
+    return out.reshape(t, c, h, w)
+
+
+def _source_grid(inverse: np.ndarray, h: int, w: int, device: torch.device, snap: bool) -> torch.Tensor:
+    """grid_sample grid (align_corners=True) of per-frame pixel maps dst (x, y) -> src = A·(x, y, 1).
+
+    Built on the device, in float64 where the device has it, so positions round as OpenCV's do.
+    """
+    dtype = torch.float32 if device.type == "mps" else torch.float64
+    ys, xs = torch.meshgrid(torch.arange(h, dtype=dtype, device=device),
+                            torch.arange(w, dtype=dtype, device=device), indexing="ij")
+    base = torch.stack([xs, ys, torch.ones_like(xs)], dim=-1)                  # (H, W, 3)
+    mats = torch.tensor(np.asarray(inverse), dtype=dtype, device=device)       # (N, 2, 3)
+    src = torch.einsum("hwk,tjk->thwj", base, mats)
+    if snap:
+        src = torch.round(src * INTER_TAB_SIZE) / INTER_TAB_SIZE
+    scale = torch.tensor([2.0 / max(w - 1, 1), 2.0 / max(h - 1, 1)], dtype=dtype, device=device)
+    return (src * scale - 1).to(torch.float32)
+
+
+def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection", snap: bool = False) -> torch.Tensor:
+    """Frame t sampled bilinearly at inverse[t]·(x, y, 1) (pixel coordinates), as cv2.warpAffine would.
+
+    ``inverse`` is (T, 2, 3), or (1, 2, 3) for one map shared by every frame. ``padding="reflection"``
+    is OpenCV's reflect-101, ``"border"`` its replicate.
+    """
+    t, _, h, w = x.shape
+    grid = _source_grid(inverse, h, w, x.device, snap).expand(t, -1, -1, -1)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode=padding, align_corners=True)
+
+
+def zoom_blur(x: torch.Tensor, rng: np.random.Generator, zooms: tuple[float, float, float]) -> torch.Tensor:
+    """Rounded mean of the frame and its centre zooms, each zoom rounded like the uint8 path."""
+    _, _, h, w = x.shape
+    factors = zoom_factors(zooms)
+    cx, cy = (w - 1) / 2, (h - 1) / 2
+    acc = x.clone()
+    for z in factors:                                   # one batched warp per zoom factor
+        inverse = np.array([[1 / z, 0, cx - cx / z], [0, 1 / z, cy - cy / z]])
+        acc += warp(x, inverse[None], padding="border", snap=True).round()
+    n = len(factors) + 1
+    return torch.floor((acc + n // 2) / n)
+
+
+# ------------------------------------------------------------------------------------- camera
+def _rotations(x: torch.Tensor, angles: np.ndarray) -> torch.Tensor:
+    """Frame t turned by angles[t] degrees about its centre."""
+    _, _, h, w = x.shape
+    inverse = np.stack([cv2.invertAffineTransform(rotation_matrix(h, w, a)) for a in angles])
+    return warp(x, inverse)
+
+
+def static_rotate(x: torch.Tensor, rng: np.random.Generator, degrees: float) -> torch.Tensor:
+    """Every frame turned by the same angle (bilinear, mirrored borders)."""
+    return _rotations(x, static_angles(x.shape[0], degrees))
+
+
+def rotate(x: torch.Tensor, rng: np.random.Generator, max_degrees: float) -> torch.Tensor:
+    """Frame t turned by the angle the numpy path draws."""
+    return _rotations(x, random_angles(x.shape[0], max_degrees, rng))
+
+
+def _reflect101(i: torch.Tensor, n: int) -> torch.Tensor:
+    """Indices folded into 0..n-1 the reflect-101 way (...2 1 | 0 1 2 ... n-1 | n-2...)."""
+    if n == 1:
+        return torch.zeros_like(i)
+    period = 2 * (n - 1)
+    i = torch.remainder(i, period)
+    return torch.where(i < n, i, period - i)
+
+
+def translate(x: torch.Tensor, rng: np.random.Generator, max_shift: int) -> torch.Tensor:
+    """Output (y, x) of frame t = input (y + dy_t, x + dx_t), mirrored past the edge; exact."""
+    t, c, h, w = x.shape
+    off = torch.as_tensor(translate_offsets(t, max_shift, rng), device=x.device)
+    rows = _reflect101(torch.arange(h, device=x.device)[None] + off[:, 1:2], h)        # (T, H)
+    cols = _reflect101(torch.arange(w, device=x.device)[None] + off[:, 0:1], w)        # (T, W)
+    frames = torch.arange(t, device=x.device)[:, None, None]
+    return x.permute(0, 2, 3, 1)[frames, rows[:, :, None], cols[:, None, :]].permute(0, 3, 1, 2)
+
+
+KERNELS = {f.__name__: f for f in (gaussian_noise, shot_noise, impulse_noise, speckle_noise,
+                                   defocus_blur, motion_blur, zoom_blur,
+                                   static_rotate, rotate, translate)}

@@ -1,0 +1,64 @@
+"""The cheap samplers behind the noise ops draw the distributions they claim."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from perturb.video import _fast_random as fr
+from perturb.video import _kernels
+from perturb.video._noise_rows import clipped_poisson_pmf, shot_rows, shot_tables
+from perturb.video.noise import gaussian_noise, impulse_noise, shot_noise
+
+
+def test_normal_table_is_a_symmetric_standard_normal() -> None:
+    z = fr.normal_table()
+    assert z.shape == (fr.WORDS,) and np.all(np.diff(z) > 0)
+    assert np.array_equal(z, -z[::-1])
+    assert abs(z.var() - 1) < 2e-4 and 4.2 < z.max() < 4.4
+
+
+@pytest.mark.parametrize("p", [0.03, 0.09, 0.2, 0.27, 1.0])
+def test_bernoulli_positions_hit_rate_and_independence(p: float) -> None:
+    n = 400_000
+    hits = fr.bernoulli_positions(np.random.default_rng(1), n, p)
+    assert np.all(np.diff(hits) > 0) and (hits.size == 0 or (hits[0] >= 0 and hits[-1] < n))
+    assert abs(hits.size / n - p) < 4 * math.sqrt(p * (1 - p) / n) + 1e-5
+    if p < 1:   # gaps between hits are geometric: mean 1/p
+        assert abs(np.diff(hits).mean() * p - 1) < 0.02
+
+
+def test_bernoulli_positions_rejects_bad_probabilities() -> None:
+    with pytest.raises(ValueError):
+        fr.bernoulli_positions(np.random.default_rng(0), 10, 0.0)
+
+
+def test_shot_rows_are_distributions_with_the_poisson_mean() -> None:
+    rows = shot_rows(50.0)
+    assert rows.shape == (256, 256) and np.allclose(rows.sum(1), 1)
+    assert rows[0, 0] == 1.0                                       # no light, no photons
+    levels = np.arange(256)
+    mean = rows @ levels                                           # E[output] per input level
+    assert np.all(np.abs(mean[:200] - levels[:200]) < 1.0)           # unbiased until clipping
+    assert abs(clipped_poisson_pmf(3.0, 10).sum() - 1) < 1e-12
+
+
+def test_sample_levels_matches_its_rows() -> None:
+    photons = 15.0
+    clip = np.full((4, 100, 100, 3), 100, np.uint8)
+    out = fr.sample_levels(clip, np.random.default_rng(2), shot_tables(photons))
+    freq = np.bincount(out.ravel(), minlength=256) / out.size
+    expected = shot_rows(photons)[100]
+    assert np.abs(freq - expected).max() < 0.005
+
+
+def test_results_do_not_depend_on_the_thread_count(monkeypatch) -> None:
+    assert _kernels.threads() >= 1
+    clip = np.random.default_rng(0).integers(0, 256, (6, 200, 200, 3), dtype=np.uint8)
+    pooled = [f(clip, np.random.default_rng(3), a) for f, a in
+              [(gaussian_noise, 0.2), (shot_noise, 30.0), (impulse_noise, 0.2)]]
+    monkeypatch.setattr(_kernels, "MAX_THREADS", 1)
+    single = [f(clip, np.random.default_rng(3), a) for f, a in
+              [(gaussian_noise, 0.2), (shot_noise, 30.0), (impulse_noise, 0.2)]]
+    assert all(np.array_equal(a, b) for a, b in zip(pooled, single))

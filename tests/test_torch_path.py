@@ -1,0 +1,138 @@
+"""The torch path of perturb.video.apply agrees with the numpy path (on CPU; on CUDA when present)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from perturb.video.api import apply  # noqa: E402
+from perturb.video.sample import sample_clip  # noqa: E402
+from perturb.video.torch_ops import TORCH_KERNELS  # noqa: E402
+
+DETERMINISTIC = ["defocus_blur", "zoom_blur", "static_rotate", "sampling", "reverse_sampling"]
+RANDOM_SHARED = ["motion_blur", "rotate"]                         # same draws, float rendering
+EXACT = ["translate", "jumble", "box_jumble", "freeze", "sampling", "reverse_sampling"]
+NOISE = ["gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise"]
+TORCH_OPS = NOISE + ["defocus_blur", "motion_blur", "zoom_blur", "static_rotate", "rotate", "translate",
+                     "jumble", "box_jumble", "sampling", "reverse_sampling", "freeze"]
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+def small_clip(frames: int = 5) -> np.ndarray:
+    """Real content, small enough for fast tests: a 40x56 crop of the sample clip."""
+    return np.ascontiguousarray(sample_clip(frames)[:, 60:100, 80:136])
+
+
+def level_diff(a: np.ndarray, b: np.ndarray) -> int:
+    return int(np.abs(a.astype(np.int16) - b.astype(np.int16)).max())
+
+
+def test_every_listed_op_has_a_torch_kernel() -> None:
+    assert set(TORCH_OPS) <= set(TORCH_KERNELS)
+
+
+@pytest.mark.parametrize("severity", [1, 3, 5])
+@pytest.mark.parametrize("name", DETERMINISTIC + RANDOM_SHARED)
+def test_within_one_level_of_numpy(name: str, severity: int) -> None:
+    clip = small_clip()
+    ours = apply(torch.from_numpy(clip), name, severity, seed=11).numpy()
+    ref = apply(clip, name, severity, seed=11)
+    assert ours.shape == ref.shape and ours.dtype == np.uint8
+    assert level_diff(ours, ref) <= 1
+    assert not np.array_equal(ours, clip)
+
+
+@pytest.mark.parametrize("shape", [(1, 9, 13, 3), (2, 4, 6, 3)])
+@pytest.mark.parametrize("name", ["defocus_blur", "motion_blur", "zoom_blur", "rotate", "translate"])
+def test_tiny_frames_smaller_than_the_kernel(name: str, shape: tuple[int, ...]) -> None:
+    clip = np.random.default_rng(0).integers(0, 256, shape, dtype=np.uint8)
+    assert level_diff(apply(torch.from_numpy(clip), name, 5, seed=1).numpy(), apply(clip, name, 5, seed=1)) <= 1
+
+
+@pytest.mark.parametrize("severity", [1, 3, 5])
+@pytest.mark.parametrize("name", EXACT)
+def test_geometric_and_temporal_draws_equal_numpy_exactly(name: str, severity: int) -> None:
+    clip = small_clip(40) if name != "translate" else small_clip()
+    for seed in (0, 1, 2):
+        assert np.array_equal(apply(torch.from_numpy(clip), name, severity, seed=seed).numpy(),
+                              apply(clip, name, severity, seed=seed))
+
+
+def residual(out: np.ndarray, clip: np.ndarray) -> np.ndarray:
+    return out.astype(np.float64) - clip.astype(np.float64)
+
+
+@pytest.mark.parametrize("severity", [1, 5])
+@pytest.mark.parametrize("name", NOISE)
+def test_noise_statistics_match_numpy(name: str, severity: int) -> None:
+    clip = np.ascontiguousarray(sample_clip(8)[:, ::2, ::2])            # 8 x 112 x 112, real content
+    t_out = apply(torch.from_numpy(clip), name, severity, seed=3).numpy()
+    n_out = apply(clip, name, severity, seed=3)
+    t, n = residual(t_out, clip), residual(n_out, clip)
+    assert abs(t.std() / n.std() - 1) < 0.03
+    assert abs(t.mean() - n.mean()) < 0.05 * n.std()
+    for share in (lambda o, r: (r != 0).mean(), lambda o, r: (o == 0).mean(), lambda o, r: (o == 255).mean()):
+        assert abs(share(t_out, t) - share(n_out, n)) < 0.01           # changed, pinned at 0, at 255
+
+
+@pytest.mark.parametrize("name", NOISE)
+def test_noise_is_seeded_and_per_frame(name: str) -> None:
+    clip = torch.from_numpy(np.full((3, 32, 32, 3), 128, np.uint8))
+    a, b = apply(clip, name, 3, seed=5), apply(clip, name, 3, seed=5)
+    assert torch.equal(a, b)
+    assert not torch.equal(a, apply(clip, name, 3, seed=6))
+    assert not torch.equal(a[0], a[1])                                 # a new draw every frame
+
+
+def test_seed_flows_from_the_numpy_generator() -> None:
+    clip = torch.from_numpy(small_clip())
+    a = apply(clip, "gaussian_noise", 3, seed=np.random.default_rng(9))
+    assert torch.equal(a, apply(clip, "gaussian_noise", 3, seed=np.random.default_rng(9)))
+    torch.manual_seed(0)
+    b = apply(clip, "gaussian_noise", 3, seed=np.random.default_rng(9))
+    assert torch.equal(a, b)                                           # global torch state unused
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("name", ["zoom_blur", "rotate", "translate", "jumble", "gaussian_noise"])
+def test_float_tchw_in_float_tchw_out(name: str, dtype, device: str) -> None:
+    clip = small_clip()
+    x = (torch.from_numpy(clip).permute(0, 3, 1, 2).to(dtype) / 255).to(device)
+    before = x.clone()
+    out = apply(x, name, 3, seed=4)
+    assert out.dtype == dtype and out.device == x.device and out.shape == x.shape
+    assert torch.equal(x, before), "the input was modified"
+    assert 0 <= float(out.min()) and float(out.max()) <= 1
+    if name != "gaussian_noise":
+        ref = apply(clip, name, 3, seed=4)
+        got = out.permute(0, 2, 3, 1).cpu().double().numpy() * 255
+        assert np.abs(got - ref).max() <= 1 + 1e-4          # float32 carries 1e-5 of rounding
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", ["defocus_blur", "motion_blur", "freeze", "impulse_noise"])
+def test_uint8_thwc_in_uint8_thwc_out(name: str, device: str) -> None:
+    clip = torch.from_numpy(small_clip()).to(device)
+    before = clip.clone()
+    out = apply(clip, name, 4, seed=2)
+    assert out.dtype == torch.uint8 and out.device == clip.device and out.shape == clip.shape
+    assert out.is_contiguous()
+    assert torch.equal(clip, before)
+
+
+def test_ops_without_torch_kernel_still_return_torch() -> None:
+    clip = torch.from_numpy(small_clip())
+    out = apply(clip, "jpeg", 3, seed=0)
+    assert isinstance(out, torch.Tensor) and out.dtype == torch.uint8
+    assert np.array_equal(out.numpy(), apply(small_clip(), "jpeg", 3, seed=0))
+
+
+@pytest.mark.parametrize("bad", [torch.zeros((4, 8, 8), dtype=torch.uint8),
+                                 torch.zeros((2, 8, 8, 4), dtype=torch.uint8),
+                                 torch.full((2, 3, 8, 8), 2.0),
+                                 torch.zeros((2, 8, 8, 3), dtype=torch.int32)])
+def test_bad_torch_clips_are_rejected(bad) -> None:
+    with pytest.raises(ValueError):
+        apply(bad, "gaussian_noise", 3, seed=0)
