@@ -75,7 +75,7 @@ def _all(args: argparse.Namespace) -> int:
     from .api import apply
 
     rows = []
-    for spec in sorted(REGISTRY.select("text"), key=lambda s: s.category):   # Table 1's order
+    for spec in REGISTRY.select("text"):          # registration follows Table 1
         if spec.needs_model and not args.model:
             rows.append((spec.category, spec.name, "-", MODEL_HINT))
             continue
