@@ -15,8 +15,9 @@ from perturb import __version__  # noqa: E402
 from perturb.cli import main  # noqa: E402
 from perturb.dataset import build, encode, read_dataset  # noqa: E402
 from perturb.dataset.manifest import read_rows, sha256_file  # noqa: E402
-from perturb.dataset.work import TMP_MARK, reproduce, strategy  # noqa: E402
-from perturb.registry import REGISTRY  # noqa: E402
+from perturb.dataset.work import (TMP_MARK, Strategy, apply_windowed, reproduce,  # noqa: E402
+                                  strategy, window_generator)
+from perturb.registry import REGISTRY, Spec  # noqa: E402
 from perturb.rng import derive_seed  # noqa: E402
 from perturb.video import apply, io  # noqa: E402
 
@@ -67,7 +68,7 @@ def test_layout_manifest_and_shapes(dataset, reference):
         assert encode.load(reference / r["path"]).shape == (12, 48, 64, 3)
     modes = {r["perturbation"]: (r["mode"], r["window"]) for r in rows if r["kind"] == "video"}
     assert modes["mpeg1"] == ("stream", 192) and modes["freeze"] == ("whole", None)
-    assert modes["gaussian_noise"] in {("stream", 64), ("windowed", 64)}   # by how the kernel draws
+    assert modes["gaussian_noise"] == ("stream", 64)      # per-frame child seeds split at frames
     info = json.loads((reference / "dataset.json").read_text())
     assert info["perturb_version"] == __version__ and info["status"] == "complete"
     assert info["command"] and info["items"] == 4 and info["summary"]["failed"] == 0
@@ -109,6 +110,7 @@ def test_streaming_equals_whole_clip(tmp_path):
     modes = {n: strategy(REGISTRY.get(n), 4) for n in names}
     assert all(m.mode in ("stream", "windowed") for m in modes.values())    # none needs the whole clip
     assert modes["mpeg2"].window == 192 and modes["jumble"].mode == "stream"
+    assert modes["gaussian_noise"].mode == modes["impulse_noise"].mode == "stream"
     assert strategy(REGISTRY.get("box_jumble"), 4).mode == "whole"
     result = build(tmp_path / "c.csv", tmp_path / "out", video_perturbations=names,
                    severities=4, text_perturbations="none", jobs=1, progress=False)
@@ -121,6 +123,22 @@ def test_streaming_equals_whole_clip(tmp_path):
         if modes[name].mode == "stream":
             np.testing.assert_array_equal(got, apply(clip, name, 4, seed=seed), err_msg=name)
 
+
+
+def _shared_field(clip: np.ndarray, rng: np.random.Generator, amount: int) -> np.ndarray:
+    """A random kernel whose one draw covers every frame of the call (cannot split at frames)."""
+    field = rng.integers(0, amount + 1, size=clip.shape[1:], dtype=np.uint8)
+    return np.minimum(clip.astype(np.uint16) + field, 255).astype(np.uint8)
+
+
+def test_kernels_drawing_across_frames_fall_back_to_windowed():
+    spec = Spec(name="shared_field", modality="video", category="noise", fn=_shared_field,
+                severities={s: {"amount": 10 * s} for s in range(1, 6)})
+    assert strategy(spec, 2) == Strategy("windowed", 64)
+    clip = np.random.default_rng(0).integers(0, 200, (150, 8, 8, 3), dtype=np.uint8)
+    out = reproduce(clip, spec, 2, seed=5)
+    assert np.array_equal(out, apply_windowed(clip, spec, 2, seed=5))
+    assert np.array_equal(out[64:128], _shared_field(clip[64:128], window_generator(5, 1), 20))
 
 def test_same_bytes_on_every_backend(dataset, reference, tmp_path):
     expected = checksums(reference)

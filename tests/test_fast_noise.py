@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from perturb.registry import REGISTRY
 from perturb.video import _fast_random as fr
 from perturb.video import _kernels
 from perturb.video._noise_rows import clipped_poisson_pmf, shot_rows, shot_tables
@@ -62,3 +63,22 @@ def test_results_do_not_depend_on_the_thread_count(monkeypatch) -> None:
     single = [f(clip, np.random.default_rng(3), a) for f, a in
               [(gaussian_noise, 0.2), (shot_noise, 30.0), (impulse_noise, 0.2)]]
     assert all(np.array_equal(a, b) for a, b in zip(pooled, single))
+
+
+NOISE_OPS = ["gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise"]
+
+
+@pytest.mark.parametrize("severity", [1, 5])
+@pytest.mark.parametrize("name", NOISE_OPS)
+@pytest.mark.parametrize("cuts", [(1,), (3, 4), (5, 2, 7)])
+def test_noise_applied_chunk_by_chunk_equals_the_whole_clip(name: str, severity: int,
+                                                            cuts: tuple[int, ...]) -> None:
+    spec = REGISTRY.get(name)
+    params = spec.params(severity)
+    clip = np.random.default_rng(4).integers(0, 256, (11, 40, 56, 3), dtype=np.uint8)
+    whole = spec.fn(clip, np.random.default_rng(21), **params)
+    rng = np.random.default_rng(21)                         # one Generator carried across chunks
+    bounds = np.cumsum((0,) + cuts + (len(clip),)).clip(0, len(clip))
+    pieces = [spec.fn(clip[a:b], rng, **params) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    assert np.array_equal(np.concatenate(pieces), whole)
+    assert not np.array_equal(whole[0], whole[1])            # still a new draw every frame

@@ -13,10 +13,12 @@ from the Generator, turned into the draw through a small table:
   low byte decides between the column and its alias, so cell probabilities are resolved to
   2^-16).
 
-Clips are cut into fixed blocks, each with its own Generator seeded from the caller's, and the
-blocks run on the kernels' thread pool (:func:`._kernels.run_parallel`; numpy releases the GIL
-in these loops), so a worker held to one OpenCV thread (the dataset builder's) stays on one. The result
-depends on the seed only, never on the number of threads.
+Every frame draws from its own child Generator, seeded by one draw per frame from the caller's
+(:func:`frame_generators`), so a clip perturbed in consecutive chunks of frames with one
+Generator gives exactly the whole-clip result (the dataset builder streams noise that way).
+Frames run on the kernels' thread pool (:func:`._kernels.run_parallel`; numpy releases the GIL
+in these loops), so a worker held to one OpenCV thread (the dataset builder's) stays on one. The
+result depends on the seed only, never on the number of threads.
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ from ._kernels import run_parallel
 
 WORDS = 1 << 16
 CHUNK = 1 << 16                 # values per step: temporaries stay in cache
-BLOCK = 1 << 18                 # values per independent random stream (fixed: thread-count free)
+BLOCK = 1 << 18                 # values per dense Bernoulli step
 
 
 def words(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -48,27 +50,41 @@ def normal_table() -> np.ndarray:
     return table
 
 
+def frame_generators(rng: np.random.Generator, frames: int) -> list[np.random.Generator]:
+    """One child Generator per frame, seeded by ``frames`` sequential draws from ``rng``.
+
+    Sequential draws concatenate across calls, so a clip cut into consecutive chunks and
+    passed chunk by chunk with the same ``rng`` gets the same children as in one call.
+    """
+    return [np.random.default_rng(int(s)) for s in rng.integers(0, 2**63, size=frames)]
+
+
+def per_frame_draws(clip: np.ndarray, rng: np.random.Generator,
+                    fn: Callable[[np.ndarray, np.ndarray, np.random.Generator], None]) -> np.ndarray:
+    """A new uint8 clip filled by ``fn(frame, out_frame, generator)`` with each frame's own child.
+
+    Frames run on the kernels' thread pool; the result depends on the seed only.
+    """
+    clip = np.ascontiguousarray(clip)
+    out = np.empty_like(clip)
+    gens = frame_generators(rng, len(clip))
+    run_parallel(lambda t: fn(clip[t].reshape(-1), out[t].reshape(-1), gens[t]), range(len(clip)))
+    return out
+
+
 def map_chunks(clip: np.ndarray, rng: np.random.Generator,
                fn: Callable[[np.ndarray, np.random.Generator], np.ndarray]) -> np.ndarray:
     """A new uint8 clip whose values are ``fn(values, generator)``, CHUNK values at a time.
 
-    Every BLOCK of values draws from its own Generator seeded from ``rng``, so blocks can run
-    in parallel and the result is the same whatever the thread count.
+    Every frame draws from its own child Generator (:func:`frame_generators`), so applying
+    this to consecutive chunks of frames with one ``rng`` equals one call on the whole clip.
     """
-    flat = clip.reshape(-1)
-    out = np.empty(flat.size, np.uint8)
-    starts = range(0, flat.size, BLOCK)
-    seeds = rng.integers(0, 2**63, size=len(starts))
+    def frame(x: np.ndarray, out: np.ndarray, gen: np.random.Generator) -> None:
+        for start in range(0, x.size, CHUNK):
+            sl = slice(start, start + CHUNK)
+            out[sl] = fn(x[sl], gen)
 
-    def block(i: int) -> None:
-        gen = np.random.default_rng(int(seeds[i]))
-        stop = min(flat.size, starts[i] + BLOCK)
-        for start in range(starts[i], stop, CHUNK):
-            sl = slice(start, min(stop, start + CHUNK))
-            out[sl] = fn(flat[sl], gen)
-
-    run_parallel(block, range(len(starts)))
-    return out.reshape(clip.shape)
+    return per_frame_draws(clip, rng, frame)
 
 
 # Above this hit probability, testing every value is cheaper than drawing the gaps between hits.

@@ -4,6 +4,7 @@ Every value of the clip (each frame, pixel and channel) gets its own independent
 cost one 16-bit random word per value through small tables (:mod:`._fast_random`): Gaussian
 quantiles for gaussian and speckle noise (tails cut at ±4.33σ), exact per-level alias tables
 for shot noise; impulse noise draws the gaps between hits, or one word per value when dense.
+Each frame draws from its own child generator, so chunk-by-chunk application equals one call.
 """
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._fast_random import bernoulli_positions, map_chunks, normal_table, sample_levels, words
+from ._fast_random import (bernoulli_positions, map_chunks, normal_table, per_frame_draws,
+                           sample_levels, words)
 from ._noise_rows import shot_tables
 from .severities import table
 
@@ -40,11 +42,13 @@ def impulse_noise(clip: np.ndarray, rng: np.random.Generator, amount: float) -> 
     Every value is hit independently with probability ``amount``
     (:func:`._fast_random.bernoulli_positions`); only the hits get a salt-or-pepper draw.
     """
-    out = clip.copy().reshape(-1)
-    if amount > 0:
-        hits = bernoulli_positions(rng, out.size, amount)
-        out[hits] = rng.integers(0, 2, size=hits.size, dtype=np.uint8) * np.uint8(255)
-    return out.reshape(clip.shape)
+    def hit(x: np.ndarray, out: np.ndarray, gen: np.random.Generator) -> None:
+        out[:] = x
+        if amount > 0:
+            hits = bernoulli_positions(gen, out.size, amount)
+            out[hits] = gen.integers(0, 2, size=hits.size, dtype=np.uint8) * np.uint8(255)
+
+    return per_frame_draws(clip, rng, hit)
 
 
 def speckle_noise(clip: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:
@@ -60,21 +64,32 @@ def speckle_noise(clip: np.ndarray, rng: np.random.Generator, sigma: float) -> n
 
 
 _COMMON = dict(modality="video", category="noise", random=True, temporal=False)
+_STREAMS = (" Every frame draws from its own child generator, seeded by one draw per frame from the "
+            "clip's generator, so a clip perturbed chunk by chunk gives the whole-clip result.")
+_NORMAL = ("Normal draws come from a table of 65,536 normal quantiles picked by one 16-bit random "
+           "word per value: tails are cut at ±4.33σ (variance 0.99985 of the exact one).")
 
 register(Spec(name="gaussian_noise", fn=gaussian_noise, aliases=("Gaussian", "Gaussian Noise"),
               summary="Additive Gaussian noise on [0, 1] values, drawn per frame",
-              severities=table("gaussian_noise"), **_COMMON))
+              severities=table("gaussian_noise"), deviation=_NORMAL + _STREAMS, **_COMMON))
 register(Spec(name="shot_noise", fn=shot_noise, aliases=("Shot", "Shot Noise", "poisson_noise"),
               summary="Poisson (photon count) noise, drawn per frame",
               severities=table("shot_noise"),
               deviation="The supplement's text describes shot noise with salt-and-pepper amounts "
                         "(a copy of the impulse paragraph); the reference code, followed here, "
-                        "draws Poisson noise with 250, 100, 50, 30, 15 photons.",
+                        "draws Poisson noise with 250, 100, 50, 30, 15 photons. Each output value is "
+                        "drawn from the exact distribution of the clipped, rounded Poisson for its "
+                        "input level through an alias table (one 16-bit random word per value, "
+                        "probabilities resolved to 2^-16)." + _STREAMS,
               **_COMMON))
 register(Spec(name="impulse_noise", fn=impulse_noise,
               aliases=("Impulse", "Impulse Noise", "salt_and_pepper"),
               summary="Salt-and-pepper noise: a fraction of values set to 0 or 255, drawn per frame",
-              severities=table("impulse_noise"), **_COMMON))
+              severities=table("impulse_noise"),
+              deviation="Only the hit positions are drawn: geometric gaps between hits when sparse, "
+                        "one 16-bit word per value compared with the amount (resolved to 2^-16) "
+                        "above 12% hits; each hit then draws salt or pepper." + _STREAMS,
+              **_COMMON))
 register(Spec(name="speckle_noise", fn=speckle_noise, aliases=("Speckle", "Speckle Noise"),
               summary="Multiplicative Gaussian noise x + x·N(0, c), drawn per frame",
-              severities=table("speckle_noise"), **_COMMON))
+              severities=table("speckle_noise"), deviation=_NORMAL + _STREAMS, **_COMMON))
