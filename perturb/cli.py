@@ -21,6 +21,14 @@ class UsageError(Exception):
     """Bad arguments: exit status 2 with the message."""
 
 
+def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
+    """The perturbation and severity selection shared by ``perturb build`` and ``perturb bench``."""
+    sel = "all | none | CATEGORY,... | NAME,... (default: all)"
+    parser.add_argument("--video-perturbations", default="all", metavar="SEL", help=sel)
+    parser.add_argument("--severities", default="1-5", help="video severities, e.g. 1-5 or 1,3,5 (default: 1-5)")
+    parser.add_argument("--text-perturbations", default="all", metavar="SEL", help=sel)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..cli import UsageError
+from ..cli import UsageError, add_selection_arguments
 
 
 def register(subparsers: Any) -> None:
@@ -22,11 +22,7 @@ def register(subparsers: Any) -> None:
     src.add_argument("--built", metavar="DIR", help="a `perturb build` output directory")
     p.add_argument("--reader", help="dataset reader (msrvtt, youcook2, generic); inferred when omitted")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    p.add_argument("--video-perturbations", default="all", metavar="SEL",
-                   help="comma-separated names/categories, 'all' (default) or 'none'")
-    p.add_argument("--text-perturbations", default="all", metavar="SEL",
-                   help="comma-separated names/categories, 'all' (default) or 'none'")
-    p.add_argument("--severities", default="1-5", help="video severities, e.g. 1-5 (default) or 1,3,5")
+    add_selection_arguments(p)
     p.add_argument("--pairs", default="", metavar="V@T,...",
                    help="video+text pairs, e.g. gaussian_noise@Typos (each at every severity)")
     p.add_argument("--metric", default="R@5", help="[t2v.|v2t.]R@1|R@5|R@10|mAP for γ (default t2v.R@5)")

@@ -7,6 +7,7 @@ import shlex
 import sys
 from typing import Any
 
+from ..cli import add_selection_arguments
 from ..errors import MissingResourceError, UnknownPerturbationError
 from . import encode, engines
 
@@ -25,11 +26,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
     p.add_argument("--reader", choices=("msrvtt", "youcook2", "generic"),
                    help="dataset reader (inferred when omitted)")
-    p.add_argument("--video-perturbations", default="all", metavar="SEL",
-                   help="all | none | CATEGORY,... | NAME,... (default: all)")
-    p.add_argument("--severities", default="1-5", help="e.g. 1-5 or 1,3 (default: 1-5)")
-    p.add_argument("--text-perturbations", default="all", metavar="SEL",
-                   help="all | none | CATEGORY,... | NAME,... (default: all)")
+    add_selection_arguments(p)
     p.add_argument("--seed", type=int, default=0, help="base seed (default: 0)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="workers (default: all cores; for dask/ray without --scheduler, local workers)")

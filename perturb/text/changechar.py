@@ -241,24 +241,20 @@ def punctuation(text: str, rng: np.random.Generator, *, doc: Any = None) -> tupl
 
 # --- registration ----------------------------------------------------------------------------
 
-def _severities(rates: dict[int, float]) -> dict[int, dict[str, float]]:
-    return {s: {"rate": r} for s, r in rates.items()}
-
-
 _CAT = "ChangeChar"
 _WORDS_NOTE = "fraction of words changed (at least 1, at most 10), one character each"
 
 register(Spec(
     "Keyboard", "text", _CAT, keyboard,
     summary="A key slip: one character replaced by a QWERTY neighbour in a fraction of the words.",
-    severities=_severities(RATES_02), resources=("assets/text/keyboard_qwerty.txt",),
+    severities=words.rate_levels(RATES_02), resources=("assets/text/keyboard_qwerty.txt",),
     extra={"rate": f"{RATES_02[3]} ({_WORDS_NOTE}; textflint trans_p=0.2)"},
     deviation="Letters keep their case (textflint also substitutes the other case); neighbours "
               "are letters and digits only, not symbols."))
 register(Spec(
     "OCR", "text", _CAT, ocr, aliases=("Ocr",),
     summary="An OCR misreading (0/o, 1/l, s/8, r/k...) of one character in a fraction of the words.",
-    severities=_severities(RATES_02), resources=("assets/text/ocr_confusions.txt",),
+    severities=words.rate_levels(RATES_02), resources=("assets/text/ocr_confusions.txt",),
     extra={"rate": f"{RATES_02[3]} ({_WORDS_NOTE}; textflint trans_p=0.2)"},
     deviation="Confusion table written for perturb: textflint's pairs plus l/I, S/5, B/8, G/6, g/q."))
 register(Spec(
@@ -282,12 +278,12 @@ register(Spec(
 register(Spec(
     "SpellingError", "text", _CAT, spelling_error, aliases=("SpellErr", "Spelling"),
     summary="Replace a fraction of the words by a common misspelling of them.",
-    severities=_severities(RATES_03), resources=("assets/text/misspellings.txt",),
+    severities=words.rate_levels(RATES_03), resources=("assets/text/misspellings.txt",),
     extra={"rate": f"{RATES_03[3]} (fraction of words, at least 1, at most 10; textflint trans_p=0.3)"},
     deviation="Misspelling table written for perturb (about 250 words common in video captions); "
               "textflint's own table could not be obtained."))
 register(Spec(
     "Typos", "text", _CAT, typos, aliases=("Typo",),
     summary="One random letter inserted, deleted, swapped or replaced inside a fraction of the words.",
-    severities=_severities(RATES_03),
+    severities=words.rate_levels(RATES_03),
     extra={"rate": f"{RATES_03[3]} ({_WORDS_NOTE}; textflint trans_p=0.3; first and last letter kept)"}))

