@@ -23,40 +23,22 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..errors import MissingResourceError
-from ..text import resources
+from ..text import models, resources
 from . import lexicon, verb
 from .types import Contrast, make
 
 SENTINEL = "<extra_id_0>"
 
 
-def _local(name: str) -> dict[str, Any]:
-    """Loading options: never download."""
-    return {"local_files_only": True}
-
-
-@functools.lru_cache(maxsize=4)
 def seq2seq(name: str) -> tuple[Any, Any]:
     """(tokenizer, model) of a seq2seq LM from a local path or the local HF cache."""
-    try:
-        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-        tok = AutoTokenizer.from_pretrained(str(name), **_local(name))
-        model = AutoModelForSeq2SeqLM.from_pretrained(str(name), **_local(name)).eval()
-    except (OSError, ValueError) as e:
-        raise MissingResourceError(f"seq2seq model {name!r} is not available offline ({e}); "
-                                   "pass a local path to a saved checkpoint") from None
+    model, tok = models.load("seq2seq", str(name))
     return tok, model
 
 
-@functools.lru_cache(maxsize=2)
 def causal(name: str) -> tuple[Any, Any]:
     """(tokenizer, model) of a causal LM for the perplexity filter."""
-    try:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-        tok = AutoTokenizer.from_pretrained(str(name), **_local(name))
-        model = AutoModelForCausalLM.from_pretrained(str(name), **_local(name)).eval()
-    except (OSError, ValueError) as e:
-        raise MissingResourceError(f"causal LM {name!r} is not available offline ({e})") from None
+    model, tok = models.load("causal", str(name))
     return tok, model
 
 

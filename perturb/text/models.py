@@ -53,7 +53,7 @@ def resolve_pair(option: Any, env: str, what: str) -> tuple[str, str]:
 
 
 def _load(kind: str, ref: str) -> tuple[Any, Any]:
-    """(model, tokenizer) of a kind ('mlm' or 'seq2seq'), offline only."""
+    """(model, tokenizer) of a kind ('mlm', 'seq2seq' or 'causal'), offline only."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
         import transformers
@@ -61,7 +61,8 @@ def _load(kind: str, ref: str) -> tuple[Any, Any]:
         raise MissingResourceError(
             f"transformers is not available ({e}). Install it with: pip install transformers") from None
     auto = {"mlm": transformers.AutoModelForMaskedLM,
-            "seq2seq": transformers.AutoModelForSeq2SeqLM}[kind]
+            "seq2seq": transformers.AutoModelForSeq2SeqLM,
+            "causal": transformers.AutoModelForCausalLM}[kind]
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(ref, local_files_only=True)
         model = auto.from_pretrained(ref, local_files_only=True)
