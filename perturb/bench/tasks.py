@@ -6,8 +6,6 @@ JSONL); entailment files are TSV ``video, caption, label[, type]`` or JSONL with
 """
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -39,20 +37,6 @@ def pair_scores(encoder: Encoder, videos: Sequence[int], texts: Sequence[str]) -
     return np.einsum("ij,ij->i", _normalise(txt), vid[list(videos)])
 
 
-def read_entailment(path: str | Path) -> list[dict[str, Any]]:
-    """Rows ``{"video", "caption", "label"}`` from a TSV (with header) or JSONL file."""
-    path = Path(path)
-    if path.suffix == ".jsonl":
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    else:
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f, delimiter="\t"))
-    for n, r in enumerate(rows, 1):
-        if not {"video", "caption", "label"} <= r.keys():
-            raise ValueError(f"{path}:{n}: expected video, caption and label; got {sorted(r)}")
-    return [{"video": str(r["video"]), "caption": str(r["caption"]), "label": int(r["label"])} for r in rows]
-
-
 def evaluate_mc(encoder: Encoder, path: str | Path, bootstrap: dict[str, Any] | None) -> dict[str, Any]:
     """MC accuracy on the clean videos: correct when the true ending scores strictly highest."""
     from ..contrast.mc import read_mc_jsonl, read_mc_tsv
@@ -74,6 +58,8 @@ def evaluate_mc(encoder: Encoder, path: str | Path, bootstrap: dict[str, Any] | 
 
 def evaluate_entailment(encoder: Encoder, path: str | Path) -> dict[str, Any]:
     """ROC-AUC of the model's score of each (video, caption) pair against its 0/1 label (VideoCon)."""
+    from ..contrast.entailment import read_entailment
+
     rows = read_entailment(path)
     index = _index(encoder)
     known = [r for r in rows if r["video"] in index]

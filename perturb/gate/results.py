@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..bench.results import DIRECTIONS, SCHEMA_VERSION
 from .errors import GateInputError
 
-KNOWN_SCHEMA_VERSIONS = ("1.0",)     # minor versions of a known major (1.x) are read as 1.0
-DIRECTIONS = ("t2v", "v2t")
+KNOWN_SCHEMA_VERSIONS = (SCHEMA_VERSION,)   # minor versions of a known major (1.x) are read as 1.0
 RUN_KEYS = ("modality", "perturbation", "category", "severity", "t2v", "v2t", "gamma_a", "gamma_r")
 
 

