@@ -47,6 +47,11 @@ def as_generator(seed: SeedLike) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
+def item_seed(base: int, item_id: str, perturbation: str, severity: int | None) -> int:
+    """The seed of one perturbed output: the rule the builder and the runner share (DESIGN §3)."""
+    return derive_seed(base, item_id, perturbation, severity)
+
+
 def base_seed(seed: SeedLike) -> int | None:
     """None or an int as is; a Generator or SeedSequence gives one drawn base seed."""
     if seed is None:

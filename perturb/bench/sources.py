@@ -1,7 +1,7 @@
 """Where perturbed clips and captions come from: the library on the fly, or a built -P directory.
 
 On the fly, a clip is decoded once (kept in memory up to a budget) and perturbed with the
-builder's seed rule ``derive_seed(seed, item_id, perturbation, severity)``; captions use
+builder's seed rule ``perturb.rng.item_seed``; captions use
 ``apply_batch(captions, name, seed=seed)``, as ``perturb build`` does, so both routes agree.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..dataset.items import Item
-from ..rng import derive_seed
+from ..rng import item_seed
 
 
 class OnTheFly:
@@ -67,8 +67,8 @@ class OnTheFly:
         if perturbation == "clean":
             return clean
         from ..video.api import apply
-        return apply(clean, perturbation, severity, seed=derive_seed(self.seed, item.item_id,
-                                                                      perturbation, severity))
+        return apply(clean, perturbation, severity,
+                     seed=item_seed(self.seed, item.item_id, perturbation, severity))
 
     def captions(self, ids: Sequence[str], texts: Sequence[str], perturbation: str) -> list[str]:
         """Captions under a text perturbation (unchanged where it does not apply)."""

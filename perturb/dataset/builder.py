@@ -25,7 +25,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import PerturbError
 from ..registry import REGISTRY, SEVERITIES, Spec
-from ..rng import derive_seed
+from ..rng import item_seed
 from . import encode, engines
 from .items import Item
 from .manifest import Manifest, row_key, sha256_file, to_parquet, write_atomic
@@ -116,7 +116,7 @@ def plan_video(items: Sequence[Item], specs: Sequence[Spec], severities: Sequenc
             raise ValueError(f"item ids {other!r} and {it.item_id!r} map to the same file name")
     plan = []
     for it in items:
-        outs = [Output(spec, sev, derive_seed(seed, it.item_id, spec.name, sev),
+        outs = [Output(spec, sev, item_seed(seed, it.item_id, spec.name, sev),
                        f"videos/{spec.name}/{sev}/{safe_name(it.item_id)}.{fmt.ext}")
                 for spec in specs for sev in (severities if spec.has_severity else (None,))]
         plan.append((it, outs))
@@ -178,7 +178,7 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
 
     ``dataset`` is a path (reader inferred unless given) or a list of :class:`Item`.
     Perturbations are names, categories, 'all', 'none' or Spec objects. Per-output seeds come
-    from ``derive_seed(seed, item_id, perturbation, severity)``, so the bytes do not depend on
+    from ``item_seed(seed, item_id, perturbation, severity)``, so the bytes do not depend on
     backend, worker count or order.
     """
     t0 = time.perf_counter()
