@@ -56,6 +56,22 @@ def _check_float_range(lo: float, hi: float, got: str) -> None:
         raise ValueError(f"expected float values in [0, 1] in {got}; found range [{lo:g}, {hi:g}]{hint}")
 
 
+def torch_layout(clip: Any) -> str:
+    """Validate a torch clip; its layout: "THWC" for uint8, "TCHW" for float in [0, 1]."""
+    import torch
+
+    got = f"torch {clip.dtype} tensor"
+    if clip.dtype == torch.uint8:
+        _check_shape(tuple(clip.shape), 3, "THWC", got)
+        return "THWC"
+    if clip.is_floating_point():
+        _check_shape(tuple(clip.shape), 1, "TCHW", got)
+        t = clip.detach()
+        _check_float_range(float(t.min()), float(t.max()), got)
+        return "TCHW"
+    raise ValueError(f"expected {EXPECTED}; got {got}")
+
+
 def to_numpy(clip: Any) -> tuple[np.ndarray, ClipKind]:
     """Validate a clip and return it as uint8 (T, H, W, 3) numpy plus how it came in.
 
@@ -64,19 +80,12 @@ def to_numpy(clip: Any) -> tuple[np.ndarray, ClipKind]:
     if _is_torch(clip):
         import torch
 
-        got = f"torch {clip.dtype} tensor"
-        if clip.dtype == torch.uint8:
-            _check_shape(tuple(clip.shape), 3, "THWC", got)
-            kind = ClipKind("torch", clip.dtype, "THWC", clip.device)
+        layout = torch_layout(clip)
+        kind = ClipKind("torch", clip.dtype, layout, clip.device)
+        if layout == "THWC":
             return np.ascontiguousarray(clip.detach().cpu().numpy()), kind
-        if clip.is_floating_point():
-            _check_shape(tuple(clip.shape), 1, "TCHW", got)
-            t = clip.detach()
-            _check_float_range(float(t.min()), float(t.max()), got)
-            kind = ClipKind("torch", clip.dtype, "TCHW", clip.device)
-            arr = (t.float().permute(0, 2, 3, 1) * 255.0).round().clamp(0, 255).to(torch.uint8)
-            return np.ascontiguousarray(arr.cpu().numpy()), kind
-        raise ValueError(f"expected {EXPECTED}; got {got}")
+        arr = (clip.detach().float().permute(0, 2, 3, 1) * 255.0).round().clamp(0, 255).to(torch.uint8)
+        return np.ascontiguousarray(arr.cpu().numpy()), kind
     if isinstance(clip, np.ndarray):
         got = f"numpy {clip.dtype} array"
         if clip.dtype == np.uint8:

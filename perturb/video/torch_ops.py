@@ -14,26 +14,11 @@ import numpy as np
 
 from ..registry import Spec
 from ._torch_kernels import KERNELS
-from .clip import EXPECTED, _check_float_range, _check_shape
+from .clip import torch_layout
 from .temporal import INDEX_FUNCTIONS
 
 # name -> kernel(x, rng, **params) on float (T, 3, H, W) 0..255 values; temporal ones re-index.
 TORCH_KERNELS: dict[str, Callable[..., Any]] = {**KERNELS, **INDEX_FUNCTIONS}
-
-
-def _validate(clip: Any) -> str:
-    """Check a torch clip as the numpy path would; its layout ("THWC" or "TCHW")."""
-    import torch
-
-    got = f"torch {clip.dtype} tensor"
-    if clip.dtype == torch.uint8:
-        _check_shape(tuple(clip.shape), 3, "THWC", got)
-        return "THWC"
-    if clip.is_floating_point():
-        _check_shape(tuple(clip.shape), 1, "TCHW", got)
-        _check_float_range(float(clip.min()), float(clip.max()), got)
-        return "TCHW"
-    raise ValueError(f"expected {EXPECTED}; got {got}")
 
 
 def to_levels(clip: Any, layout: str) -> Any:
@@ -59,7 +44,7 @@ def run_torch(spec: Spec, clip: Any, rng: np.random.Generator, params: dict[str,
     """Apply ``spec`` to a torch clip with its torch kernel; same layout, dtype and device out."""
     import torch
 
-    layout = _validate(clip)
+    layout = torch_layout(clip)
     with torch.no_grad():
         if spec.name in INDEX_FUNCTIONS:
             idx = INDEX_FUNCTIONS[spec.name](clip.shape[0], rng=rng, **params)
