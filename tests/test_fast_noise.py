@@ -20,19 +20,35 @@ def test_normal_table_is_a_symmetric_standard_normal() -> None:
     assert abs(z.var() - 1) < 2e-4 and 4.2 < z.max() < 4.4
 
 
-@pytest.mark.parametrize("p", [0.03, 0.09, 0.2, 0.27, 1.0])
-def test_bernoulli_positions_hit_rate_and_independence(p: float) -> None:
+@pytest.mark.parametrize("p", [0.0, 0.03, 0.09, 0.2, 0.27, 1.0])
+def test_hit_words_rate_colours_and_independence(p: float) -> None:
     n = 400_000
-    hits = fr.bernoulli_positions(np.random.default_rng(1), n, p)
-    assert np.all(np.diff(hits) > 0) and (hits.size == 0 or (hits[0] >= 0 and hits[-1] < n))
-    assert abs(hits.size / n - p) < 4 * math.sqrt(p * (1 - p) / n) + 1e-5
-    if p < 1:   # gaps between hits are geometric: mean 1/p
-        assert abs(np.diff(hits).mean() * p - 1) < 0.02
+    x = np.full(n, 100, np.uint8)
+    out = fr.hit_words(x, fr.words(np.random.default_rng(1), n), p)
+    assert out.shape == x.shape and out.dtype == np.uint8
+    assert set(np.unique(out)) <= {0, 100, 255}
+    hit = out != 100
+    assert abs(hit.mean() - p) < 4 * math.sqrt(p * (1 - p) / n) + 1e-5
+    if 0 < p:
+        assert abs((out[hit] == 255).mean() - 0.5) < 4 * math.sqrt(0.25 / hit.sum())
+    if 0 < p < 1:   # hits are independent: gaps between them are geometric with mean 1/p
+        assert abs(np.diff(np.flatnonzero(hit)).mean() * p - 1) < 0.02
 
 
-def test_bernoulli_positions_rejects_bad_probabilities() -> None:
-    with pytest.raises(ValueError):
-        fr.bernoulli_positions(np.random.default_rng(0), 10, 0.0)
+def test_hit_words_exact_thresholds_and_bad_amounts() -> None:
+    w = np.array([0, 1, 2, 3, 4, 5, 6, 65535], np.uint16)
+    x = np.full(8, 7, np.uint8)
+    # amount 6/2^16: words 0-5 are hits, 0-2 pepper, 3-5 salt
+    assert fr.hit_words(x, w, 6 / 65536).tolist() == [0, 0, 0, 255, 255, 255, 7, 7]
+    with pytest.raises(ValueError, match="amount"):
+        fr.hit_words(x, w, 1.5)
+
+
+def test_words_are_uniform_16_bit() -> None:
+    w = fr.words(np.random.default_rng(0), 1_000_003)
+    assert w.dtype == np.uint16 and w.size == 1_000_003
+    counts = np.bincount(w >> 12, minlength=16)                 # top 4 bits: 16 equal cells
+    assert np.abs(counts / w.size - 1 / 16).max() < 0.002
 
 
 def test_shot_rows_are_distributions_with_the_poisson_mean() -> None:

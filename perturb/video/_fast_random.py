@@ -13,9 +13,13 @@ from the Generator, turned into the draw through a small table:
   low byte decides between the column and its alias, so cell probabilities are resolved to
   2^-16).
 
-Every frame draws from its own child Generator, seeded by one draw per frame from the caller's
-(:func:`frame_generators`), so a clip perturbed in consecutive chunks of frames with one
-Generator gives exactly the whole-clip result (the dataset builder streams noise that way).
+- :func:`hit_words`: impulse noise from the same single word per value: below a threshold is a
+  hit, and the lower half of the hits is pepper.
+
+Words are the raw output of the bit generator (four per 64-bit draw). Every frame draws from its
+own child Generator (SFC64, the fastest of numpy's bit generators), seeded by one draw per frame
+from the caller's (:func:`frame_generators`), so a clip perturbed in consecutive chunks of frames
+with one Generator gives exactly the whole-clip result (the dataset builder streams noise that way).
 Frames run on the kernels' thread pool (:func:`._kernels.run_parallel`; numpy releases the GIL
 in these loops), so a worker held to one OpenCV thread (the dataset builder's) stays on one. The
 result depends on the seed only, never on the number of threads.
@@ -26,18 +30,18 @@ from functools import lru_cache
 from statistics import NormalDist
 from typing import Callable
 
+import cv2
 import numpy as np
 
 from ._kernels import run_parallel
 
 WORDS = 1 << 16
-CHUNK = 1 << 16                 # values per step: temporaries stay in cache
-BLOCK = 1 << 18                 # values per dense Bernoulli step
+CHUNK = 1 << 18                 # values per step: a 224² frame in one, big frames in pieces
 
 
 def words(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` uniform 16-bit words."""
-    return rng.integers(0, WORDS, size=n, dtype=np.uint16)
+    """``n`` uniform 16-bit words: the bit generator's raw 64-bit output cut in four."""
+    return rng.bit_generator.random_raw((n + 3) // 4).view(np.uint16)[:n]
 
 
 @lru_cache(maxsize=1)
@@ -51,12 +55,12 @@ def normal_table() -> np.ndarray:
 
 
 def frame_generators(rng: np.random.Generator, frames: int) -> list[np.random.Generator]:
-    """One child Generator per frame, seeded by ``frames`` sequential draws from ``rng``.
+    """One child Generator (SFC64) per frame, seeded by ``frames`` sequential draws from ``rng``.
 
     Sequential draws concatenate across calls, so a clip cut into consecutive chunks and
     passed chunk by chunk with the same ``rng`` gets the same children as in one call.
     """
-    return [np.random.default_rng(int(s)) for s in rng.integers(0, 2**63, size=frames)]
+    return [np.random.Generator(np.random.SFC64(int(s))) for s in rng.integers(0, 2**63, size=frames)]
 
 
 def per_frame_draws(clip: np.ndarray, rng: np.random.Generator,
@@ -87,33 +91,20 @@ def map_chunks(clip: np.ndarray, rng: np.random.Generator,
     return per_frame_draws(clip, rng, frame)
 
 
-# Above this hit probability, testing every value is cheaper than drawing the gaps between hits.
-DENSE_HITS = 0.12
+def hit_words(x: np.ndarray, w: np.ndarray, amount: float) -> np.ndarray:
+    """Impulse noise on values ``x`` from one uniform 16-bit word each (``w``, same shape).
 
-
-def bernoulli_positions(rng: np.random.Generator, n: int, p: float) -> np.ndarray:
-    """Sorted indices in [0, n), each chosen independently with probability ``p`` (0 < p <= 1).
-
-    Sparse hits are drawn as geometric gaps between consecutive ones (about p·n exact draws);
-    dense ones by comparing one 16-bit word per index with p (p resolved to 2^-16).
+    A word below 2·round(amount·2^15) is a hit (probability ``amount`` resolved to 2^-15); hits
+    in the lower half of that range become 0, the rest 255, so salt and pepper are exactly even.
     """
-    if not 0 < p <= 1:
-        raise ValueError(f"expected a probability in (0, 1]; got {p!r}")
-    if p == 1:
-        return np.arange(n)
-    if p > DENSE_HITS:
-        below = np.uint16(min(WORDS - 1, round(p * WORDS)))
-        return np.concatenate([np.flatnonzero(words(rng, min(n, s + BLOCK) - s) < below) + s
-                               for s in range(0, n, BLOCK)]) if n else np.zeros(0, np.intp)
-    parts, last = [], -1
-    while last < n - 1:
-        expected = (n - 1 - last) * p
-        gaps = rng.geometric(p, size=int(expected + 6 * expected ** 0.5 + 16))
-        pos = last + np.cumsum(gaps)
-        parts.append(pos)
-        last = int(pos[-1])
-    hits = np.concatenate(parts)
-    return hits[:np.searchsorted(hits, n)]
+    if not 0 <= amount <= 1:
+        raise ValueError(f"expected an amount in [0, 1]; got {amount!r}")
+    below = 2 * round(amount * WORDS / 2)
+    if below >= WORDS:                                   # every value is hit
+        return np.where(w < WORDS // 2, np.uint8(0), np.uint8(255))
+    salt = cv2.compare(w, below, cv2.CMP_LT)            # 255 at hits
+    keep = cv2.compare(w, below // 2, cv2.CMP_GE)       # 0 at pepper
+    return cv2.min(cv2.max(x, salt), keep).reshape(x.shape)
 
 
 # ------------------------------------------------------------------------ per-level sampling
@@ -157,6 +148,6 @@ def sample_levels(clip: np.ndarray, rng: np.random.Generator,
         idx <<= 8
         idx |= column
         w &= 0xFF
-        return np.where(w < np.take(keep, idx), column, np.take(alias, idx))
+        return np.where(w < np.take(keep, idx, mode="clip"), column, np.take(alias, idx, mode="clip"))
 
     return map_chunks(clip, rng, draw)

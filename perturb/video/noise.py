@@ -3,7 +3,7 @@
 Every value of the clip (each frame, pixel and channel) gets its own independent draw. The draws
 cost one 16-bit random word per value through small tables (:mod:`._fast_random`): Gaussian
 quantiles for gaussian and speckle noise (tails cut at ±4.33σ), exact per-level alias tables
-for shot noise; impulse noise draws the gaps between hits, or one word per value when dense.
+for shot noise; for impulse noise the word decides both whether a value is hit and its colour.
 Each frame draws from its own child generator, so chunk-by-chunk application equals one call.
 """
 from __future__ import annotations
@@ -12,8 +12,7 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._fast_random import (bernoulli_positions, map_chunks, normal_table, per_frame_draws,
-                           sample_levels, words)
+from ._fast_random import hit_words, map_chunks, normal_table, per_frame_draws, sample_levels, words
 from ._noise_rows import shot_tables
 from .severities import table
 
@@ -24,9 +23,8 @@ def gaussian_noise(clip: np.ndarray, rng: np.random.Generator, sigma: float) -> 
     table = np.rint(normal_table() * (255 * sigma)).clip(-256, 256).astype(np.int16)
 
     def add(x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-        noise = np.take(table, words(gen, x.size))
-        noise += x
-        return noise.clip(0, 255).astype(np.uint8)
+        noise = np.take(table, words(gen, x.size), mode="clip")    # "clip": no bounds check
+        return cv2.add(x, noise, dtype=cv2.CV_8U).reshape(-1)      # saturates to 0..255
 
     return map_chunks(clip, rng, add)
 
@@ -39,14 +37,11 @@ def shot_noise(clip: np.ndarray, rng: np.random.Generator, photons: float) -> np
 def impulse_noise(clip: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
     """Salt and pepper: a fraction ``amount`` of values is replaced, half by 0 and half by 255.
 
-    Every value is hit independently with probability ``amount``
-    (:func:`._fast_random.bernoulli_positions`); only the hits get a salt-or-pepper draw.
+    Every value is hit independently with probability ``amount``, one random word per value
+    deciding both hit and colour (:func:`._fast_random.hit_words`).
     """
     def hit(x: np.ndarray, out: np.ndarray, gen: np.random.Generator) -> None:
-        out[:] = x
-        if amount > 0:
-            hits = bernoulli_positions(gen, out.size, amount)
-            out[hits] = gen.integers(0, 2, size=hits.size, dtype=np.uint8) * np.uint8(255)
+        out[:] = hit_words(x, words(gen, x.size), amount)      # a whole frame per call
 
     return per_frame_draws(clip, rng, hit)
 
@@ -56,7 +51,7 @@ def speckle_noise(clip: np.ndarray, rng: np.random.Generator, sigma: float) -> n
     table = (1 + normal_table() * sigma).astype(np.float32)         # 1 + N(0, sigma) quantiles
 
     def scale(x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-        factor = np.take(table, words(gen, x.size))
+        factor = np.take(table, words(gen, x.size), mode="clip")
         # x·(1 + N(0, sigma)) on the 0..255 scale, rounded and saturated to uint8 in one pass
         return cv2.multiply(x, factor, dtype=cv2.CV_8U).reshape(-1)
 
@@ -86,9 +81,9 @@ register(Spec(name="impulse_noise", fn=impulse_noise,
               aliases=("Impulse", "Impulse Noise", "salt_and_pepper"),
               summary="Salt-and-pepper noise: a fraction of values set to 0 or 255, drawn per frame",
               severities=table("impulse_noise"),
-              deviation="Only the hit positions are drawn: geometric gaps between hits when sparse, "
-                        "one 16-bit word per value compared with the amount (resolved to 2^-16) "
-                        "above 12% hits; each hit then draws salt or pepper." + _STREAMS,
+              deviation="One 16-bit random word per value decides both: below the amount "
+                        "(resolved to 2^-15) it is a hit, and the lower half of the hits is pepper, "
+                        "so salt and pepper are exactly even." + _STREAMS,
               **_COMMON))
 register(Spec(name="speckle_noise", fn=speckle_noise, aliases=("Speckle", "Speckle Noise"),
               summary="Multiplicative Gaussian noise x + x·N(0, c), drawn per frame",
