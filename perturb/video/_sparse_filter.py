@@ -38,16 +38,11 @@ class SparseKernel:
         return max(0, -top), max(0, bottom), max(0, -left), max(0, right)
 
 
-def _box_area(taps: list[Tap]) -> int:
+def _dense(taps: list[Tap]) -> tuple[np.ndarray, int, int]:
     ys = [t[0] for t in taps]
     xs = [t[1] for t in taps]
-    return (max(ys) - min(ys) + 1) * (max(xs) - min(xs) + 1)
-
-
-def _dense(taps: list[Tap]) -> tuple[np.ndarray, int, int]:
-    y0 = min(t[0] for t in taps)
-    x0 = min(t[1] for t in taps)
-    kernel = np.zeros((max(t[0] for t in taps) - y0 + 1, max(t[1] for t in taps) - x0 + 1), np.float32)
+    y0, x0 = min(ys), min(xs)
+    kernel = np.zeros((max(ys) - y0 + 1, max(xs) - x0 + 1), np.float32)
     for y, x, w in taps:
         kernel[y - y0, x - x0] += w          # repeated positions add up
     return kernel, y0, x0
@@ -56,11 +51,17 @@ def _dense(taps: list[Tap]) -> tuple[np.ndarray, int, int]:
 def sparse_kernel(taps: Iterable[Tap]) -> SparseKernel:
     """Group ``taps`` (in the given order, neighbours first) so every group's box is direct-sized."""
     groups: list[list[Tap]] = []
+    box = (0, 0, 0, 0)                      # the last group's row and column bounds
     for tap in taps:
-        if groups and _box_area(groups[-1] + [tap]) <= DIRECT_AREA:
-            groups[-1].append(tap)
-        else:
-            groups.append([tap])
+        y, x = tap[0], tap[1]
+        if groups:
+            grown = (min(box[0], y), max(box[1], y), min(box[2], x), max(box[3], x))
+            if (grown[1] - grown[0] + 1) * (grown[3] - grown[2] + 1) <= DIRECT_AREA:
+                groups[-1].append(tap)
+                box = grown
+                continue
+        groups.append([tap])
+        box = (y, y, x, x)
     if not groups:
         raise ValueError("a sparse kernel needs at least one tap")
     return SparseKernel(tuple(_dense(g) for g in groups))
