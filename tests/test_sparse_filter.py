@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from perturb.video._sparse_filter import DIRECT_AREA, correlate, dense_taps, sparse_kernel
-from perturb.video.blur import (defocus_blur, disk_columns, disk_kernel, disk_mask, motion_kernel,
+from perturb.video.blur import (column_prefix, defocus_blur, disk_columns, disk_kernel, disk_mask, motion_kernel,
                                 render_motion_blur)
 from perturb.video.sample import sample_clip
 from perturb.video.severities import table
@@ -86,3 +86,12 @@ def test_motion_blur_equals_the_dense_streak_kernel() -> None:
                       for f, (k, a) in zip(clip, (motion_kernel(**params, angle=x) for x in angles))])
     diff = np.abs(render_motion_blur(clip, angles, **params).astype(int) - dense)
     assert diff.max() <= 1 and diff.mean() < 1e-3
+
+
+def test_column_prefix_is_exact_for_small_and_large_frames() -> None:
+    rng = np.random.default_rng(5)
+    for shape in [(30, 40, 3), (300, 300, 3)]:                  # float32 and float64 integral
+        frame = rng.integers(0, 256, shape, dtype=np.uint8)
+        expected = np.vstack([np.zeros((1,) + shape[1:]), np.cumsum(frame, axis=0)])
+        prefix = column_prefix(frame)
+        assert prefix.dtype == np.float32 and np.array_equal(prefix, expected)
