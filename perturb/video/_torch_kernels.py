@@ -15,7 +15,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .blur import disk_kernel, motion_weights, sample_motion_angles, zoom_factors
+from .blur import disk_kernel, motion_weights, sample_motion_angles, streak_offsets, zoom_factors
 from .camera import random_angles, rotation_matrix, static_angles, translate_offsets
 
 # OpenCV's fixed-point bilinear warps resolve source positions to 1/INTER_TAB_SIZE pixel.
@@ -82,11 +82,9 @@ def motion_blur(x: torch.Tensor, rng: np.random.Generator, radius: float, sigma:
     """Frame t blurred along the angle the numpy path draws: a weighted sum of 2·radius+1 shifted
     copies (the streak kernel's taps, replicated edges), one batched gather per tap."""
     t, c, h, w = x.shape
-    theta = np.deg2rad(sample_motion_angles(rng, t))[:, None]
     weights = motion_weights(radius, sigma)
-    i = np.arange(len(weights))[None]
-    dx = torch.as_tensor(np.rint(i * np.cos(theta)).astype(np.int64), device=x.device)   # (T, taps)
-    dy = torch.as_tensor(np.rint(i * np.sin(theta)).astype(np.int64), device=x.device)
+    offsets = streak_offsets(len(weights), sample_motion_angles(rng, t))       # (T, taps) each
+    dx, dy = (torch.as_tensor(o, device=x.device) for o in offsets)
     ys, xs = torch.arange(h, device=x.device)[None], torch.arange(w, device=x.device)[None]
     flat = x.reshape(t, c, h * w)
     out = torch.zeros_like(flat)

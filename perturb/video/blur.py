@@ -16,7 +16,7 @@ import numpy as np
 
 from ..registry import Spec, register
 from ._kernels import centre_zoom_matrix, channel_stacks, per_frame, unstack
-from ._sparse_filter import SparseKernel, correlate, dense_taps, sparse_kernel
+from ._sparse_filter import SparseKernel, correlate, sparse_kernel
 from .severities import table
 
 # Motion blur angles are drawn uniformly in this range (degrees), one per frame.
@@ -105,15 +105,19 @@ def motion_weights(radius: float, sigma: float) -> np.ndarray:
     return w / w.sum()
 
 
+def streak_offsets(taps: int, angles: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer (dx, dy) of taps 0..taps-1 along each angle (degrees); shape angles.shape + (taps,)."""
+    theta = np.deg2rad(np.asarray(angles, dtype=np.float64))[..., None]
+    i = np.arange(taps)
+    return np.rint(i * np.cos(theta)).astype(np.int64), np.rint(i * np.sin(theta)).astype(np.int64)
+
+
 def motion_kernel(radius: float, sigma: float, angle: float) -> tuple[np.ndarray, tuple[int, int]]:
     """A streak kernel and its anchor for cv2.filter2D: each output pixel averages the pixels at
     distances 0..2·radius along ``angle`` (degrees) with one-sided Gaussian weights.
     """
     weights = motion_weights(radius, sigma)
-    i = np.arange(len(weights))
-    theta = np.deg2rad(angle)
-    dx = np.rint(i * np.cos(theta)).astype(int)
-    dy = np.rint(i * np.sin(theta)).astype(int)
+    dx, dy = streak_offsets(len(weights), angle)
     x0, y0 = dx.min(), dy.min()
     kernel = np.zeros((dy.max() - y0 + 1, dx.max() - x0 + 1), np.float32)
     np.add.at(kernel, (dy - y0, dx - x0), weights)
@@ -130,8 +134,11 @@ def render_motion_blur(clip: np.ndarray, angles: np.ndarray, radius: float, sigm
     if len(angles) != len(clip):
         raise ValueError(f"expected one angle per frame ({len(clip)}); got {len(angles)}")
 
+    weights = motion_weights(radius, sigma).tolist()
+    dxs, dys = streak_offsets(len(weights), angles)                # (T, taps) each
+
     def blur(frame: np.ndarray, t: int) -> np.ndarray:
-        streak = sparse_kernel(dense_taps(*motion_kernel(radius, sigma, float(angles[t]))))
+        streak = sparse_kernel(zip(dys[t].tolist(), dxs[t].tolist(), weights))   # taps in order
         top, bottom, left, right = streak.reach
         padded = cv2.copyMakeBorder(frame, top, bottom, left, right, cv2.BORDER_REPLICATE)
         out = correlate(padded.astype(np.float32), streak, (top, left), frame.shape[:2])
