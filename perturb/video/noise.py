@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._fast_random import hit_words, map_chunks, normal_table, per_frame_draws, sample_levels, words
+from ._fast_random import hit_words, map_chunks, normal_table, sample_levels, words
 from ._noise_rows import shot_tables
 from .severities import table
 
@@ -40,10 +40,7 @@ def impulse_noise(clip: np.ndarray, rng: np.random.Generator, amount: float) -> 
     Every value is hit independently with probability ``amount``, one random word per value
     deciding both hit and colour (:func:`._fast_random.hit_words`).
     """
-    def hit(x: np.ndarray, out: np.ndarray, gen: np.random.Generator) -> None:
-        out[:] = hit_words(x, words(gen, x.size), amount)      # a whole frame per call
-
-    return per_frame_draws(clip, rng, hit)
+    return map_chunks(clip, rng, lambda x, gen: hit_words(x, words(gen, x.size), amount))
 
 
 def speckle_noise(clip: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:
