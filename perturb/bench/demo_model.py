@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .adapters.toy import frame_indices
+from .adapters.frames import frame_indices
 
 N_FRAMES = 8
 HASH_DIM = 256

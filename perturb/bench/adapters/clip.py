@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .toy import frame_indices
+from .frames import frame_indices
 
 
 def pick_device(device: str = "auto") -> str:

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...errors import PerturbError
-from .toy import frame_indices
+from .frames import frame_indices
 
 
 class HttpModelError(PerturbError, RuntimeError):

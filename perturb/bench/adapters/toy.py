@@ -6,10 +6,7 @@ from typing import Sequence
 
 import numpy as np
 
-
-def frame_indices(n_frames: int, count: int) -> np.ndarray:
-    """``count`` frame indices spread uniformly over a clip of ``n_frames`` (centre of each segment)."""
-    return np.minimum(((np.arange(count) + 0.5) * n_frames / count).astype(int), n_frames - 1)
+from .frames import frame_indices
 
 
 class ToyEncoder:
