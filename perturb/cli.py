@@ -6,6 +6,8 @@ import importlib
 import sys
 from typing import Sequence
 
+from .errors import UsageError  # noqa: F401  (re-exported for the subcommand modules)
+
 # Modules that define ``register(subparsers)``; each subcommand sets ``func(args) -> int``.
 COMMAND_MODULES = (
     "perturb.video.cli",
@@ -15,10 +17,6 @@ COMMAND_MODULES = (
     "perturb.bench.cli",
     "perturb.gate.cli",
 )
-
-
-class UsageError(Exception):
-    """Bad arguments: exit status 2 with the message."""
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:

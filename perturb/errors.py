@@ -23,3 +23,7 @@ class NotApplicableError(PerturbError, ValueError):
 
 class VideoReadError(PerturbError, ValueError):
     """A file that is not a readable video: no video stream, truncated, or not a video at all."""
+
+
+class UsageError(PerturbError):
+    """Bad arguments or a malformed input file: the CLI prints the message and exits with status 2."""
