@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import MissingResourceError
 from ..text import models, resources
-from . import lexicon, verb
+from . import lexicon, verb_tokens
 from .types import Contrast, make
 
 SENTINEL = "<extra_id_0>"
@@ -105,9 +105,9 @@ def candidates(doc: Any, rng: np.random.Generator, *, type: str = "verb", model:
     """LM verb contrasts of a parsed caption that pass every filter, in beam order."""
     source = doc.text
     freq = frequencies if frequencies is not None else lexicon.frequencies(corpus)
-    for token in verb.targets(doc):
-        lemma = verb.lemma_of(token)
-        edits = verb.edits_for(doc, token, "")
+    for token in verb_tokens.targets(doc):
+        lemma = verb_tokens.lemma_of(token)
+        edits = verb_tokens.edits_for(doc, token, "")
         start, end = edits[0][0], max(e[1] for e in edits)
         masked = source[:start] + SENTINEL + source[end:]
         for phrase in fill(str(model), masked, beams, k, max_new_tokens):
@@ -128,6 +128,6 @@ def candidates(doc: Any, rng: np.random.Generator, *, type: str = "verb", model:
                                 or similarity(source, new_text) >= sentence_sim_max):
                 continue
             c = make(source, [(start, end, phrase)], type, f"{type}:lm",
-                     verb.explanation(token, lemma, verbs[0]))
+                     verb_tokens.explanation(token, lemma, verbs[0]))
             if c is not None:
                 yield c
