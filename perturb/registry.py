@@ -8,6 +8,7 @@ catalogue all read from here, so they cannot drift.
 from __future__ import annotations
 
 import difflib
+import numbers
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
@@ -55,11 +56,20 @@ class Spec:
             return {}
         if severity is None:
             severity = self.default_severity
-        if isinstance(severity, bool) or not isinstance(severity, int) or severity not in self.severities:
-            raise ValueError(
-                f"severity must be an int in {min(self.severities)}..{max(self.severities)} "
-                f"for {self.name}; got {severity!r}")
-        return dict(self.severities[severity])
+        # numpy integers count as ints; bools do not, though Python makes them ints
+        valid = isinstance(severity, numbers.Integral) and not isinstance(severity, bool)
+        if not valid or int(severity) not in self.severities:
+            raise ValueError(f"severity must be an int in {_levels(self.severities)} for "
+                             f"{self.name}; got {severity!r}")
+        return dict(self.severities[int(severity)])
+
+
+def _levels(severities: Mapping[int, Any]) -> str:
+    """The valid severities as written in messages: '1..5' when contiguous, else '1, 3, 5'."""
+    keys = sorted(severities)
+    if keys == list(range(keys[0], keys[-1] + 1)):
+        return f"{keys[0]}..{keys[-1]}"
+    return ", ".join(map(str, keys))
 
 
 class Registry:

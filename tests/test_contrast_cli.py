@@ -19,7 +19,9 @@ def test_contrast_command(capsys):
 def test_contrast_command_errors(capsys):
     assert main(["contrast", "a man", "--type", "colour"]) == 2
     assert "unknown contrast type" in capsys.readouterr().err
-    assert main(["contrast", "A cat sleeps.", "--type", "gender"]) == 1
+    assert main(["contrast", "A cat sleeps.", "--type", "gender"]) == 0    # reported, as `perturb text`
+    assert "no gender contrast" in capsys.readouterr().err
+    assert main(["contrast", "A cat sleeps.", "--type", "gender", "--strict"]) == 1
 
 
 def test_mc_command(tmp_path, capsys):

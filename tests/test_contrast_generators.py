@@ -222,7 +222,7 @@ def test_spans_seeds_and_batch(type):
 def test_unknown_type_lists_the_types():
     with pytest.raises(ValueError, match="event_order"):
         generate("a man", "colour")
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):
         generate(3, "gender")
 
 

@@ -1,6 +1,6 @@
 """Contrast captions (hard negatives) and multiple-choice sets.
 
-``generate(caption, type, seed=None, **context)`` returns :class:`Contrast` objects (text, type,
+``generate(caption, type, *, seed=None, n=1, **context)`` returns :class:`Contrast` objects (text, type,
 span, rule, explanation); ``generate_batch`` does the same for many captions with ``nlp.pipe``.
 Types: gender, person_id, verb (Park et al. 2022) and VideoCon's object, action, attribute,
 counting, relation, event_order, hallucination. MC sets and entailment sets: :mod:`.mc`,

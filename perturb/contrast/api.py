@@ -12,6 +12,7 @@ import numpy as np
 
 from ..rng import SeedLike, as_generator, derive_generator
 from ..text import resources
+from ..text.inputs import check_caption, check_captions
 from . import lexicon
 from .types import TYPES, Contrast
 
@@ -83,30 +84,27 @@ def _run(gen: Generator, doc: Any, caption: str, seed: SeedLike, n: int | None,
     return out
 
 
-def generate(caption: str, type: str, seed: SeedLike = None, *, n: int | None = 1,
+def generate(caption: str, type: str, *, seed: SeedLike = None, n: int | None = 1,
              **context: Any) -> list[Contrast]:
     """Contrast captions of one caption, best first (at most ``n``; ``n=None`` for all).
 
     ``context`` goes to the generator: ``corpus=`` captions (verb/action/object frequency
     list), ``cast=`` {name: gender} or ``names=`` captions (person_id), ``model=`` (verb LM path).
     """
-    if not isinstance(caption, str):
-        raise ValueError(f"expected a caption as str; got {caption.__class__.__name__}")
+    caption = check_caption(caption)
     gen = get(type)
     context = _prepare(gen, context)
     doc = resources.nlp(gen.disable)(caption) if caption.strip() else None
     return _run(gen, doc, caption, seed, n, context)
 
 
-def generate_batch(captions: Iterable[str], type: str, seed: SeedLike = None, *,
+def generate_batch(captions: Iterable[str], type: str, *, seed: SeedLike = None,
                    n: int | None = 1, batch_size: int = 256,
                    **context: Any) -> list[list[Contrast]]:
-    """``[generate(c, type, seed, n=n, **context) for c in captions]``, parsed with ``nlp.pipe``."""
+    """``[generate(c, type, seed=seed, n=n, **context) for c in captions]``, parsed with
+    ``nlp.pipe``. ``captions`` is a sequence of str (a lone str is refused)."""
     gen = get(type)
-    captions = list(captions)
-    for c in captions:
-        if not isinstance(c, str):
-            raise ValueError(f"expected captions as str; got {c.__class__.__name__}")
+    captions = check_captions(captions)
     if isinstance(seed, np.random.Generator):
         seed = int(as_generator(seed).integers(0, 2**63))
     context = _prepare(gen, context)

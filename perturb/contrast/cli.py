@@ -6,11 +6,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
+from ..text.inputs import check_captions
 from .types import TYPES
 
 
 def _cli_error(msg: str) -> Exception:
-    from ..cli import UsageError
     return UsageError(msg)
 
 
@@ -54,11 +55,23 @@ def cmd_contrast(args: Any) -> int:
         raise _cli_error("give a caption (or captions on standard input)")
     if args.n is not None and args.n < 1:
         raise _cli_error("--n must be at least 1")
-    found = generate_batch(captions, _type(args.type), args.seed, n=args.n, **_context(args))
+    try:
+        check_captions(captions)
+    except ValueError as e:
+        raise _cli_error(str(e)) from None
+    type = _type(args.type)
+    found = generate_batch(captions, type, seed=args.seed, n=args.n, **_context(args))
     for contrasts in found:
         for c in contrasts:
             print(json.dumps(c.to_dict(), ensure_ascii=False) if args.json else c.text)
-    return 0 if any(found) else 1
+    missing = sum(not contrasts for contrasts in found)
+    if missing:
+        # as ``perturb text``: a caption without a contrast is reported, not an error
+        print(f"perturb contrast: no {type} contrast for {missing} of {len(found)} caption(s); "
+              f"nothing printed for them", file=sys.stderr)
+        if args.strict:
+            return 1
+    return 0
 
 
 def _items(path: str, group_column: str | None) -> list[tuple[str, str, str | None]]:
@@ -80,9 +93,9 @@ def cmd_mc(args: Any) -> int:
     from . import mc
     items = _items(args.captions, args.group_column)
     if args.type in (None, "random"):
-        result = mc.random_mc(items, args.seed)
+        result = mc.random_mc(items, seed=args.seed)
     else:
-        result = mc.contrast_mc(items, _type(args.type), args.seed, **_context(args))
+        result = mc.contrast_mc(items, _type(args.type), seed=args.seed, **_context(args))
     try:
         mc.write_mc_tsv(result.rows, args.out)
         if args.jsonl:
@@ -98,7 +111,7 @@ def cmd_entailment(args: Any) -> int:
     from .entailment import entailment_set, write_entailment
     items = [(c, cap) for c, cap, _ in _items(args.captions, None)]
     types = [_type(t) for t in args.type.split(",")]
-    pairs = entailment_set(items, types, args.seed, **_context(args))
+    pairs = entailment_set(items, types, seed=args.seed, **_context(args))
     write_entailment(pairs, args.out)
     print(f"{len(pairs)} pairs written to {args.out}", file=sys.stderr)
     return 0
@@ -118,6 +131,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--type", required=True, help=f"one of: {', '.join(TYPES)}")
     p.add_argument("--n", type=int, default=1, help="contrasts per caption (default 1)")
     p.add_argument("--json", action="store_true", help="JSON lines with every field")
+    p.add_argument("--strict", action="store_true",
+                   help="exit with status 1 when a caption has no contrast of this type")
     _common(p)
     p.set_defaults(func=cmd_contrast)
 

@@ -23,13 +23,13 @@ class Pair:
     explanation: str = ""
 
 
-def entailment_set(items: Iterable[Any], types: str | Iterable[str], seed: SeedLike = 0,
+def entailment_set(items: Iterable[Any], types: str | Iterable[str], *, seed: SeedLike = 0,
                    **context: Any) -> list[Pair]:
     """For each clip: its true caption (1) and one contrast per type that applies (0)."""
     from .api import generate_batch
     pool = entries(items)
     types = [types] if isinstance(types, str) else list(types)
-    found = {t: generate_batch([e.caption for e in pool], t, seed, n=1, **context) for t in types}
+    found = {t: generate_batch([e.caption for e in pool], t, seed=seed, n=1, **context) for t in types}
     out: list[Pair] = []
     for k, e in enumerate(pool):
         out.append(Pair(e.clip, e.caption, 1))

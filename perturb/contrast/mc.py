@@ -109,7 +109,7 @@ def _grouping(pool: Sequence[Entry]) -> dict[Any, list[int]]:
     return by_group
 
 
-def random_mc(items: Iterable[Any], seed: SeedLike = 0) -> MCSet:
+def random_mc(items: Iterable[Any], *, seed: SeedLike = 0) -> MCSet:
     """Random MC: each clip's caption with 4 captions of other clips (of its group, if given)."""
     pool = entries(items)
     by_group = _grouping(pool)
@@ -119,7 +119,7 @@ def random_mc(items: Iterable[Any], seed: SeedLike = 0) -> MCSet:
     return MCSet(_rows(pool, negs, kinds, [None] * len(pool), seed))
 
 
-def contrast_mc(items: Iterable[Any], type: str, seed: SeedLike = 0, *,
+def contrast_mc(items: Iterable[Any], type: str, *, seed: SeedLike = 0,
                 contrasts: Sequence[Contrast | None] | None = None, **context: Any) -> MCSet:
     """Contrast MC: Random MC with one negative replaced by a contrast of the true caption.
 
@@ -131,7 +131,7 @@ def contrast_mc(items: Iterable[Any], type: str, seed: SeedLike = 0, *,
     if isinstance(seed, np.random.Generator):
         seed = int(as_generator(seed).integers(0, 2**63))
     if contrasts is None:
-        found = generate_batch([e.caption for e in pool], type, seed, n=1, **context)
+        found = generate_batch([e.caption for e in pool], type, seed=seed, n=1, **context)
         contrasts = [f[0] if f else None for f in found]
     by_group = _grouping(pool)
     selected, negs, kinds, cons, filtered = [], [], [], [], []

@@ -12,6 +12,7 @@ from ..errors import NotApplicableError
 from ..registry import REGISTRY, Spec
 from ..rng import SeedLike, base_seed, derive_generator
 from . import resources
+from .inputs import check_caption, check_captions
 
 PIPELINES = {"tagger": ("parser", "ner"), "parser": ("ner",), "full": ()}
 
@@ -38,6 +39,18 @@ class TextResult(str):
         return {"text": str(self), "applied": self.applied, "original": self.original,
                 "perturbation": self.perturbation}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # str's default reduction calls __new__ with the text alone; ours needs the attributes
+        # too (pickling for process pools, copy.deepcopy).
+        return (_text_result, (type(self), str(self), self.applied, self.original,
+                               self.perturbation))
+
+
+def _text_result(cls: type, text: str, applied: bool, original: str,
+                 perturbation: str) -> TextResult:
+    """Rebuild a pickled :class:`TextResult`."""
+    return cls(text, applied=applied, original=original, perturbation=perturbation)
+
 
 def get(name: str) -> Spec:
     """The registry entry of a text perturbation (aliases accepted)."""
@@ -47,12 +60,6 @@ def get(name: str) -> Spec:
 def pipeline_for(spec: Spec) -> Any:
     """The spaCy pipeline a parse-dependent perturbation needs (fewest components possible)."""
     return resources.nlp(PIPELINES[spec.extra.get("pipeline", "tagger")])
-
-
-def _check_text(text: Any) -> str:
-    if not isinstance(text, str):
-        raise ValueError(f"expected a caption as str; got {type(text).__name__}")
-    return text
 
 
 class _LazyGenerator:
@@ -83,7 +90,7 @@ def _run(spec: Spec, text: str, doc: Any, seed: SeedLike, params: dict[str, Any]
                       perturbation=spec.name)
 
 
-def apply(text: str, name: str, seed: SeedLike = None, severity: int | None = None, *,
+def apply(text: str, name: str, severity: int | None = None, *, seed: SeedLike = None,
           strict: bool = False, **options: Any) -> TextResult:
     """Perturb one caption. Returns a :class:`TextResult` (a str with ``.applied``).
 
@@ -93,22 +100,23 @@ def apply(text: str, name: str, seed: SeedLike = None, severity: int | None = No
     """
     spec = get(name)
     params = {**spec.params(severity), **options}
-    text = _check_text(text)
+    text = check_caption(text)
     base = base_seed(seed)
     doc = pipeline_for(spec)(text) if spec.needs_parse and text.strip() else None
     return _run(spec, text, doc, base, params, strict)
 
 
-def apply_batch(texts: Iterable[str], name: str, seed: SeedLike = None,
-                severity: int | None = None, *, strict: bool = False, batch_size: int = 256,
+def apply_batch(texts: Iterable[str], name: str, severity: int | None = None, *,
+                seed: SeedLike = None, strict: bool = False, batch_size: int = 256,
                 progress: bool = False, **options: Any) -> list[TextResult]:
-    """Perturb many captions; equals ``[apply(t, name, seed, severity) for t in texts]``.
+    """Perturb many captions; equals ``[apply(t, name, severity, seed=seed) for t in texts]``.
 
+    ``texts`` is a sequence of str (a lone str is refused, not split into characters).
     Parse-dependent perturbations run spaCy through ``nlp.pipe`` in batches.
     """
     spec = get(name)
     params = {**spec.params(severity), **options}
-    texts = [_check_text(t) for t in texts]
+    texts = check_captions(texts)
     base = base_seed(seed)
     docs: Sequence[Any]
     if spec.needs_parse:

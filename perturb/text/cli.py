@@ -5,8 +5,8 @@ import argparse
 import sys
 from typing import Any
 
-from ..cli import UsageError
-from ..errors import MissingResourceError
+from ..errors import MissingResourceError, UsageError
+from .inputs import check_captions
 
 MODEL_HINT = "(needs a model: --model NAME_OR_PATH)"
 
@@ -36,6 +36,14 @@ def _options(spec: Any, args: argparse.Namespace) -> dict[str, Any]:
     return {"model": args.model} if spec.needs_model and args.model else {}
 
 
+def _checked(captions: list[str]) -> list[str]:
+    """The captions, or a UsageError naming the first that is not valid text."""
+    try:
+        return check_captions(captions)
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+
+
 def cmd_text(args: argparse.Namespace) -> int:
     """Run ``perturb text``."""
     if args.seed < 0:
@@ -43,6 +51,7 @@ def cmd_text(args: argparse.Namespace) -> int:
     if args.all:
         if args.caption == "-":
             raise UsageError("--all takes one caption, not '-'")
+        _checked([args.caption])
         return _all(args)
     from .api import apply_batch, get
 
@@ -51,7 +60,7 @@ def cmd_text(args: argparse.Namespace) -> int:
         spec.params(args.severity)
     except ValueError as e:
         raise UsageError(str(e)) from e
-    captions = (sys.stdin.read().splitlines() if args.caption == "-" else [args.caption])
+    captions = _checked(sys.stdin.read().splitlines() if args.caption == "-" else [args.caption])
     try:
         results = apply_batch(captions, spec.name, seed=args.seed, severity=args.severity,
                               **_options(spec, args))
