@@ -76,3 +76,12 @@ def test_results_survive_pickle_and_deepcopy(name):
         assert (str(back), back.applied, back.original, back.perturbation) == \
             (str(result), result.applied, result.original, result.perturbation)
         assert back.to_dict() == result.to_dict()
+
+
+def test_cli_refuses_a_caption_that_is_not_valid_text(capsys):
+    from perturb.cli import main
+    for argv in (["--name", "Tense"], ["--all"]):
+        assert main(["text", "a man \ud800 runs", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("perturb text: error: caption at index 0 'a man \\ud800 runs'")
+        assert err.count("\n") == 1
