@@ -85,6 +85,32 @@ def test_usage_errors_exit_2(dataset, tmp_path, capsys):
     assert main(["report", str(bad), "--out", str(tmp_path / "r")]) == 2
 
 
+@pytest.mark.parametrize("model, words", [
+    ("nosuch:x", "unknown model kind 'nosuch' in 'nosuch:x'; expected one of clip:NAME_OR_PATH, "
+                 "precomputed:DIR, callable:MODULE:ATTR, http:URL, toy:DIM"),
+    ("callable:perturb.bench.adapters.toy:Nope", "'perturb.bench.adapters.toy' has no attribute 'Nope'"),
+])
+def test_an_unknown_model_is_a_usage_error_listing_the_kinds(dataset, tmp_path, capsys, model, words):
+    code = main(["bench", "--model", model, "--dataset", str(dataset), "--out", str(tmp_path / "x"),
+                 "--video-perturbations", "translate", "--severities", "1", "--text-perturbations", "none",
+                 "--bootstrap", "0", "--no-progress", "--no-cache"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("perturb bench: error: ") and words in err
+    assert "Traceback" not in err
+
+
+def test_report_names_the_file_it_cannot_read(tmp_path, capsys):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"schema_version": "1.1", "runs": [')
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]")
+    for path, words in ((broken, f"{broken}: not valid JSON ("), (listed, f"{listed}: expected a JSON object"),
+                        (tmp_path / "absent.json", f"cannot read results file '{tmp_path / 'absent.json'}'")):
+        assert main(["report", str(path), "--out", str(tmp_path / "r")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("perturb report: error: ") and words in err, err
+
+
 def test_markdown_and_terminal_tables_show_nulls():
     doc = {"model": {"id": "m", "kind": "dual"}, "metric": "t2v.R@5",
            "dataset": {"name": "d", "path": "p", "n_items": 2, "subset": None, "seed": 0},

@@ -89,6 +89,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and write results and reports."""
     from ..dataset.builder import parse_severities
     from ..registry import REGISTRY
+    from .adapters.protocol import ModelSpecError, parse_spec
     from .api import benchmark
     from .report import print_summary, write_reports
     from .results import parse_metric, write_csv, write_json
@@ -96,6 +97,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .sources import Built, OnTheFly
 
     try:
+        parse_spec(args.model)
         parse_metric(args.metric)
         severities = parse_severities(args.severities)
         video = [s.name for s in REGISTRY.resolve(args.video_perturbations, "video")]
@@ -111,11 +113,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     options = {"device": args.device, "batch_size": args.batch_size, "frames": args.frames,
                "timeout": args.timeout}
     stats: dict[str, Any] = {}
-    doc = benchmark(args.model, data, video=video, text=text, severities=severities,
-                    pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap, level=args.level,
-                    source=source, cache_dir=None if args.no_cache else (args.cache or str(out / "cache")),
-                    settings=settings, backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
-                    model_options=options, stats=stats, mc=args.mc, entailment=args.entailment)
+    try:
+        doc = benchmark(args.model, data, video=video, text=text, severities=severities,
+                        pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap, level=args.level,
+                        source=source, cache_dir=None if args.no_cache else (args.cache or str(out / "cache")),
+                        settings=settings, backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
+                        model_options=options, stats=stats, mc=args.mc, entailment=args.entailment)
+    except ModelSpecError as e:          # e.g. callable:MODULE:ATTR naming no module or attribute
+        raise UsageError(str(e)) from None
     write_json(doc, out / "results.json")
     write_csv(doc, out / "results.csv")
     paths = write_reports([doc], out)
