@@ -199,6 +199,7 @@ MALFORMED = {   # a change to a schema-valid document → the words of the refus
                        "metric must be t2v. or v2t. followed by one of R@1, R@5, R@10, mAP; got 't2v.R@7'"),
     "metric not measured": (_set(["metric"], "v2t.mAP"), "metric is 'v2t.mAP' but clean.v2t.mAP is missing"),
     "ties": (_set(["ties"], "random"), "ties must be one of pessimistic, optimistic; got 'random'"),
+    "dataset": (_set(["dataset"], "msrvtt"), "dataset: expected an object; got str"),
     "bootstrap level": (_set(["bootstrap"], {"n": 10, "seed": 0, "level": 95}),
                         "bootstrap.level must be in (0, 1); got 95"),
 }

@@ -102,6 +102,12 @@ def _text(value: Any, column: str, where: str) -> str:
     return str(value)
 
 
+def _caption(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise DatasetFormatError(f"{where}: 'caption' must be a string; got {value!r:.60}")
+    return value
+
+
 def _group(rows: Iterable[tuple[Any, ...]]) -> list[Item]:
     """Merge (where, item_id, video_id, path, start, end, group, meta, caption) rows into Items.
 
@@ -162,21 +168,21 @@ def read_msrvtt(path: str | os.PathLike, videos: str | os.PathLike | None = None
             and isinstance(data.get("sentences"), list)):
         raise DatasetFormatError(f"{ann}: expected an MSR-VTT JSON with 'videos' and 'sentences' lists")
     caps: dict[str, list[tuple[str, str]]] = {}          # video_id -> [(where, caption)]
+    listed: dict[str, str] = {}                           # video_id -> where its entry is
     meta: dict[str, dict[str, Any]] = {}
     for j, v in enumerate(data["videos"]):
         where = f"{ann}: videos[{j}]"
         vid = _text(_entry(v, ("video_id",), where)["video_id"], "video_id", where)
         caps.setdefault(vid, [])
+        listed.setdefault(vid, where)
         meta[vid] = {k: v[k] for k in ("split", "category", "url") if k in v}
     for j, sent in enumerate(data["sentences"]):
         where = f"{ann}: sentences[{j}]"
         _entry(sent, ("video_id", "caption"), where)
-        caption = sent["caption"]
-        if not isinstance(caption, str):
-            raise DatasetFormatError(f"{where}: 'caption' must be a string; got {caption!r:.60}")
+        caption = _caption(sent["caption"], where)
         caps.setdefault(_text(sent["video_id"], "video_id", where), []).append((where, caption))
     return _group((where, v, v, _find_video(dirs, v), None, None, None, meta.get(v, {}), c)
-                  for v in caps for where, c in (caps[v] or [(f"{ann}: videos", "")]))
+                  for v in caps for where, c in (caps[v] or [(listed[v], "")]))
 
 
 def _msrvtt_annotation(root: Path) -> Path:
@@ -259,9 +265,7 @@ def read_generic(path: str | os.PathLike) -> list[Item]:
             raise DatasetFormatError(f"{where}: missing column(s) {', '.join(map(repr, missing))}; "
                                      f"expected {', '.join(GENERIC_COLUMNS)}")
         vid = _text(r["video_id"], "video_id", where)
-        caption = r["caption"]
-        if not isinstance(caption, str):
-            raise DatasetFormatError(f"{where}: 'caption' must be a string; got {caption!r:.60}")
+        caption = _caption(r["caption"], where)
         start, end = _num(r.get("start"), "start", where), _num(r.get("end"), "end", where)
         segment = f"_{start or 0:g}-{'end' if end is None else format(end, 'g')}"
         item_id = str(r.get("item_id") or (vid if start is None and end is None else vid + segment))

@@ -186,6 +186,9 @@ def validate(data: Any, source: str = "<results>") -> Results:
     _metric(data, source)
     if data.get("ties", DEFAULT_TIES) not in TIES:
         raise GateInputError(f"{source}: ties must be one of {', '.join(TIES)}; got {data['ties']!r}")
+    for key in ("model", "dataset"):
+        if data.get(key) is not None:
+            _require(data[key], (), f"{source}: {key}")
     bootstrap = data.get("bootstrap")
     if bootstrap is not None:
         _require(bootstrap, (), f"{source}: bootstrap")
