@@ -47,7 +47,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--backend", choices=("dask", "ray", "loky"), help="shard configurations over this engine")
     p.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler / Ray cluster")
     p.add_argument("--jobs", type=int, default=2, help="workers of a local cluster (default 2)")
-    p.add_argument("--ties", choices=("pessimistic", "optimistic"), default="pessimistic")
+    p.add_argument("--ties", choices=("pessimistic", "optimistic"), default="pessimistic",
+                   help="a negative scored like the positive ranks before it (pessimistic, default) or "
+                        "after it; recorded in results.json, and compare refuses to mix the two")
     p.add_argument("--timeout", type=float, default=60.0, help="http adapter timeout in seconds")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_bench)
