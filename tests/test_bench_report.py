@@ -8,6 +8,7 @@ import pytest
 
 from perturb.bench.fixtures import tiny_items
 from perturb.bench.report import markdown, rich_summary
+from perturb.bench.robustness import summarize
 from perturb.cli import main
 from perturb.video.io import write
 
@@ -62,10 +63,8 @@ def test_report_combines_models_with_heatmap(dataset, tmp_path, capsys):
     main(["bench", "--model", "toy:16", "--dataset", str(dataset), "--out", str(out), *ARGS])
     doc = json.loads((out / "results.json").read_text())
     other = dict(doc, model={"id": "toy:other", "kind": "dual"})
-    for r in other["runs"]:
-        r["gamma_r"] = None if r["gamma_r"] is None else r["gamma_r"] * 0.5
-    other["summary"] = {**doc["summary"], "perturbation": {k: dict(v, gamma_r_mean=0.4)
-                                                          for k, v in doc["summary"]["perturbation"].items()}}
+    other["runs"] = [dict(r, gamma_r=None if r["gamma_r"] is None else r["gamma_r"] * 0.5) for r in doc["runs"]]
+    other["summary"] = summarize(other["runs"])
     (tmp_path / "other.json").write_text(json.dumps(other))
     combined = tmp_path / "combined"
     assert main(["report", str(out / "results.json"), str(tmp_path / "other.json"), "--out", str(combined)]) == 0
@@ -104,7 +103,11 @@ def test_report_names_the_file_it_cannot_read(tmp_path, capsys):
     broken.write_text('{"schema_version": "1.1", "runs": [')
     listed = tmp_path / "list.json"
     listed.write_text("[1, 2]")
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"schema_version": "1.1", "metric": "t2v.R@5", "runs": [], "clean": {
+        "t2v": {"R@5": "high"}, "v2t": {"R@5": 0.5}}}))
     for path, words in ((broken, f"{broken}: not valid JSON ("), (listed, f"{listed}: expected a JSON object"),
+                        (wrong, f"{wrong}: clean.t2v.R@5 must be a number or null; got 'high'"),
                         (tmp_path / "absent.json", f"cannot read results file '{tmp_path / 'absent.json'}'")):
         assert main(["report", str(path), "--out", str(tmp_path / "r")]) == 2
         err = capsys.readouterr().err

@@ -136,11 +136,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Combine results files into report.md / report.html."""
+    from ..gate.results import validate
     from .report import print_summary, write_reports
     from .results import load_results
 
     try:
         docs = [load_results(p) for p in args.results]
+        for path, doc in zip(args.results, docs):
+            validate(doc, str(path))            # values of the right type, summary agreeing with runs
     except (OSError, ValueError) as e:
         raise UsageError(str(e)) from e
     paths = write_reports(docs, args.out)
