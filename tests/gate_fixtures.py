@@ -36,6 +36,15 @@ def _group(runs: list[dict], key: str) -> dict[str, list[dict]]:
     return groups
 
 
+def summary_of(runs: list[dict]) -> dict:
+    """The summary section the runner writes for these runs (γ mean and std per group)."""
+    return {"perturbation": {n: {"modality": g[0]["modality"], "category": g[0]["category"], **_agg(g)}
+                             for n, g in _group(runs, "perturbation").items()},
+            "category": {n: {"modality": g[0]["modality"], **_agg(g)}
+                         for n, g in _group(runs, "category").items()},
+            "modality": {n: _agg(g) for n, g in _group(runs, "modality").items()}}
+
+
 def make_results(perturbed: dict[str, list[float]] | None = None, clean: float = 0.6,
                  ci: float | None = None, schema: str = "1.0", subset: int | None = None,
                  **top: Any) -> dict:
@@ -56,11 +65,7 @@ def make_results(perturbed: dict[str, list[float]] | None = None, clean: float =
                              "gamma_a": [run["gamma_a"] - ci, run["gamma_a"] + ci],
                              "gamma_r": [run["gamma_r"] - ci / clean, run["gamma_r"] + ci / clean]}
             runs.append(run)
-    summary = {"perturbation": {n: {"modality": g[0]["modality"], "category": g[0]["category"], **_agg(g)}
-                                for n, g in _group(runs, "perturbation").items()},
-               "category": {n: {"modality": g[0]["modality"], **_agg(g)}
-                            for n, g in _group(runs, "category").items()},
-               "modality": {n: _agg(g) for n, g in _group(runs, "modality").items()}}
+    summary = summary_of(runs)
     doc = {"schema_version": schema, "perturb_version": "0.1.0",
            "model": {"id": "toy:", "kind": "dual"},
            "dataset": {"name": "demo", "path": "demo", "n_items": 40, "subset": subset, "seed": 0},

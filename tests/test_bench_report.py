@@ -8,6 +8,7 @@ import pytest
 
 from perturb.bench.fixtures import tiny_items
 from perturb.bench.report import markdown, rich_summary
+from perturb.bench.robustness import summarize
 from perturb.cli import main
 from perturb.video.io import write
 
@@ -62,10 +63,8 @@ def test_report_combines_models_with_heatmap(dataset, tmp_path, capsys):
     main(["bench", "--model", "toy:16", "--dataset", str(dataset), "--out", str(out), *ARGS])
     doc = json.loads((out / "results.json").read_text())
     other = dict(doc, model={"id": "toy:other", "kind": "dual"})
-    for r in other["runs"]:
-        r["gamma_r"] = None if r["gamma_r"] is None else r["gamma_r"] * 0.5
-    other["summary"] = {**doc["summary"], "perturbation": {k: dict(v, gamma_r_mean=0.4)
-                                                          for k, v in doc["summary"]["perturbation"].items()}}
+    other["runs"] = [dict(r, gamma_r=None if r["gamma_r"] is None else r["gamma_r"] * 0.5) for r in doc["runs"]]
+    other["summary"] = summarize(other["runs"])
     (tmp_path / "other.json").write_text(json.dumps(other))
     combined = tmp_path / "combined"
     assert main(["report", str(out / "results.json"), str(tmp_path / "other.json"), "--out", str(combined)]) == 0
@@ -83,6 +82,36 @@ def test_usage_errors_exit_2(dataset, tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"schema_version": "9.0"}))
     assert main(["report", str(bad), "--out", str(tmp_path / "r")]) == 2
+
+
+@pytest.mark.parametrize("model, words", [
+    ("nosuch:x", "unknown model kind 'nosuch' in 'nosuch:x'; expected one of clip:NAME_OR_PATH, "
+                 "precomputed:DIR, callable:MODULE:ATTR, http:URL, toy:DIM"),
+    ("callable:perturb.bench.adapters.toy:Nope", "'perturb.bench.adapters.toy' has no attribute 'Nope'"),
+])
+def test_an_unknown_model_is_a_usage_error_listing_the_kinds(dataset, tmp_path, capsys, model, words):
+    code = main(["bench", "--model", model, "--dataset", str(dataset), "--out", str(tmp_path / "x"),
+                 "--video-perturbations", "translate", "--severities", "1", "--text-perturbations", "none",
+                 "--bootstrap", "0", "--no-progress", "--no-cache"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("perturb bench: error: ") and words in err
+    assert "Traceback" not in err
+
+
+def test_report_names_the_file_it_cannot_read(tmp_path, capsys):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"schema_version": "1.1", "runs": [')
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]")
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"schema_version": "1.1", "metric": "t2v.R@5", "runs": [], "clean": {
+        "t2v": {"R@5": "high"}, "v2t": {"R@5": 0.5}}}))
+    for path, words in ((broken, f"{broken}: not valid JSON ("), (listed, f"{listed}: expected a JSON object"),
+                        (wrong, f"{wrong}: clean.t2v.R@5 must be a number or null; got 'high'"),
+                        (tmp_path / "absent.json", f"cannot read results file '{tmp_path / 'absent.json'}'")):
+        assert main(["report", str(path), "--out", str(tmp_path / "r")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("perturb report: error: ") and words in err, err
 
 
 def test_markdown_and_terminal_tables_show_nulls():

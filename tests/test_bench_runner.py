@@ -15,7 +15,8 @@ from perturb.bench.results import load_results, tidy_rows, write_csv, write_json
 from perturb.bench.runner import Settings
 
 QUIET = Settings(progress=False, batch_size=4)
-CONTRACT = {"schema_version", "perturb_version", "model", "dataset", "metric", "bootstrap", "clean", "runs", "summary"}
+CONTRACT = {"schema_version", "perturb_version", "model", "dataset", "metric", "ties", "bootstrap", "clean", "runs",
+            "summary"}
 
 
 class Counting(ToyEncoder):
@@ -107,6 +108,7 @@ def test_results_document_matches_contract(tmp_path):
     doc = _run(Counting(), tiny_data(5), pairs=[("translate", "Typos")])
     assert CONTRACT <= set(doc)
     assert doc["metric"] == "t2v.R@5" and doc["model"] == {"id": "counting", "kind": "dual"}
+    assert doc["schema_version"] == "1.1" and doc["ties"] == "pessimistic"
     assert doc["dataset"] == {"name": "tiny", "path": "memory", "n_items": 5, "subset": None, "seed": 0}
     keys = {"R@1", "R@5", "R@10", "MdR", "MnR"}
     assert set(doc["clean"]["t2v"]) == keys == set(doc["clean"]["v2t"])
@@ -127,6 +129,13 @@ def test_results_document_matches_contract(tmp_path):
     lines = (tmp_path / "results.csv").read_text().splitlines()
     assert lines[0] == "model,dataset,modality,perturbation,category,severity,measure,value"
     assert len(lines) - 1 == len(tidy_rows(doc)) == (1 + 5) * 10 + 5 * 2
+
+
+def test_the_tie_convention_is_recorded():
+    optimistic = Settings(progress=False, batch_size=4, ties="optimistic")
+    doc = benchmark(Counting(), tiny_data(3), video=["translate"], severities=[1], text=[], bootstrap=0,
+                    settings=optimistic)
+    assert doc["ties"] == "optimistic"
 
 
 def test_gamma_r_is_null_when_clean_metric_is_zero(tmp_path):
@@ -194,6 +203,25 @@ def test_callable_spec_and_score_function_cross_encoder():
         wrap(42)
     with pytest.raises(ValueError, match="callable:MODULE:ATTR"):
         load_model("callable:nomodule")
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("nosuch:x", "unknown model kind 'nosuch' in 'nosuch:x'; expected one of clip:NAME_OR_PATH, "
+                 "precomputed:DIR, callable:MODULE:ATTR, http:URL, toy:DIM"),
+    ("nosuch", "model 'nosuch' names no kind; expected one of clip:NAME_OR_PATH"),
+    ("toy:", "model 'toy:' has no target; expected toy:DIM"),
+    ("toy:abc", "toy:DIM takes a positive whole dimension; got 'toy:abc'"),
+    ("callable:no_such_module_x:build", "callable:no_such_module_x:build: no module named 'no_such_module_x'"),
+    ("callable:perturb.bench.adapters.toy:Nope",
+     "callable:perturb.bench.adapters.toy:Nope: 'perturb.bench.adapters.toy' has no attribute 'Nope'"),
+])
+def test_bad_model_specs_are_model_spec_errors_listing_the_kinds(spec, words):
+    from perturb.bench.adapters.protocol import ModelSpecError
+
+    with pytest.raises(ModelSpecError) as info:
+        load_model(spec)
+    assert str(info.value).startswith(words)
+    assert isinstance(info.value, ValueError)
 
 
 def test_bad_metric_and_missing_model_perturbation_is_skipped():

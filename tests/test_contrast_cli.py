@@ -38,3 +38,23 @@ def test_mc_command(tmp_path, capsys):
         assert r.endings[r.label] == f"a man lowers his gun in scene {r.clip[1:]}"
         assert f"a man raises his gun in scene {r.clip[1:]}" in r.endings
     assert main(["mc", "--captions", str(tmp_path / "missing.csv"), "--out", str(out)]) == 2
+
+
+def test_mc_and_entailment_on_malformed_caption_files_exit_2_naming_file_row_and_column(tmp_path, capsys):
+    header = tmp_path / "header.csv"
+    header.write_text("video_id,text\nv1,a man lowers his gun\n")
+    row = tmp_path / "row.jsonl"
+    row.write_text('{"video_id": "v1", "caption": "a man lowers his gun"}\n{"video_id": "v2"}\n')
+    listed = tmp_path / "listed.jsonl"
+    listed.write_text('["v1", "a man lowers his gun"]\n')
+    expected = {header: f"{header}:1: the header lacks column(s) 'caption'",
+                row: f"{row}:2: missing column(s) 'caption'",
+                listed: f"{listed}:1: expected an object with video_id, video_path, caption; got list"}
+    for path, words in expected.items():
+        for command in (["mc", "--captions", str(path), "--out", str(tmp_path / "mc.tsv")],
+                        ["entailment", "--captions", str(path), "--type", "verb",
+                         "--out", str(tmp_path / "e.tsv")]):
+            assert main(command) == 2
+            err = capsys.readouterr().err
+            assert err.startswith(f"perturb {command[0]}: error: {words}") and err.count("\n") == 1, err
+    assert not (tmp_path / "mc.tsv").exists() and not (tmp_path / "e.tsv").exists()

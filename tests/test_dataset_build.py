@@ -239,3 +239,53 @@ def test_resume_refuses_other_settings(dataset, tmp_path, capsys):
     assert main([*args, "--seed", "1"]) == 2
     assert "other settings (seed=0" in capsys.readouterr().err
     assert main([*args, "--seed", "0", "--no-progress"]) == 0
+
+
+BAD_DATASETS = {   # file name, content → the words of the refusal (after "perturb build: error: ")
+    "twice.csv": ("video_id,video_path,caption\nv1,a.mp4,a dog\nv1,b.mp4,a cat\n",
+                  "twice.csv:3: video_id 'v1' names video"),
+    "nocaption.jsonl": ('{"video_id": "v1", "video_path": "a.mp4", "caption": "a dog"}\n'
+                        '{"video_id": "v2", "video_path": "b.mp4"}\n',
+                        "nocaption.jsonl:2: missing column(s) 'caption'"),
+    "list.jsonl": ('["v1", "a.mp4", "a dog"]\n', "list.jsonl:1: expected an object with video_id, video_path, "
+                                                 "caption; got list"),
+    "null.jsonl": ('{"video_id": null, "video_path": "a.mp4", "caption": "a dog"}\n',
+                   "null.jsonl:1: 'video_id' is null"),
+    "novideo.csv": ("video_id,caption\nv1,a dog\n",
+                    "novideo.csv: item 'v1' has no 'video_path'; building video perturbations needs the "
+                    "columns video_id, video_path, caption"),
+    "collide.csv": ("video_id,video_path,caption\na/b,a.mp4,a dog\na_b,b.mp4,a cat\n",
+                    "collide.csv: item ids 'a/b' and 'a_b' both map to the file name 'a_b'; rename one of them"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_DATASETS)
+def test_cli_malformed_datasets_exit_2_naming_file_and_row(tmp_path, capsys, name):
+    text, words = BAD_DATASETS[name]
+    path = tmp_path / name
+    path.write_text(text)
+    out = tmp_path / "o"
+    code = main(["build", str(path), "--out", str(out), "--video-perturbations", "jpeg", "--severities", "1",
+                 "--text-perturbations", "none", "--jobs", "1", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"perturb build: error: {tmp_path}/{words}"), err
+    assert err.count("\n") == 1 and not out.exists()
+
+
+def test_build_refuses_colliding_ids_and_items_without_video_but_builds_captions_of_them(tmp_path):
+    from perturb.dataset import Item
+    from perturb.dataset.readers import DatasetFormatError
+
+    clip = str(tmp_path / "v.mp4")
+    colliding = [Item("a/b", "a/b", clip, ("a dog",)), Item("a_b", "a_b", clip, ("a cat",))]
+    with pytest.raises(DatasetFormatError, match="^items: item ids 'a/b' and 'a_b' both map to the file name"):
+        build(colliding, tmp_path / "o", video_perturbations="jpeg", severities=1, text_perturbations="none",
+              jobs=1, progress=False)
+    captions_only = [Item("v1", "v1", "", ("a dog runs",)), Item("v2", "v2", "", ("a cat sleeps",))]
+    with pytest.raises(DatasetFormatError, match="^items: item 'v1' has no 'video_path'"):
+        build(captions_only, tmp_path / "o", video_perturbations="jpeg", severities=1,
+              text_perturbations="none", jobs=1, progress=False)
+    assert not (tmp_path / "o").exists()
+    result = build(captions_only, tmp_path / "o", video_perturbations="none", text_perturbations="Typos",
+                   jobs=1, progress=False)
+    assert result.ok and result.done == 1

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from gate_fixtures import DEFAULT_PERTURBED, make_results, write
+from gate_fixtures import DEFAULT_PERTURBED, make_results, summary_of, write
 from perturb.cli import main
 
 
@@ -120,11 +121,11 @@ def test_compare_exit_codes_markdown_and_junit(capsys, tmp_path, results):
         if run_["perturbation"] == "shot_noise":
             run_["gamma_r"] -= 0.2
             run_["ci"]["gamma_r"] = [x - 0.2 for x in run_["ci"]["gamma_r"]]
-    doc["summary"]["perturbation"]["shot_noise"]["gamma_r_mean"] -= 0.2
+    doc["summary"] = summary_of(doc["runs"])
     worse = str(write(tmp_path / "worse.json", doc))
 
     code, out, _ = run(capsys, "compare", results, results, "--significance", "0.05")
-    assert code == 0 and "7 checks: 7 passed, 0 failed" in out
+    assert code == 0 and "15 checks: 15 passed, 0 failed" in out      # γr and t2v.R@5 by default
 
     md, junit = tmp_path / "summary.md", tmp_path / "compare.xml"
     code, out, _ = run(capsys, "compare", results, worse, "--max-drop", "0.02", "--significance", "0.05",
@@ -135,7 +136,7 @@ def test_compare_exit_codes_markdown_and_junit(capsys, tmp_path, results):
     cases = ET.parse(junit).getroot().findall("./testsuite/testcase")
     assert len(cases) == 7 + 8          # γr: 4 perturbations + 3 categories; R@5: clean + 4 + 3
     assert [c.get("name") for c in cases if c.find("failure") is not None] == [
-        "perturbation shot_noise: gamma_r drop <= 0.02"]
+        "perturbation shot_noise: gamma_r drop <= 0.02", "category noise: gamma_r drop <= 0.02"]
 
     code, _, err = run(capsys, "compare", results, worse, "--metric", "R5")
     assert code == 2 and "unknown metric 'R5'" in err
@@ -151,3 +152,91 @@ def test_compare_reads_defaults_from_the_policy(capsys, tmp_path, results):
     code, out, _ = run(capsys, "compare", results, str(worse), "--policy", str(policy))
     assert code == 0 and "gamma_a" in out and "gamma_r" not in out
     assert run(capsys, "compare", results, str(worse), "--policy", str(policy), "--max-drop", "0")[0] == 1
+
+
+def _gaussian_runs(doc: dict) -> list[dict]:
+    return [r for r in doc["runs"] if r["perturbation"] == "gaussian_noise"]
+
+
+def _set(path: list, value):
+    """A change to a fresh results document: set the value at ``path`` (keys and indices)."""
+    def change(doc: dict) -> None:
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return change
+
+
+def _all_runs(key: str, value):
+    def change(doc: dict) -> None:
+        for run_ in _gaussian_runs(doc):
+            run_[key] = value
+    return change
+
+
+MALFORMED = {   # a change to a schema-valid document → the words of the refusal
+    "wrong type": (_set(["clean", "t2v", "R@5"], "high"), "clean.t2v.R@5 must be a number or null; got 'high'"),
+    "summary entry": (_set(["summary", "perturbation", "gaussian_noise"], 3),
+                      "summary.perturbation.gaussian_noise: expected an object; got int"),
+    "summary section": (_set(["summary", "category"], []), "summary.category: expected an object; got list"),
+    "summary value": (_set(["summary", "modality", "video", "gamma_r_std"], "low"),
+                      "summary.modality.video.gamma_r_std must be a number or null; got 'low'"),
+    "run gamma": (_set(["runs", 0, "gamma_r"], "0.9"), "runs[0].gamma_r must be a number or null; got '0.9'"),
+    "run severity": (_set(["runs", 0, "severity"], "3"), "runs[0].severity must be an integer or null"),
+    "run scores": (_set(["runs", 1, "v2t"], None), "runs[1].v2t: expected an object; got NoneType"),
+    "run name": (_set(["runs", 0, "perturbation"], None), "runs[0].perturbation must be a non-empty string"),
+    "interval": (_set(["runs", 2, "ci", "gamma_r"], [0.5]), "runs[2].ci.gamma_r must be a list [lo, hi]"),
+    "NaN runs": (_all_runs("gamma_r", float("nan")), "runs[0].gamma_r is nan; an undefined value must be null"),
+    "runs disagree with summary": (
+        _all_runs("gamma_r", None),
+        "summary.perturbation.gaussian_noise.gamma_r_mean is 0.826667 but its 5 run(s) give no defined value; "
+        "the summary and the runs disagree"),
+    "summary disagrees with runs": (
+        _set(["summary", "category", "noise", "gamma_a_mean"], 0.5),
+        "summary.category.noise.gamma_a_mean is 0.5 but its 10 run(s) give a mean of 0.907"),
+    "unknown metric": (_set(["metric"], "t2v.R@7"),
+                       "metric must be t2v. or v2t. followed by one of R@1, R@5, R@10, mAP; got 't2v.R@7'"),
+    "metric not measured": (_set(["metric"], "v2t.mAP"), "metric is 'v2t.mAP' but clean.v2t.mAP is missing"),
+    "ties": (_set(["ties"], "random"), "ties must be one of pessimistic, optimistic; got 'random'"),
+    "dataset": (_set(["dataset"], "msrvtt"), "dataset: expected an object; got str"),
+    "bootstrap level": (_set(["bootstrap"], {"n": 10, "seed": 0, "level": 95}),
+                        "bootstrap.level must be in (0, 1); got 95"),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_wrong_values_in_a_schema_valid_file_are_bad_input_naming_the_field(capsys, tmp_path, case):
+    from perturb.gate import GateInputError, validate
+
+    change, words = MALFORMED[case]
+    doc = make_results(ci=0.02)
+    change(doc)
+    with pytest.raises(GateInputError, match="^<results>: " + re.escape(words)):
+        validate(json.loads(json.dumps(doc)))
+    path = str(write(tmp_path / "bad.json", doc))
+    good = str(write(tmp_path / "good.json", make_results(ci=0.02)))
+    for argv in (["check", path, "--min", "gamma_r=0.5"], ["compare", good, path], ["compare", path, good]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "", (argv, err)
+        assert err.startswith(f"perturb {argv[0]}: error: {path}: {words}")
+        assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_compare_refuses_mixed_tie_conventions_and_reads_old_files_as_pessimistic(capsys, tmp_path, results):
+    optimistic = str(write(tmp_path / "optimistic.json", make_results(ci=0.02, ties="optimistic")))
+    code, out, err = run(capsys, "compare", results, optimistic)
+    assert code == 2 and out == ""
+    assert "the files rank ties differently (baseline pessimistic, current optimistic)" in err
+    explicit = str(write(tmp_path / "pessimistic.json", make_results(ci=0.02, ties="pessimistic")))
+    assert run(capsys, "compare", results, explicit)[0] == 0
+    assert run(capsys, "compare", optimistic, optimistic)[0] == 0
+
+
+def test_compare_fails_an_equal_drop_on_clean_and_perturbed_data_unless_narrowed(capsys, tmp_path, results):
+    lower = {k: [round(a * 0.9, 6) for a in v] for k, v in DEFAULT_PERTURBED.items()}
+    worse = str(write(tmp_path / "worse.json", make_results(lower, clean=0.54, ci=0.02)))
+    code, out, _ = run(capsys, "compare", results, worse)
+    assert code == 1 and "15 checks: 7 passed, 8 failed" in out
+    code, out, _ = run(capsys, "compare", results, worse, "--metric", "gamma_r")
+    assert code == 0 and "7 checks: 7 passed, 0 failed" in out

@@ -27,12 +27,50 @@ def verdicts(comparison) -> dict[str, str]:
 
 def test_identical_results_pass_with_one_row_per_perturbation_and_category():
     doc = validate(make_results())
-    result = compare(doc, doc)
+    result = compare(doc, doc, metrics=["gamma_r"])
     assert list(verdicts(result)) == [
         "perturbation gaussian_noise gamma_r", "perturbation shot_noise gamma_r",
         "perturbation motion_blur gamma_r", "perturbation Typos gamma_r",
         "category noise gamma_r", "category blur gamma_r", "category ChangeChar gamma_r"]
     assert not any(o.failed for o in result.outcomes) and result.notes == []
+
+
+def test_by_default_gamma_r_and_the_headline_metric_clean_and_perturbed():
+    doc = validate(make_results())
+    assert list(verdicts(compare(doc, doc))) == [
+        "perturbation gaussian_noise gamma_r", "perturbation shot_noise gamma_r",
+        "perturbation motion_blur gamma_r", "perturbation Typos gamma_r",
+        "category noise gamma_r", "category blur gamma_r", "category ChangeChar gamma_r",
+        "clean  clean.t2v.R@5", "perturbation gaussian_noise t2v.R@5", "perturbation shot_noise t2v.R@5",
+        "perturbation motion_blur t2v.R@5", "perturbation Typos t2v.R@5",
+        "category noise t2v.R@5", "category blur t2v.R@5", "category ChangeChar t2v.R@5"]
+
+
+def test_an_equal_drop_on_clean_and_perturbed_data_keeps_gamma_r_but_fails_by_default():
+    # every score 10 % lower: γr is unchanged, the model is worse
+    base = validate(make_results())
+    worse = validate(make_results({k: [round(a * 0.9, 6) for a in v] for k, v in DEFAULT_PERTURBED.items()},
+                                  clean=0.54))
+    assert not any(o.failed for o in compare(base, worse, metrics=["gamma_r"]).outcomes)
+    failed = [o for o in compare(base, worse).outcomes if o.failed]
+    assert failed[0].name == "clean.t2v.R@5 drop <= 0.02" and failed[0].cells["drop"] == "+0.060"
+    assert all(o.cells["metric"].endswith("t2v.R@5") for o in failed)
+    assert len(failed) == 1 + 4 + 3          # clean, each perturbation, each category
+
+
+def test_files_with_different_tie_conventions_are_refused():
+    pessimistic, optimistic = validate(make_results()), validate(make_results(ties="optimistic"))
+    legacy = make_results()
+    assert "ties" not in legacy
+    assert validate(legacy).ties == "pessimistic"            # files older than the key
+    with pytest.raises(GateInputError, match="rank ties differently .baseline pessimistic, current "
+                                             "optimistic.*--ties pessimistic"):
+        compare(pessimistic, optimistic)
+    with pytest.raises(GateInputError, match="rank ties differently"):
+        compare(optimistic, validate(legacy))
+    assert not any(o.failed for o in compare(optimistic, optimistic).outcomes)
+    assert not any(o.failed for o in compare(validate(legacy), validate(make_results(ties="pessimistic")))
+                   .outcomes)
 
 
 def test_max_drop_is_absolute_on_gamma():
@@ -63,7 +101,8 @@ def test_significance_ignores_a_drop_inside_the_ci_and_flags_one_outside():
     flagged = rows(compare(base, outside, max_drop=0.02, significance=0.05))
     assert flagged[key].failed and float(flagged[key].cells["p"]) < 0.05
     assert flagged["category noise gamma_r"].failed                   # the category mean drops 0.042
-    assert [k for k, o in flagged.items() if o.failed] == [key, "category noise gamma_r"]
+    assert [k for k, o in flagged.items() if o.failed] == [
+        key, "category noise gamma_r", "perturbation gaussian_noise t2v.R@5", "category noise t2v.R@5"]
 
 
 def test_significance_without_cis_falls_back_to_max_drop():
@@ -126,7 +165,7 @@ def test_markdown_summary_for_a_pull_request():
     text = markdown(result.outcomes, "Robustness vs baseline", result.notes)
     lines = text.splitlines()
     assert lines[0] == "### Robustness vs baseline: ❌ failed"
-    assert "7 checks: 5 passed, 2 failed." in lines
+    assert "15 checks: 11 passed, 4 failed." in lines
     assert any(line.startswith("- `perturbation gaussian_noise: gamma_r drop <= 0.02` — dropped by 0.083")
                for line in lines)
     table = [line for line in lines if line.startswith("|")]

@@ -21,16 +21,18 @@ def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("e2e")
     captions = write_dataset(root / "data")
     out = {}
-    for name, model in (("baseline", "demo"), ("rerun", "demo"), ("degraded", "noise_sensitive")):
+    for name, model, extra in (("baseline", "demo", []), ("rerun", "demo", []),
+                               ("degraded", "noise_sensitive", []),
+                               ("optimistic", "demo", ["--ties", "optimistic"])):
         code = main(["bench", "--model", f"callable:gate_models:{model}", "--dataset", str(captions),
-                     "--out", str(root / name), *QUICK])
+                     "--out", str(root / name), *QUICK, *extra])
         assert code == 0, name
         out[name] = str(root / name / "results.json")
     return out
 
 
 def test_compare_passes_for_a_rerun_and_fails_for_the_degraded_model(runs, tmp_path, capsys):
-    gate = ["--max-drop", "0.02", "--significance", "0.05", "--metric", "gamma_r", "--metric", "t2v.R@1"]
+    gate = ["--max-drop", "0.02", "--significance", "0.05"]        # by default: γr and t2v.R@1
     assert main(["compare", runs["baseline"], runs["rerun"], *gate]) == 0
 
     junit = tmp_path / "compare.xml"
@@ -52,3 +54,16 @@ def test_check_fails_for_the_degraded_model_naming_the_perturbation(runs, capsys
     assert main(["check", runs["degraded"], "--min", "gamma_r=0.7", "--min", "clean.t2v.R@1=0.5"]) == 1
     out = capsys.readouterr().out
     assert "1 of 2 fall short: gaussian_noise" in out and "FAILED 2 checks: 1 passed, 1 failed" in out
+
+
+def test_the_tie_convention_is_recorded_and_compare_refuses_to_mix_them(runs, capsys):
+    import json
+
+    ties = {name: json.loads(open(path).read())["ties"] for name, path in runs.items()}
+    assert ties == {"baseline": "pessimistic", "rerun": "pessimistic", "degraded": "pessimistic",
+                    "optimistic": "optimistic"}
+    capsys.readouterr()
+    assert main(["compare", runs["baseline"], runs["optimistic"]]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("perturb compare: error: the files rank ties differently "
+                          "(baseline pessimistic, current optimistic)")

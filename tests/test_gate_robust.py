@@ -53,13 +53,21 @@ def test_assert_robust_passes_and_fails_naming_the_perturbations(demo_captions, 
     assert "motion_blur" not in message
     assert [o.name for o in info.value.failures] == ["gamma_r >= 0.6"]
 
-    # against a baseline: the degraded model regresses on gaussian_noise and its category only
+    # against a baseline: the degraded model regresses on gaussian_noise and its category only,
+    # in γr and (compared by default too) in the perturbed R@1; its clean R@1 holds
     with pytest.raises(RobustnessError) as info:
         assert_robust(models.noise_sensitive(), demo_captions,
                       perturbations=["gaussian_noise", "motion_blur"], baseline=good, **QUICK)
     failed = [o.name for o in info.value.failures]
     assert failed == ["perturbation gaussian_noise: gamma_r drop <= 0.02",
-                      "category noise: gamma_r drop <= 0.02"]
+                      "category noise: gamma_r drop <= 0.02",
+                      "perturbation gaussian_noise: t2v.R@1 drop <= 0.02",
+                      "category noise: t2v.R@1 drop <= 0.02"]
+    with pytest.raises(RobustnessError) as info:
+        assert_robust(models.noise_sensitive(), demo_captions, perturbations=["gaussian_noise", "motion_blur"],
+                      baseline=good, compare_metrics=["gamma_r"], **QUICK)
+    assert [o.name for o in info.value.failures] == ["perturbation gaussian_noise: gamma_r drop <= 0.02",
+                                                     "category noise: gamma_r drop <= 0.02"]
     assert_robust(models.demo(), demo_captions, perturbations=["gaussian_noise", "motion_blur"],
                   baseline=good.data, **QUICK)
 

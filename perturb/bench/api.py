@@ -60,7 +60,8 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
                                   if bootstrap else None)
     if entailment:
         extra["entailment"] = evaluate_entailment(encoder, entailment)
-    doc = build_results({"id": m.id, "kind": m.kind}, data, metric, clean, runs, boot, extra=extra)
+    doc = build_results({"id": m.id, "kind": m.kind}, data, metric, clean, runs, boot, extra=extra,
+                        ties=settings.ties)
     if stats is not None:
         stats.update(seconds=round(time.perf_counter() - t0, 2), forward_passes=m.forward_passes() - before,
                      configs=len(jobs))

@@ -47,7 +47,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--backend", choices=("dask", "ray", "loky"), help="shard configurations over this engine")
     p.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler / Ray cluster")
     p.add_argument("--jobs", type=int, default=2, help="workers of a local cluster (default 2)")
-    p.add_argument("--ties", choices=("pessimistic", "optimistic"), default="pessimistic")
+    p.add_argument("--ties", choices=("pessimistic", "optimistic"), default="pessimistic",
+                   help="a negative scored like the positive ranks before it (pessimistic, default) or "
+                        "after it; recorded in results.json, and compare refuses to mix the two")
     p.add_argument("--timeout", type=float, default=60.0, help="http adapter timeout in seconds")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_bench)
@@ -89,6 +91,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and write results and reports."""
     from ..dataset.builder import parse_severities
     from ..registry import REGISTRY
+    from .adapters.protocol import ModelSpecError, parse_spec
     from .api import benchmark
     from .report import print_summary, write_reports
     from .results import parse_metric, write_csv, write_json
@@ -96,6 +99,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .sources import Built, OnTheFly
 
     try:
+        parse_spec(args.model)
         parse_metric(args.metric)
         severities = parse_severities(args.severities)
         video = [s.name for s in REGISTRY.resolve(args.video_perturbations, "video")]
@@ -111,11 +115,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     options = {"device": args.device, "batch_size": args.batch_size, "frames": args.frames,
                "timeout": args.timeout}
     stats: dict[str, Any] = {}
-    doc = benchmark(args.model, data, video=video, text=text, severities=severities,
-                    pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap, level=args.level,
-                    source=source, cache_dir=None if args.no_cache else (args.cache or str(out / "cache")),
-                    settings=settings, backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
-                    model_options=options, stats=stats, mc=args.mc, entailment=args.entailment)
+    try:
+        doc = benchmark(args.model, data, video=video, text=text, severities=severities,
+                        pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap, level=args.level,
+                        source=source, cache_dir=None if args.no_cache else (args.cache or str(out / "cache")),
+                        settings=settings, backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
+                        model_options=options, stats=stats, mc=args.mc, entailment=args.entailment)
+    except ModelSpecError as e:          # e.g. callable:MODULE:ATTR naming no module or attribute
+        raise UsageError(str(e)) from None
     write_json(doc, out / "results.json")
     write_csv(doc, out / "results.csv")
     paths = write_reports([doc], out)
@@ -129,11 +136,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Combine results files into report.md / report.html."""
+    from ..gate.results import validate
     from .report import print_summary, write_reports
     from .results import load_results
 
     try:
         docs = [load_results(p) for p in args.results]
+        for path, doc in zip(args.results, docs):
+            validate(doc, str(path))            # values of the right type, summary agreeing with runs
     except (OSError, ValueError) as e:
         raise UsageError(str(e)) from e
     paths = write_reports(docs, args.out)

@@ -17,7 +17,7 @@ from .metrics import KS, rank_summary
 from .robustness import gamma_a, gamma_r, summarize
 from .runner import Ranked
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"         # 1.1 added "ties"
 DIRECTIONS = ("t2v", "v2t")
 GAMMA_METRICS = tuple(f"R@{k}" for k in KS) + ("mAP",)
 
@@ -71,8 +71,8 @@ def _run_record(ranked: Ranked, clean: Ranked, metric: tuple[str, str],
 
 def build_results(model: dict[str, Any], data: BenchData, metric: str, clean: Ranked,
                   runs: Sequence[Ranked], bootstrap: dict[str, Any] | None = None,
-                  extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The results document for one model on one dataset."""
+                  extra: dict[str, Any] | None = None, ties: str = "pessimistic") -> dict[str, Any]:
+    """The results document for one model on one dataset; ``ties`` is how its ranks broke ties."""
     from .. import __version__
 
     parsed = parse_metric(metric)
@@ -85,7 +85,7 @@ def build_results(model: dict[str, Any], data: BenchData, metric: str, clean: Ra
         "schema_version": SCHEMA_VERSION, "perturb_version": __version__, "model": model,
         "dataset": {"name": data.name, "path": data.path, "n_items": len(data.items),
                     "subset": data.subset, "seed": data.seed},
-        "metric": f"{parsed[0]}.{parsed[1]}", "bootstrap": bootstrap, "clean": clean_rec,
+        "metric": f"{parsed[0]}.{parsed[1]}", "ties": ties, "bootstrap": bootstrap, "clean": clean_rec,
         "runs": records, "summary": summarize(records),
     }
     if extra:
@@ -102,8 +102,15 @@ def write_json(doc: dict[str, Any], path: str | os.PathLike) -> Path:
 
 
 def load_results(path: str | os.PathLike) -> dict[str, Any]:
-    """Read a results.json, checking its schema major version."""
-    doc = json.loads(Path(path).read_text())
+    """Read a results.json, checking its schema major version; a ValueError names the file."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"cannot read results file {str(path)!r}: {e}") from e
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON ({e})") from e
+    if not isinstance(doc, dict):
+        raise ValueError(f"{path}: expected a JSON object (a results.json); got {type(doc).__name__}")
     version = str(doc.get("schema_version", ""))
     if version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
         raise ValueError(f"{path}: expected results schema_version {SCHEMA_VERSION.split('.')[0]}.x; "

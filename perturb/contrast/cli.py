@@ -76,11 +76,14 @@ def cmd_contrast(args: Any) -> int:
 
 def _items(path: str, group_column: str | None) -> list[tuple[str, str, str | None]]:
     """(clip, caption, group) per item of a caption CSV/JSONL (first caption of each video)."""
-    from ..dataset.readers import read_dataset
+    from ..dataset.readers import DatasetFormatError, read_dataset
     p = Path(path)
     if not p.exists():
         raise _cli_error(f"no such file: {path}")
-    items = read_dataset(p)
+    try:
+        items = read_dataset(p)
+    except DatasetFormatError as e:
+        raise _cli_error(str(e)) from None
     out = []
     for it in items:
         group = it.group if group_column in (None, "group") else it.meta.get(group_column)

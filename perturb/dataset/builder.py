@@ -29,7 +29,7 @@ from ..rng import item_seed
 from . import encode, engines
 from .items import Item
 from .manifest import Manifest, row_key, sha256_file, to_parquet, write_atomic
-from .readers import infer_reader, read_dataset
+from .readers import GENERIC_COLUMNS, DatasetFormatError, infer_reader, read_dataset
 from .work import TMP_MARK, Output, Preprocess, TextTask, VideoTask, run_task
 
 PAPER_PREPROCESS = Preprocess(short_side=224, fps=30.0)   # the paper's S3D input: 224 px, 30 fps
@@ -106,14 +106,24 @@ def safe_name(item_id: str) -> str:
 
 
 # ------------------------------------------------------------------------------------- plan
-def plan_video(items: Sequence[Item], specs: Sequence[Spec], severities: Sequence[int], seed: int,
-               fmt: encode.Format) -> list[tuple[Item, list[Output]]]:
-    """Every (item, outputs) pair with per-output seeds derived from (seed, id, name, severity)."""
+def check_items(items: Sequence[Item], videos: bool, source: str = "items") -> None:
+    """Every item id gets its own output file name and, when ``videos`` are perturbed, names a
+    video; DatasetFormatError (naming ``source``, the dataset) otherwise."""
     names: dict[str, str] = {}
     for it in items:
         other = names.setdefault(safe_name(it.item_id), it.item_id)
         if other != it.item_id:
-            raise ValueError(f"item ids {other!r} and {it.item_id!r} map to the same file name")
+            raise DatasetFormatError(f"{source}: item ids {other!r} and {it.item_id!r} both map to the "
+                                     f"file name {safe_name(it.item_id)!r}; rename one of them")
+        if videos and not it.video_path:
+            raise DatasetFormatError(f"{source}: item {it.item_id!r} has no 'video_path'; building video "
+                                     f"perturbations needs the columns {', '.join(GENERIC_COLUMNS)}")
+
+
+def plan_video(items: Sequence[Item], specs: Sequence[Spec], severities: Sequence[int], seed: int,
+               fmt: encode.Format) -> list[tuple[Item, list[Output]]]:
+    """Every (item, outputs) pair with per-output seeds derived from (seed, id, name, severity)."""
+    check_items(items, videos=bool(specs))
     plan = []
     for it in items:
         outs = [Output(spec, sev, item_seed(seed, it.item_id, spec.name, sev),
@@ -193,6 +203,7 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
     sevs = parse_severities(severities)
     fmt = encode.get_format(format)
     pre = Preprocess(short_side, fps)
+    check_items(items, bool(vspecs), str(dataset) if isinstance(dataset, (str, os.PathLike)) else "items")
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     lock = _Lock(root)

@@ -20,6 +20,7 @@ MSRVTT_JSON_NAMES = ("MSRVTT_data.json", "msrvtt_data.json", "train_val_videodat
 MSRVTT_VIDEO_DIRS = ("videos/all", "MSRVTT_Videos", "videos", "TrainValVideo", "TestVideo", ".")
 YOUCOOK_VIDEO_DIRS = ("raw_videos", "videos", ".")
 GENERIC_COLUMNS = ("video_id", "video_path", "caption")
+GENERIC_REQUIRED = ("video_id", "caption")
 
 
 class DatasetFormatError(ValueError):
@@ -41,13 +42,14 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
     return [{(k or "").strip(): (v or "").strip() for k, v in r.items()} for r in rows]
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+def _read_jsonl(path: Path) -> list[tuple[int, Any]]:
+    """(line number, value) of every non-blank line."""
     rows = []
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if line.strip():
                 try:
-                    rows.append(json.loads(line))
+                    rows.append((n, json.loads(line)))
                 except json.JSONDecodeError as e:
                     raise DatasetFormatError(f"{path}:{n}: not a JSON object ({e})") from e
     return rows
@@ -58,8 +60,8 @@ def _require(rows: list[Mapping[str, Any]], columns: Iterable[str], path: Path) 
         raise DatasetFormatError(f"{path}: no rows")
     missing = [c for c in columns if c not in rows[0]]
     if missing:
-        raise DatasetFormatError(f"{path}: missing column(s) {missing}; expected "
-                                 f"{', '.join(columns)} (got {', '.join(map(str, rows[0]))})")
+        raise DatasetFormatError(f"{path}:1: the header lacks column(s) {', '.join(map(repr, missing))}; "
+                                 f"expected {', '.join(columns)} (got {', '.join(map(str, rows[0]))})")
 
 
 def _find_video(dirs: Iterable[Path], video_id: str) -> str:
@@ -80,12 +82,52 @@ def _video_dirs(root: Path, candidates: Iterable[str], videos: str | os.PathLike
     return found or [root]
 
 
+def _entry(value: Any, keys: Iterable[str], where: str) -> Mapping[str, Any]:
+    """An annotation object that must hold ``keys``; DatasetFormatError naming where it is."""
+    if not isinstance(value, Mapping):
+        raise DatasetFormatError(f"{where}: expected an object; got {type(value).__name__} {value!r:.60}")
+    missing = [k for k in keys if k not in value]
+    if missing:
+        raise DatasetFormatError(f"{where}: missing {', '.join(map(repr, missing))}")
+    return value
+
+
+def _text(value: Any, column: str, where: str) -> str:
+    """A non-empty id; JSON numbers are taken as written."""
+    if value is None or value == "":
+        raise DatasetFormatError(f"{where}: {column!r} is {'null' if value is None else 'empty'}; "
+                                 f"every row needs a {column}")
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise DatasetFormatError(f"{where}: {column!r} must be a string; got {value!r:.60}")
+    return str(value)
+
+
+def _caption(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise DatasetFormatError(f"{where}: 'caption' must be a string; got {value!r:.60}")
+    return value
+
+
 def _group(rows: Iterable[tuple[Any, ...]]) -> list[Item]:
-    """Merge (item_id, video_id, path, start, end, group, meta, caption) rows into Items."""
+    """Merge (where, item_id, video_id, path, start, end, group, meta, caption) rows into Items.
+
+    Rows of one item may differ only in caption; one video_id must name one video file. A
+    conflict is a DatasetFormatError naming both rows (``where``: file and row)."""
     merged: "OrderedDict[str, dict[str, Any]]" = OrderedDict()
-    for item_id, video_id, path, start, end, group, meta, caption in rows:
+    videos: dict[str, tuple[str, str]] = {}              # video_id -> (path, where first seen)
+    for where, item_id, video_id, path, start, end, group, meta, caption in rows:
+        first_path, first_where = videos.setdefault(video_id, (path, where))
+        if path != first_path:
+            raise DatasetFormatError(
+                f"{where}: video_id {video_id!r} names video {path!r}, but {first_where} gave it "
+                f"{first_path!r}; one video_id must name one video")
         entry = merged.setdefault(item_id, dict(video_id=video_id, path=path, start=start, end=end,
-                                                group=group, meta=meta, captions=[]))
+                                                group=group, meta=meta, captions=[], where=where))
+        for field, value in (("video_id", video_id), ("start", start), ("end", end)):
+            if entry[field] != value:
+                raise DatasetFormatError(
+                    f"{where}: item {item_id!r} has {field} {value!r}, but {entry['where']} gave it "
+                    f"{entry[field]!r}; rows of one item may differ only in their caption")
         if caption:
             entry["captions"].append(caption)
     return [Item(item_id=k, video_id=e["video_id"], video_path=e["path"],
@@ -115,20 +157,32 @@ def read_msrvtt(path: str | os.PathLike, videos: str | os.PathLike | None = None
     if ann.suffix.lower() == ".csv":
         rows = _read_csv(ann)
         _require(rows, ("video_id", "sentence"), ann)
-        return _group((r["video_id"], r["video_id"], _find_video(dirs, r["video_id"]), None, None,
-                       None, {k: r[k] for k in ("key", "vid_key") if k in r}, r["sentence"])
-                      for r in rows)
+
+        def csv_row(n: int, r: Mapping[str, str]) -> tuple:
+            vid = _text(r["video_id"], "video_id", f"{ann}:{n}")
+            return (f"{ann}:{n}", vid, vid, _find_video(dirs, vid), None, None, None,
+                    {k: r[k] for k in ("key", "vid_key") if k in r}, r["sentence"])
+        return _group(csv_row(n, r) for n, r in enumerate(rows, 2))
     data = _load_json(ann)
-    if not (isinstance(data, dict) and "videos" in data and "sentences" in data):
-        raise DatasetFormatError(f"{ann}: expected an MSR-VTT JSON with 'videos' and 'sentences'")
-    order = [v["video_id"] for v in data["videos"]]
-    meta = {v["video_id"]: {k: v[k] for k in ("split", "category", "url") if k in v}
-            for v in data["videos"]}
-    caps: dict[str, list[str]] = {v: [] for v in order}
-    for s in data["sentences"]:
-        caps.setdefault(s["video_id"], []).append(s["caption"])
-    return _group((v, v, _find_video(dirs, v), None, None, None, meta.get(v, {}), c)
-                  for v in caps for c in (caps[v] or [""]))
+    if not (isinstance(data, dict) and isinstance(data.get("videos"), list)
+            and isinstance(data.get("sentences"), list)):
+        raise DatasetFormatError(f"{ann}: expected an MSR-VTT JSON with 'videos' and 'sentences' lists")
+    caps: dict[str, list[tuple[str, str]]] = {}          # video_id -> [(where, caption)]
+    listed: dict[str, str] = {}                           # video_id -> where its entry is
+    meta: dict[str, dict[str, Any]] = {}
+    for j, v in enumerate(data["videos"]):
+        where = f"{ann}: videos[{j}]"
+        vid = _text(_entry(v, ("video_id",), where)["video_id"], "video_id", where)
+        caps.setdefault(vid, [])
+        listed.setdefault(vid, where)
+        meta[vid] = {k: v[k] for k in ("split", "category", "url") if k in v}
+    for j, sent in enumerate(data["sentences"]):
+        where = f"{ann}: sentences[{j}]"
+        _entry(sent, ("video_id", "caption"), where)
+        caption = _caption(sent["caption"], where)
+        caps.setdefault(_text(sent["video_id"], "video_id", where), []).append((where, caption))
+    return _group((where, v, v, _find_video(dirs, v), None, None, None, meta.get(v, {}), c)
+                  for v in caps for where, c in (caps[v] or [(listed[v], "")]))
 
 
 def _msrvtt_annotation(root: Path) -> Path:
@@ -161,6 +215,7 @@ def read_youcook2(path: str | os.PathLike, videos: str | os.PathLike | None = No
     wanted = set(subsets) if subsets is not None else None
     rows = []
     for vid, entry in data["database"].items():
+        _entry(entry, (), f"{path}: database[{vid!r}]")
         subset = entry.get("subset", "")
         if wanted is not None and subset not in wanted:
             continue
@@ -168,9 +223,15 @@ def read_youcook2(path: str | os.PathLike, videos: str | os.PathLike | None = No
         video = _find_video(sub_dirs, vid)
         meta = {"subset": subset, "recipe_type": entry.get("recipe_type"),
                 "duration": entry.get("duration")}
-        for seg in entry.get("annotations", []):
-            start, end = (float(x) for x in seg["segment"])
-            rows.append((f"{vid}_{seg.get('id', len(rows))}", vid, video, start, end, vid,
+        for j, seg in enumerate(entry.get("annotations", [])):
+            where = f"{path}: database[{vid!r}].annotations[{j}]"
+            bounds = _entry(seg, ("segment",), where)["segment"]
+            if not (isinstance(bounds, list) and len(bounds) == 2):
+                raise DatasetFormatError(f"{where}: 'segment' must be [start, end] in seconds; got {bounds!r}")
+            start, end = (_num(x, "segment", where) for x in bounds)
+            if start is None or end is None:
+                raise DatasetFormatError(f"{where}: 'segment' must be [start, end] in seconds; got {bounds!r}")
+            rows.append((where, f"{vid}_{seg.get('id', len(rows))}", vid, video, start, end, vid,
                          dict(meta, segment_id=seg.get("id")), seg.get("sentence", "")))
     return _group(rows)
 
@@ -184,20 +245,41 @@ def read_generic(path: str | os.PathLike) -> list[Item]:
     for caption-only use, and an ``item_id`` or ``group`` column is kept when present.
     """
     path = Path(path)
-    rows = _read_jsonl(path) if path.suffix.lower() in (".jsonl", ".ndjson") else _read_csv(path)
-    _require(rows, ("video_id", "caption"), path)
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        rows = _read_jsonl(path)
+    else:
+        table = _read_csv(path)
+        _require(table, GENERIC_REQUIRED, path)            # a column missing from the header, once
+        rows = list(enumerate(table, 2))
+    if not rows:
+        raise DatasetFormatError(f"{path}: no rows")
+    with_video = [n for n, r in rows if isinstance(r, Mapping) and r.get("video_path") not in (None, "")]
 
-    def one(n: int, r: Mapping[str, Any]) -> tuple:
+    def one(n: int, r: Any) -> tuple:
         where = f"{path}:{n}"
-        vid = str(r["video_id"])
+        if not isinstance(r, Mapping):
+            raise DatasetFormatError(f"{where}: expected an object with {', '.join(GENERIC_COLUMNS)}; "
+                                     f"got {type(r).__name__} {r!r:.60}")
+        missing = [c for c in GENERIC_REQUIRED if c not in r]
+        if missing:
+            raise DatasetFormatError(f"{where}: missing column(s) {', '.join(map(repr, missing))}; "
+                                     f"expected {', '.join(GENERIC_COLUMNS)}")
+        vid = _text(r["video_id"], "video_id", where)
+        caption = _caption(r["caption"], where)
         start, end = _num(r.get("start"), "start", where), _num(r.get("end"), "end", where)
         segment = f"_{start or 0:g}-{'end' if end is None else format(end, 'g')}"
         item_id = str(r.get("item_id") or (vid if start is None and end is None else vid + segment))
-        raw = str(r.get("video_path") or "")
+        raw = r.get("video_path")
+        if raw in (None, "") and with_video:
+            raise DatasetFormatError(f"{where}: 'video_path' is {'empty' if raw == '' else 'missing'}, but "
+                                     f"{path}:{with_video[0]} has one; give every row its video or none")
+        if raw is not None and not isinstance(raw, str):
+            raise DatasetFormatError(f"{where}: 'video_path' must be a string; got {raw!r:.60}")
+        raw = raw or ""
         video = str(path.parent / raw) if raw and not os.path.isabs(raw) else raw
-        return item_id, vid, video, start, end, r.get("group") or None, {}, str(r["caption"])
+        return where, item_id, vid, video, start, end, r.get("group") or None, {}, caption
 
-    return _group(one(n, r) for n, r in enumerate(rows, 2))
+    return _group(one(n, r) for n, r in rows)
 
 
 read_captions = read_generic

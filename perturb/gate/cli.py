@@ -54,13 +54,13 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_compare(args: argparse.Namespace) -> int:
     """Compare a current results file against a baseline."""
-    from .compare import DEFAULT_MAX_DROP, DEFAULT_METRICS, compare
+    from .compare import DEFAULT_MAX_DROP, compare
     from .results import load_results
     from .rules import load_policy
 
     defaults = dict(load_policy(args.policy).compare) if args.policy else {}
-    metrics = args.metric or defaults.get("metrics") or DEFAULT_METRICS
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    metrics = args.metric or defaults.get("metrics") or None
+    metrics = [metrics] if isinstance(metrics, str) else metrics
     max_drop = args.max_drop if args.max_drop is not None else defaults.get("max_drop", DEFAULT_MAX_DROP)
     alpha = args.significance if args.significance is not None else defaults.get("significance")
     baseline, current = load_results(args.baseline), load_results(args.current)
@@ -89,7 +89,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "compare", help="fail (exit 1) when results regress against a baseline",
         description="Compare CURRENT against BASELINE per perturbation and category. A drop larger "
                     "than --max-drop is a regression; with --significance, only when it lies outside "
-                    "the bootstrap noise. Exit 0: no regression; 1: regression; 2: bad input.")
+                    "the bootstrap noise. Files with different metrics or tie conventions are refused. "
+                    "Exit 0: no regression; 1: regression; 2: bad input.")
     p.add_argument("baseline", help="baseline results.json (kept in the repository)")
     p.add_argument("current", help="results.json of the change under test")
     p.add_argument("--max-drop", type=float, default=None, metavar="X",
@@ -97,7 +98,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--significance", type=float, default=None, metavar="ALPHA",
                    help="flag a drop only if significant at ALPHA, from the bootstrap CIs (e.g. 0.05)")
     p.add_argument("--metric", action="append", default=None, metavar="M",
-                   help="what to compare, repeatable: gamma_r (default), gamma_a, t2v.R@5, ...")
+                   help="what to compare, repeatable: gamma_r, gamma_a, t2v.R@5, ... (default: gamma_r "
+                        "and the results' own metric, clean and perturbed)")
     p.add_argument("--policy", metavar="FILE", help="policy file whose compare: section gives defaults")
     _outputs(p)
     p.set_defaults(func=_guarded(run_compare))

@@ -13,7 +13,7 @@ from .results import Results
 from .scope import Scope, scope_value, select_runs
 
 DEFAULT_MAX_DROP = 0.02
-DEFAULT_METRICS = ("gamma_r",)
+DEFAULT_METRICS = ("gamma_r",)   # and, unless narrowed, the files' headline metric (see default_metrics)
 DATASET_KEYS = ("name", "n_items", "subset", "seed")
 TOLERANCE = 1e-9          # a drop equal to --max-drop up to float rounding is not a regression
 
@@ -128,13 +128,25 @@ def _notes(baseline: Results, current: Results) -> list[str]:
     return notes
 
 
-def compare(baseline: Results, current: Results, metrics: Iterable[str] = DEFAULT_METRICS,
+def default_metrics(results: Results) -> tuple[str, ...]:
+    """γr plus the headline metric itself, clean and perturbed: a model whose accuracy dropped
+    equally on clean and perturbed data keeps its γr but fails here."""
+    return DEFAULT_METRICS + (results.metric,)
+
+
+def compare(baseline: Results, current: Results, metrics: Iterable[str] | None = None,
             max_drop: float = DEFAULT_MAX_DROP, significance: float | None = None) -> Comparison:
     """Per clean / perturbation / category rows: a drop beyond ``max_drop`` (and, with
-    ``significance``, outside the bootstrap noise) is a regression."""
+    ``significance``, outside the bootstrap noise) is a regression. ``metrics`` None compares
+    :func:`default_metrics`."""
     if headline(baseline).name != headline(current).name:
         raise GateInputError(f"the files measure different metrics (baseline {baseline.metric}, "
                              f"current {current.metric}); their γ are not comparable")
+    if baseline.ties != current.ties:
+        raise GateInputError(f"the files rank ties differently (baseline {baseline.ties}, current "
+                             f"{current.ties}); their scores are not comparable: rerun one with "
+                             f"--ties {baseline.ties}")
+    metrics = default_metrics(baseline) if metrics is None else metrics
     if not (isinstance(max_drop, (int, float)) and math.isfinite(max_drop) and max_drop >= 0):
         raise GateInputError(f"--max-drop must be a number >= 0; got {max_drop!r}")
     if significance is not None and not 0 < significance < 1:

@@ -2,15 +2,23 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import fmean
 from typing import Any, Mapping
 
-from ..bench.results import DIRECTIONS, SCHEMA_VERSION
+from ..bench.metrics import TIES
+from ..bench.results import DIRECTIONS, GAMMA_METRICS, SCHEMA_VERSION
 from .errors import GateInputError
 
-KNOWN_SCHEMA_VERSIONS = (SCHEMA_VERSION,)   # minor versions of a known major (1.x) are read as 1.0
+KNOWN_SCHEMA_VERSIONS = ("1.0", SCHEMA_VERSION)   # later minor versions (1.x) are read too
 RUN_KEYS = ("modality", "perturbation", "category", "severity", "t2v", "v2t", "gamma_a", "gamma_r")
+RUN_TEXT_KEYS = ("modality", "perturbation", "category")
+GAMMAS = ("gamma_a", "gamma_r")
+SUMMARY_KINDS = ("perturbation", "category", "modality")
+DEFAULT_TIES = "pessimistic"      # files without a "ties" key predate it and used this convention
+SUMMARY_TOLERANCE = 1e-6          # a summary mean may differ from its runs' mean by float rounding only
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,11 @@ class Results:
     @property
     def summary(self) -> Mapping[str, Any]:
         return self.data.get("summary") or {}
+
+    @property
+    def ties(self) -> str:
+        """How the ranks broke ties: "pessimistic" (also for files older than the key) or "optimistic"."""
+        return self.data.get("ties", DEFAULT_TIES)
 
     @property
     def ci_level(self) -> float | None:
@@ -71,26 +84,124 @@ def _require(mapping: Any, keys: tuple[str, ...], where: str) -> None:
         raise GateInputError(f"{where}: missing key(s) {', '.join(map(repr, missing))}")
 
 
+def _number(value: Any, field: str, source: str) -> None:
+    """A finite number or null (undefined values are written as null, never as NaN)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise GateInputError(f"{source}: {field} must be a number or null; got {value!r}")
+    if not math.isfinite(value):
+        raise GateInputError(f"{source}: {field} is {value!r}; an undefined value must be null")
+
+
+def _scores(block: Any, field: str, source: str) -> None:
+    """A t2v/v2t block: metric name → number."""
+    _require(block, (), f"{source}: {field}")
+    for key, value in block.items():
+        _number(value, f"{field}.{key}", source)
+
+
+def _intervals(record: Mapping[str, Any], field: str, source: str) -> None:
+    """The optional ``ci`` object: name → [lo, hi]."""
+    ci = record.get("ci")
+    if ci is None:
+        return
+    _require(ci, (), f"{source}: {field}.ci")
+    for key, interval in ci.items():
+        if not isinstance(interval, list) or len(interval) != 2:
+            raise GateInputError(f"{source}: {field}.ci.{key} must be a list [lo, hi]; got {interval!r}")
+        for i, bound in enumerate(interval):
+            _number(bound, f"{field}.ci.{key}[{i}]", source)
+
+
+def _metric(data: Mapping[str, Any], source: str) -> None:
+    metric = data["metric"]
+    direction, _, name = metric.partition(".") if isinstance(metric, str) else ("", "", "")
+    if direction not in DIRECTIONS or name not in GAMMA_METRICS:
+        raise GateInputError(f"{source}: metric must be t2v. or v2t. followed by one of "
+                             f"{', '.join(GAMMA_METRICS)}; got {metric!r}")
+    if not isinstance(data["clean"][direction].get(name), (int, float)):
+        raise GateInputError(f"{source}: metric is {metric!r} but clean.{metric} is missing or null")
+
+
+def _run(run: Any, i: int, source: str) -> None:
+    field = f"runs[{i}]"
+    _require(run, RUN_KEYS, f"{source}: {field}")
+    for key in RUN_TEXT_KEYS:
+        if not isinstance(run[key], str) or not run[key]:
+            raise GateInputError(f"{source}: {field}.{key} must be a non-empty string; got {run[key]!r}")
+    severity = run["severity"]
+    if severity is not None and (isinstance(severity, bool) or not isinstance(severity, int)):
+        raise GateInputError(f"{source}: {field}.severity must be an integer or null; got {severity!r}")
+    for direction in DIRECTIONS:
+        _scores(run[direction], f"{field}.{direction}", source)
+    for gamma in GAMMAS:
+        _number(run[gamma], f"{field}.{gamma}", source)
+    _intervals(run, field, source)
+
+
+def _summary(summary: Any, runs: list[Mapping[str, Any]], source: str) -> None:
+    """Every summary entry is an object of numbers whose γ means agree with the runs they summarize."""
+    _require(summary, (), f"{source}: summary")
+    for kind, section in summary.items():
+        _require(section, (), f"{source}: summary.{kind}")
+        for name, entry in section.items():
+            field = f"summary.{kind}.{name}"
+            _require(entry, (), f"{source}: {field}")
+            for key, value in entry.items():
+                if key.endswith(("_mean", "_std")):
+                    _number(value, f"{field}.{key}", source)
+            if kind in SUMMARY_KINDS:
+                _agrees(entry, [r for r in runs if r[kind] == name], field, source)
+
+
+def _agrees(entry: Mapping[str, Any], runs: list[Mapping[str, Any]], field: str, source: str) -> None:
+    for gamma in GAMMAS:
+        key = f"{gamma}_mean"
+        if key not in entry:
+            continue
+        values = [r[gamma] for r in runs if r[gamma] is not None]
+        expected = fmean(values) if values else None
+        stated = entry[key]
+        if (stated is None) != (expected is None) or (
+                stated is not None and abs(stated - expected) > SUMMARY_TOLERANCE):
+            given = "no defined value" if expected is None else f"a mean of {expected:.6g}"
+            stated_text = "null" if stated is None else f"{stated:.6g}"
+            raise GateInputError(f"{source}: {field}.{key} is {stated_text} but its {len(runs)} run(s) give "
+                                 f"{given}; the summary and the runs disagree")
+
+
 def validate(data: Any, source: str = "<results>") -> Results:
-    """Check the keys the gate relies on; raise GateInputError naming the first problem."""
+    """Check the keys and value types the gate relies on, and that the summary agrees with the
+    runs; raise GateInputError naming the file and the first field at fault."""
     _require(data, ("schema_version", "metric", "clean", "runs"), source)
     if not _schema_ok(data["schema_version"]):
         raise GateInputError(
             f"{source}: unknown schema_version {data['schema_version']!r}; this perturb reads "
             f"{', '.join(KNOWN_SCHEMA_VERSIONS)} (and later 1.x)")
-    metric = data["metric"]
-    if not isinstance(metric, str) or metric.split(".")[0] not in DIRECTIONS or "." not in metric:
-        raise GateInputError(f"{source}: 'metric' must look like 't2v.R@5'; got {metric!r}")
     _require(data["clean"], DIRECTIONS, f"{source}: clean")
+    for direction in DIRECTIONS:
+        _scores(data["clean"][direction], f"clean.{direction}", source)
+    _intervals(data["clean"], "clean", source)
+    _metric(data, source)
+    if data.get("ties", DEFAULT_TIES) not in TIES:
+        raise GateInputError(f"{source}: ties must be one of {', '.join(TIES)}; got {data['ties']!r}")
+    for key in ("model", "dataset"):
+        if data.get(key) is not None:
+            _require(data[key], (), f"{source}: {key}")
+    bootstrap = data.get("bootstrap")
+    if bootstrap is not None:
+        _require(bootstrap, (), f"{source}: bootstrap")
+        level = bootstrap.get("level")
+        _number(level, "bootstrap.level", source)
+        if level is not None and not 0 < level < 1:
+            raise GateInputError(f"{source}: bootstrap.level must be in (0, 1); got {level!r}")
     if not isinstance(data["runs"], list):
         raise GateInputError(f"{source}: 'runs' must be a list; got {type(data['runs']).__name__}")
     for i, run in enumerate(data["runs"]):
-        _require(run, RUN_KEYS, f"{source}: runs[{i}]")
-        for direction in DIRECTIONS:
-            _require(run[direction], (), f"{source}: runs[{i}].{direction}")
-    summary = data.get("summary")
-    if summary is not None and not isinstance(summary, Mapping):
-        raise GateInputError(f"{source}: 'summary' must be an object")
+        _run(run, i, source)
+    if data.get("summary") is not None:
+        _summary(data["summary"], data["runs"], source)
     return Results(data, source)
 
 

@@ -79,7 +79,7 @@ def assert_robust(model: Any, dataset: Any, *, perturbations: str | Sequence[str
                   min_gamma_r: float | None = None, min_gamma_a: float | None = None,
                   rules: Sequence[str | Rule] = (), baseline: Any = None,
                   max_drop: float = DEFAULT_MAX_DROP, significance: float | None = None,
-                  compare_metrics: Sequence[str] = ("gamma_r",), severities: Sequence[int] = (3,),
+                  compare_metrics: Sequence[str] | None = None, severities: Sequence[int] = (3,),
                   metric: str = "t2v.R@5", subset: int | None = None, seed: int = 0,
                   bootstrap: int | None = None, save: str | Path | None = None) -> Results:
     """Benchmark ``model`` on ``dataset`` under ``perturbations``; raise RobustnessError naming what

@@ -13,7 +13,13 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-KINDS = ("clip", "precomputed", "callable", "http", "toy")
+SPEC_FORMS = {"clip": "clip:NAME_OR_PATH", "precomputed": "precomputed:DIR",
+              "callable": "callable:MODULE:ATTR", "http": "http:URL", "toy": "toy:DIM"}
+KINDS = tuple(SPEC_FORMS)
+
+
+class ModelSpecError(ValueError):
+    """A model spec (``--model KIND:TARGET``) of an unknown kind or with a malformed target."""
 
 
 @runtime_checkable
@@ -124,26 +130,55 @@ def wrap(obj: Any, model_id: str = "callable") -> Model:
                     f"factory returning one, or a function (clips, texts) -> scores; got {obj!r}")
 
 
+def parse_spec(spec: str) -> tuple[str, str]:
+    """``"KIND:TARGET"`` → (kind, target), checked without loading anything (a bare URL is an
+    http model); a ModelSpecError lists the valid kinds."""
+    text = str(spec)
+    if text.startswith(("http://", "https://")):
+        text = f"http:{text}"
+    kind, sep, target = text.partition(":")
+    expected = f"expected one of {', '.join(SPEC_FORMS.values())}"
+    if not sep or not kind:
+        raise ModelSpecError(f"model {spec!r} names no kind; {expected}")
+    if kind not in SPEC_FORMS:
+        raise ModelSpecError(f"unknown model kind {kind!r} in {spec!r}; {expected}")
+    if not target:
+        raise ModelSpecError(f"model {spec!r} has no target; expected {SPEC_FORMS[kind]}")
+    if kind == "toy" and not (target.isdigit() and int(target) > 0):
+        raise ModelSpecError(f"toy:DIM takes a positive whole dimension; got {spec!r}")
+    if kind == "callable":
+        module_name, sep, attr = target.partition(":")
+        if not sep or not module_name or not attr:
+            raise ModelSpecError(f"expected callable:MODULE:ATTR (e.g. callable:mypkg.models:build); "
+                                 f"got {spec!r}")
+    return kind, target
+
+
 def import_target(target: str) -> Any:
-    """The object named by ``MODULE:ATTR`` (ATTR may be dotted)."""
-    module_name, sep, attr = target.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(f"expected callable:MODULE:ATTR (e.g. callable:mypkg.models:build); got {target!r}")
-    obj: Any = importlib.import_module(module_name)
+    """The object named by ``MODULE:ATTR`` (ATTR may be dotted); ModelSpecError when the module or
+    the attribute does not exist (an import error inside the module is left as it is)."""
+    _, target = parse_spec(f"callable:{target}")
+    module_name, _, attr = target.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name is None or not (module_name == e.name or module_name.startswith(e.name + ".")):
+            raise
+        raise ModelSpecError(f"callable:{target}: no module named {e.name!r}") from None
     for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ModelSpecError(f"callable:{target}: {getattr(obj, '__name__', obj)!r} has no "
+                                 f"attribute {part!r}")
         obj = getattr(obj, part)
     return obj
 
 
 def load_model(spec: str, *, device: str = "auto", batch_size: int = 32, frames: int = 8,
                timeout: float = 60.0) -> Model:
-    """A model from ``clip:NAME_OR_PATH``, ``precomputed:DIR``, ``callable:MODULE:ATTR``, ``http:URL``."""
-    if str(spec).startswith(("http://", "https://")):        # a bare URL is an http model
-        spec = f"http:{spec}"
-    kind, sep, target = str(spec).partition(":")
-    if not sep or kind not in KINDS or not target:
-        raise ValueError(f"expected --model as one of clip:NAME_OR_PATH, precomputed:DIR, "
-                         f"callable:MODULE:ATTR, http:URL, toy:DIM; got {spec!r}")
+    """A model from ``clip:NAME_OR_PATH``, ``precomputed:DIR``, ``callable:MODULE:ATTR``, ``http:URL``,
+    ``toy:DIM``; a ModelSpecError (a ValueError) for a spec of an unknown kind or a malformed one."""
+    kind, target = parse_spec(spec)
+    spec = f"{kind}:{target}"
     if kind == "clip":
         from .clip import ClipAdapter
         return Model(ClipAdapter(target, device=device, batch_size=batch_size, frames=frames),
