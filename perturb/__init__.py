@@ -1,7 +1,7 @@
 """perturb: robustness of video-text retrieval models under video and caption perturbations."""
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from .version import __version__
 
 from . import text, video  # noqa: E402  (imports register every perturbation)
 from .registry import REGISTRY, Spec  # noqa: E402

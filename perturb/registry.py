@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .errors import UnknownPerturbationError
 
-SEVERITIES = (1, 2, 3, 4, 5)
+from .selection import SEVERITY_LEVELS as SEVERITIES  # noqa: F401  (the levels live in selection)
 
 
 def normalize(name: str) -> str:

@@ -10,7 +10,7 @@ from .types import TYPES
 
 
 def _cli_error(msg: str) -> Exception:
-    from ..cli import UsageError
+    from ..errors import UsageError
     return UsageError(msg)
 
 

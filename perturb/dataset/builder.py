@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import PerturbError
-from ..registry import REGISTRY, SEVERITIES, Spec
+from ..registry import REGISTRY, Spec
+from ..selection import parse_severities
 from ..rng import item_seed
-from . import encode, engines
+from .. import engines
+from . import encode
 from .items import Item
 from .manifest import Manifest, row_key, sha256_file, to_parquet, write_atomic
 from .readers import infer_reader, read_dataset
@@ -67,26 +69,6 @@ class BuildResult:
 
 
 # --------------------------------------------------------------------------------- selection
-def parse_severities(value: str | int | Iterable[int]) -> tuple[int, ...]:
-    """'1-5', '1,3', 3 or [1, 3] → a sorted tuple of severities in 1..5."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        parts: list[int] = [value]
-    elif isinstance(value, str):
-        parts = []
-        for tok in filter(None, (t.strip() for t in value.split(","))):
-            m = re.fullmatch(r"(\d+)\s*-\s*(\d+)|(\d+)", tok)
-            if not m:
-                raise ValueError(f"bad severity {tok!r}; expected e.g. '1-5' or '1,3'")
-            lo, hi = (int(m[1]), int(m[2])) if m[1] else (int(m[3]), int(m[3]))
-            parts += range(lo, hi + 1)
-    else:
-        parts = [int(v) for v in value]
-    bad = [s for s in parts if s not in SEVERITIES]
-    if bad or not parts:
-        raise ValueError(f"severities must be in {SEVERITIES[0]}..{SEVERITIES[-1]}; got {value!r}")
-    return tuple(sorted(set(parts)))
-
-
 def resolve(selection: str | Iterable[str | Spec] | None, modality: str) -> list[Spec]:
     """Names, categories, 'all'/'none' or Spec objects → Specs of one modality."""
     if selection is None:
@@ -285,7 +267,7 @@ def _counts(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def _describe(dataset: Any, reader: str | None, items: Sequence[Item], vspecs: Sequence[Spec],
               tspecs: Sequence[Spec], sevs: Sequence[int], seed: int, fmt: encode.Format,
               pre: Preprocess, command: str | None) -> dict[str, Any]:
-    from .. import __version__
+    from ..version import __version__
 
     return {
         "perturb_version": __version__,

@@ -5,7 +5,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..cli import UsageError
+from ..errors import UsageError
 from ..errors import MissingResourceError
 
 MODEL_HINT = "(needs a model: --model NAME_OR_PATH)"

@@ -5,8 +5,8 @@ import argparse
 import json
 from typing import Any
 
-from ..cli import UsageError
-from ..registry import SEVERITIES
+from ..errors import UsageError
+from ..selection import SEVERITY_LEVELS
 
 WIDE = 120      # terminal columns from which `perturb list` also shows the summaries
 FOLDED = ("flags", "aliases", "summary")     # `perturb list` columns that may wrap
@@ -28,7 +28,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("input", metavar="IN", help="input video")
     p.add_argument("output", metavar="OUT", help="output video (container from the extension)")
     p.add_argument("--name", required=True, help="video perturbation name or alias")
-    p.add_argument("--severity", type=int, default=3, choices=SEVERITIES, help="1..5 (default 3)")
+    p.add_argument("--severity", type=int, default=3, choices=SEVERITY_LEVELS, help="1..5 (default 3)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--codec", default="ffv1",
                    help="output encoder (default ffv1: lossless, adds no artefacts of its own)")
