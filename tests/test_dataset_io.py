@@ -12,7 +12,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests import datasets as ds  # noqa: E402
 
 from perturb.dataset import encode  # noqa: E402
-from perturb.dataset.manifest import Manifest, read_rows, sha256_file  # noqa: E402
+from perturb.dataset.manifest import Manifest, read_rows  # noqa: E402
+from perturb.fileio import sha256_file  # noqa: E402
 
 
 @pytest.mark.parametrize("name", sorted(encode.FORMATS))

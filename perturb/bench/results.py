@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..dataset.manifest import write_atomic
+from ..fileio import write_atomic
 from .bootstrap import bootstrap_ci, paired_bootstrap
 from .data import BenchData
 from .metrics import KS, rank_summary

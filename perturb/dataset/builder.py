@@ -24,15 +24,18 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import PerturbError
+from ..fileio import sha256_file, write_json
 from ..registry import REGISTRY, Spec
 from ..selection import parse_severities
 from ..rng import item_seed
 from .. import engines
 from . import encode
 from .items import Item
-from .manifest import Manifest, row_key, sha256_file, to_parquet, write_atomic
+from .manifest import Manifest, row_key, to_parquet
 from .readers import infer_reader, read_dataset
-from .work import TMP_MARK, Output, Preprocess, TextTask, VideoTask, run_task
+from .staging import TMP_MARK
+from .tasks import Output, Preprocess, TextTask, VideoTask
+from .work import run_task
 
 PAPER_PREPROCESS = Preprocess(short_side=224, fps=30.0)   # the paper's S3D input: 224 px, 30 fps
 
@@ -186,7 +189,7 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
         vplan = plan_video(items, vspecs, sevs, seed, fmt)
         tasks, order, result = _pending(vplan, tspecs, items, seed, root, fmt, pre, manifest,
                                         verify, progress)
-        write_atomic(root / "dataset.json", _json({**info, "status": "running"}))
+        write_json(root / "dataset.json", {**info, "status": "running"})
         with manifest:
             for rows in _progress(engines.run(run_task, tasks, backend=backend, jobs=jobs,
                                               scheduler=scheduler),
@@ -204,8 +207,8 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
                 to_parquet(list(manifest), root / "manifest.parquet")
         result.seconds = time.perf_counter() - t0
         final = {k: manifest.rows[k] for k in order if k in manifest.rows}
-        write_atomic(root / "dataset.json", _json({**info, "status": "complete" if result.ok
-                                                   else "incomplete", "summary": _counts(final)}))
+        write_json(root / "dataset.json", {**info, "status": "complete" if result.ok
+                                           else "incomplete", "summary": _counts(final)})
         return result
     finally:
         lock.release()
@@ -302,7 +305,3 @@ def _check_compatible(path: Path, info: dict[str, Any]) -> None:
         raise BuildConflictError(
             f"{path.parent} was built with other settings ({', '.join(f'{k}={before[k]!r}' for k in diff)}; "
             f"now {', '.join(f'{k}={info[k]!r}' for k in diff)}); use another --out or the same settings")
-
-
-def _json(obj: Any) -> bytes:
-    return (json.dumps(obj, indent=2, default=str) + "\n").encode("utf-8")
