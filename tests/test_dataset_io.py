@@ -27,7 +27,7 @@ def test_formats_are_lossless_streamed_and_reproducible(tmp_path, name):
         sink.write(clip[:3])
         sink.write(clip[3:])
         sink.close()
-        assert sink.frames == 10
+        assert sink.frames_written == 10
         digests.append(sha256_file(path))
         np.testing.assert_array_equal(encode.load(path), clip)
     assert digests[0] == digests[1]

@@ -108,6 +108,8 @@ class _Job:
         t = time.perf_counter()
         if self.error is None:
             try:
+                if not self.sink.frames_written:
+                    raise ValueError(f"no frames were written to {self.final}")
                 self.sink.close()
                 digest, size = commit(self.tmp, self.final)
             except Exception as exc:  # noqa: BLE001
@@ -117,7 +119,7 @@ class _Job:
             return _row(task, self.out, status="failed", error=self.error, mode=mode, window=self.size,
                         seconds=self.seconds + shared)
         h, w = self.shape
-        return _row(task, self.out, sha256=digest, bytes=size, frames=self.sink.frames,
+        return _row(task, self.out, sha256=digest, bytes=size, frames=self.sink.frames_written,
                     height=int(h), width=int(w), fps=fps, mode=mode, window=self.size,
                     seconds=self.seconds + shared + time.perf_counter() - t)
 

@@ -110,7 +110,7 @@ def _check_seed(seed: int) -> None:
 def cmd_apply(args: argparse.Namespace) -> int:
     """Read a video, perturb it, write it back."""
     from .api import apply, get
-    from .io import write
+    from .io import VideoWriter
 
     _check_seed(args.seed)
     try:
@@ -118,8 +118,13 @@ def cmd_apply(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from e
     clip, fps = _read(args.input)
-    out = apply(clip, spec.name, severity=args.severity, seed=args.seed)
-    write(args.output, out, fps, codec=args.codec)
+    try:   # codec and output folder are checked before the work, the container at the first frame
+        writer = VideoWriter(args.output, fps, args.codec)
+        out = apply(clip, spec.name, severity=args.severity, seed=args.seed)
+        with writer:
+            writer.write(out)
+    except ValueError as e:
+        raise UsageError(str(e)) from e
     print(f"{spec.name} severity {args.severity} seed {args.seed}: {clip.shape[0]} frames "
           f"{clip.shape[2]}x{clip.shape[1]} -> {args.output}")
     return 0
