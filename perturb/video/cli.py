@@ -28,7 +28,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("input", metavar="IN", help="input video")
     p.add_argument("output", metavar="OUT", help="output video (container from the extension)")
     p.add_argument("--name", required=True, help="video perturbation name or alias")
-    p.add_argument("--severity", type=int, default=3, choices=SEVERITY_LEVELS, help="1..5 (default 3)")
+    p.add_argument("--severity", type=int, default=3, choices=SEVERITY_LEVELS,
+                   help=f"{SEVERITY_LEVELS[0]}..{SEVERITY_LEVELS[-1]} (default 3)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--codec", default="ffv1",
                    help="output encoder (default ffv1: lossless, adds no artefacts of its own)")
