@@ -1,6 +1,6 @@
 """How the builder produces one output within bounded memory: its :class:`Strategy`.
 
-Memory: each output gets a :class:`Strategy`, chosen once per process by :func:`strategy`:
+Each output gets a :class:`Strategy`, chosen once per process by :func:`strategy`:
 
 - ``stream``: the kernel gives the same result applied window by window (one Generator
   carried across windows) as on the whole clip; checked on a small synthetic clip for windows
