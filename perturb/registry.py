@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from .errors import UnknownPerturbationError
-
 from .selection import SEVERITY_LEVELS as SEVERITIES  # noqa: F401  (the levels live in selection)
 
 # The modules whose import registers each modality's perturbations, in listing order. They are
@@ -82,11 +81,12 @@ class Registry:
         """Import the provider modules of ``modality`` (None: all) once; they register on import."""
         if not self._providers:
             return
-        with self._loading:
+        with self._loading:     # other threads wait until the registry is whole
             for m in [m for m in self._providers if modality is None or m == modality]:
-                module = self._providers.pop(m, None)
+                module = self._providers.get(m)
                 if module is not None:
                     importlib.import_module(module)
+                    self._providers.pop(m, None)
 
     def _ordered(self) -> list[Spec]:
         """Every spec: modalities in provider order, registration order within each."""
@@ -141,7 +141,7 @@ class Registry:
 
     def select(self, modality: str | None = None, category: str | None = None,
                names: Iterable[str] | None = None) -> list[Spec]:
-        """Specs filtered by modality and/or category, in registration order."""
+        """Specs filtered by modality and/or category, in listing order (see :meth:`_ordered`)."""
         self._load(modality)
         out = [s for s in self._ordered()
                if (modality is None or s.modality == modality)

@@ -5,8 +5,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..errors import UsageError
-from ..errors import MissingResourceError
+from ..errors import MissingResourceError, UsageError
 
 MODEL_HINT = "(needs a model: --model NAME_OR_PATH)"
 
