@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from perturb.dataset import build, encode  # noqa: E402
-from perturb.dataset.manifest import sha256_file  # noqa: E402
+from perturb.fileio import sha256_file  # noqa: E402
 from perturb.video import apply, io  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -1,21 +1,21 @@
 """perturb: robustness of video-text retrieval models under video and caption perturbations."""
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from . import text, video  # noqa: E402  (imports register every perturbation)
-from .registry import REGISTRY, Spec  # noqa: E402
-from .catalogue import describe, list_perturbations  # noqa: E402
+from .version import __version__
+from .registry import REGISTRY, Spec   # filled on first lookup (see registry.PROVIDERS)
+from .catalogue import describe, list_perturbations
 
 list = list_perturbations  # noqa: A001  - the public name is perturb.list()
 
 __all__ = ["REGISTRY", "Spec", "describe", "list", "text", "video", "__version__"]
 
-_LAZY = ("contrast", "dataset", "bench", "gate", "testing")
+# Subpackages imported on first use (``perturb.video``, ``perturb.text``, ``perturb.bench``...),
+# so that ``import perturb.gate`` loads neither OpenCV nor PyAV.
+_LAZY = ("text", "video", "contrast", "dataset", "bench", "gate", "testing")
 
 
 def __getattr__(name: str):
-    """Import the heavier subpackages on first use: ``perturb.contrast``, ``perturb.bench``..."""
+    """Import a subpackage on first use: ``perturb.video``, ``perturb.contrast``..."""
     if name in _LAZY:
         import importlib
 

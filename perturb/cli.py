@@ -6,7 +6,7 @@ import importlib
 import sys
 from typing import Sequence
 
-from .errors import UsageError  # noqa: F401  (re-exported for the subcommand modules)
+from .errors import UsageError
 
 # Modules that define ``register(subparsers)``; each subcommand sets ``func(args) -> int``.
 COMMAND_MODULES = (
@@ -19,16 +19,8 @@ COMMAND_MODULES = (
 )
 
 
-def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
-    """The perturbation and severity selection shared by ``perturb build`` and ``perturb bench``."""
-    sel = "all | none | CATEGORY,... | NAME,... (default: all)"
-    parser.add_argument("--video-perturbations", default="all", metavar="SEL", help=sel)
-    parser.add_argument("--severities", default="1-5", help="video severities, e.g. 1-5 or 1,3,5 (default: 1-5)")
-    parser.add_argument("--text-perturbations", default="all", metavar="SEL", help=sel)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from .version import __version__
 
     parser = argparse.ArgumentParser(
         prog="perturb", description="Robustness of video-text retrieval models under perturbations.")

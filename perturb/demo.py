@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .registry import SEVERITIES
+from .selection import SEVERITY_LEVELS
 
 PSNR_CAP = 100.0     # dB reported for a frame identical to the clean one
 
@@ -45,8 +45,8 @@ def gallery_demo(out_dir: str | Path, seed: int = 0,
 
 def summary_lines(scores: dict[str, dict[int, float]]) -> list[str]:
     """The PSNR table as text, one line per perturbation."""
-    lines = ["mean PSNR (dB) against the clean sample clip, severity " + "  ".join(map(str, SEVERITIES))]
-    lines += [f"  {name:<18}" + " ".join(f"{row[s]:6.2f}" for s in SEVERITIES if s in row)
+    lines = ["mean PSNR (dB) against the clean sample clip, severity " + "  ".join(map(str, SEVERITY_LEVELS))]
+    lines += [f"  {name:<18}" + " ".join(f"{row[s]:6.2f}" for s in SEVERITY_LEVELS if s in row)
               for name, row in scores.items()]
     return lines
 

@@ -21,21 +21,34 @@ def sha256_file(path: str | os.PathLike, block: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+def temp_name(path: str | os.PathLike) -> Path:
+    """The hidden temporary name :func:`write_atomic` uses next to ``path`` (``.NAME.PID.tmp``)."""
+    p = Path(path)
+    return p.with_name(f".{p.name}.{os.getpid()}.tmp")
+
+
+def publish(tmp: str | os.PathLike, path: str | os.PathLike) -> Path:
+    """fsync a finished temporary file and rename it to ``path`` (readers see all of it or none)."""
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    return Path(path)
+
+
 def write_atomic(path: str | os.PathLike, data: bytes | str) -> Path:
     """Write a whole file under a temporary name, fsync it, then rename it into place."""
-    p = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    tmp = temp_name(path)
     try:
         with open(tmp, "wb") as f:
             f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, p)
+        return publish(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return p
 
 
 def write_json(path: str | os.PathLike, obj: Any, *, indent: int | None = 2) -> Path:
@@ -43,20 +56,39 @@ def write_json(path: str | os.PathLike, obj: Any, *, indent: int | None = 2) -> 
     return write_atomic(path, json.dumps(obj, indent=indent, ensure_ascii=False, default=str) + "\n")
 
 
+def jsonl_text(rows: Iterable[Any]) -> str:
+    """JSON Lines text: one compact UTF-8 JSON value per line, newline-terminated."""
+    return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows)
+
+
 def write_jsonl(path: str | os.PathLike, rows: Iterable[Any]) -> Path:
     """Atomically write one JSON value per line."""
-    return write_atomic(path, "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows))
+    return write_atomic(path, jsonl_text(rows))
 
 
-def read_jsonl(path: str | os.PathLike) -> list[Any]:
-    """Every JSON value of a JSON Lines file; a malformed line is a ValueError naming file and line."""
+def numbered_jsonl(path: str | os.PathLike, *, skip_invalid: bool = False,
+                   error: type[ValueError] = ValueError) -> list[tuple[int, Any]]:
+    """(line number, JSON value) of every line of a JSON Lines file, blank lines skipped.
+
+    A malformed line raises ``error`` (a ValueError subclass) naming file and line, unless
+    ``skip_invalid``: then it is dropped, as an append-only log must tolerate a torn last line.
+    """
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            if not raw.strip():
                 continue
             try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}: line {lineno} is not valid JSON ({e.msg})") from None
+                rows.append((lineno, json.loads(raw.decode("utf-8"))))
+            except (UnicodeDecodeError, json.JSONDecodeError) as e:
+                if skip_invalid:
+                    continue
+                why = e.msg if isinstance(e, json.JSONDecodeError) else "not UTF-8 text"
+                raise error(f"{path}: line {lineno} is not valid JSON ({why})") from None
     return rows
+
+
+def read_jsonl(path: str | os.PathLike, *, skip_invalid: bool = False,
+               error: type[ValueError] = ValueError) -> list[Any]:
+    """Every JSON value of a JSON Lines file (see numbered_jsonl)."""
+    return [row for _, row in numbered_jsonl(path, skip_invalid=skip_invalid, error=error)]

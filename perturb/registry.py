@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import difflib
 import numbers
+import importlib
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from .errors import UnknownPerturbationError
+from .selection import SEVERITY_LEVELS as SEVERITIES  # noqa: F401  (the levels live in selection)
 
-SEVERITIES = (1, 2, 3, 4, 5)
+# The modules whose import registers each modality's perturbations, in listing order. They are
+# imported on the registry's first lookup, so importing perturb (or perturb.gate) stays light.
+PROVIDERS = {"text": "perturb.text", "video": "perturb.video"}
 
 
 def normalize(name: str) -> str:
@@ -75,9 +80,27 @@ def _levels(severities: Mapping[int, Any]) -> str:
 class Registry:
     """Name → Spec, with aliases and 'did you mean' suggestions."""
 
-    def __init__(self) -> None:
+    def __init__(self, providers: Mapping[str, str] | None = None) -> None:
         self._specs: dict[str, Spec] = {}
         self._keys: dict[str, str] = {}     # normalized name or alias -> canonical name
+        self._providers = dict(providers or {})   # modality -> module not imported yet
+        self._order = {m: i for i, m in enumerate(self._providers)}
+        self._loading = threading.RLock()
+
+    def _load(self, modality: str | None = None) -> None:
+        """Import the provider modules of ``modality`` (None: all) once; they register on import."""
+        if not self._providers:
+            return
+        with self._loading:     # other threads wait until the registry is whole
+            for m in [m for m in self._providers if modality is None or m == modality]:
+                module = self._providers.get(m)
+                if module is not None:
+                    importlib.import_module(module)
+                    self._providers.pop(m, None)
+
+    def _ordered(self) -> list[Spec]:
+        """Every spec: modalities in provider order, registration order within each."""
+        return sorted(self._specs.values(), key=lambda s: self._order.get(s.modality, len(self._order)))
 
     def register(self, spec: Spec) -> Spec:
         for key in (spec.name, *spec.aliases):
@@ -94,6 +117,7 @@ class Registry:
             return name
         if not isinstance(name, str):
             raise ValueError(f"a perturbation name must be a str; got {type(name).__name__}")
+        self._load(modality)
         canonical = self._keys.get(normalize(name))
         spec = self._specs.get(canonical) if canonical else None
         if spec is None or (modality is not None and spec.modality != modality):
@@ -114,18 +138,22 @@ class Registry:
         return msg
 
     def __contains__(self, name: str) -> bool:
+        self._load()
         return normalize(name) in self._keys
 
     def __iter__(self):
-        return iter(self._specs.values())
+        self._load()
+        return iter(self._ordered())
 
     def __len__(self) -> int:
+        self._load()
         return len(self._specs)
 
     def select(self, modality: str | None = None, category: str | None = None,
                names: Iterable[str] | None = None) -> list[Spec]:
-        """Specs filtered by modality and/or category, in registration order."""
-        out = [s for s in self._specs.values()
+        """Specs filtered by modality and/or category, in listing order (see :meth:`_ordered`)."""
+        self._load(modality)
+        out = [s for s in self._ordered()
                if (modality is None or s.modality == modality)
                and (category is None or normalize(s.category) == normalize(category))]
         if names is not None:
@@ -157,6 +185,6 @@ class Registry:
         return sorted(chosen.values(), key=lambda s: order.index(s.name))
 
 
-REGISTRY = Registry()
+REGISTRY = Registry(PROVIDERS)
 register = REGISTRY.register
 get = REGISTRY.get

@@ -80,6 +80,23 @@ def test_apply_errors(tmp_path, video, capsys):
         main(["apply", video, str(tmp_path / "o.mkv"), "--name", "jpeg", "--severity", "6"])
 
 
+
+@pytest.mark.parametrize("name, codec, message", [
+    ("o.webm", "ffv1", "'webm' container cannot hold codec 'ffv1'"),
+    ("o.xyz", "ffv1", "no container format for the extension '.xyz'"),
+    ("missing/o.mkv", "ffv1", "does not exist"),
+    ("o.mkv", "nosuch", "unknown video encoder 'nosuch'"),
+])
+def test_apply_unwritable_output_is_a_usage_error(tmp_path, video, capsys, name, codec, message):
+    out = tmp_path / name
+    assert main(["apply", video, str(out), "--name", "jpeg", "--codec", codec]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("perturb apply: error: cannot write video" if codec != "nosuch"
+                          else "perturb apply: error: unknown video encoder")
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not out.exists()
+
+
 def test_gallery_command(tmp_path, video, capsys):
     out = tmp_path / "g.png"
     assert main(["gallery", video, str(out), "--perturbations", "sampling", "StaticRotate",

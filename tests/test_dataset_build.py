@@ -14,9 +14,11 @@ from tests import datasets as ds  # noqa: E402
 from perturb import __version__  # noqa: E402
 from perturb.cli import main  # noqa: E402
 from perturb.dataset import build, encode, read_dataset  # noqa: E402
-from perturb.dataset.manifest import read_rows, sha256_file  # noqa: E402
-from perturb.dataset.work import (TMP_MARK, Strategy, apply_windowed, reproduce,  # noqa: E402
-                                  strategy, window_generator)
+from perturb.dataset.manifest import read_rows  # noqa: E402
+from perturb.fileio import sha256_file  # noqa: E402
+from perturb.dataset.staging import TMP_MARK  # noqa: E402
+from perturb.dataset.strategy import (Strategy, apply_windowed, reproduce, strategy,  # noqa: E402
+                                      window_generator)
 from perturb.registry import REGISTRY, Spec  # noqa: E402
 from perturb.rng import derive_seed  # noqa: E402
 from perturb.video import apply, io  # noqa: E402

@@ -14,8 +14,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests import datasets as ds  # noqa: E402
 
 from perturb.dataset import build  # noqa: E402
-from perturb.dataset.manifest import read_rows, sha256_file  # noqa: E402
-from perturb.dataset.work import TMP_MARK  # noqa: E402
+from perturb.dataset.manifest import read_rows  # noqa: E402
+from perturb.fileio import sha256_file  # noqa: E402
+from perturb.dataset.staging import TMP_MARK  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ARGS = ["--video-perturbations", "gaussian_noise,mpeg1,freeze", "--severities", "1,3",

@@ -12,7 +12,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests import datasets as ds  # noqa: E402
 
 from perturb.dataset import encode  # noqa: E402
-from perturb.dataset.manifest import Manifest, read_rows, sha256_file  # noqa: E402
+from perturb.dataset.manifest import Manifest, read_rows  # noqa: E402
+from perturb.fileio import sha256_file  # noqa: E402
 
 
 @pytest.mark.parametrize("name", sorted(encode.FORMATS))
@@ -26,7 +27,7 @@ def test_formats_are_lossless_streamed_and_reproducible(tmp_path, name):
         sink.write(clip[:3])
         sink.write(clip[3:])
         sink.close()
-        assert sink.frames == 10
+        assert sink.frames_written == 10
         digests.append(sha256_file(path))
         np.testing.assert_array_equal(encode.load(path), clip)
     assert digests[0] == digests[1]

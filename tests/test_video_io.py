@@ -170,6 +170,46 @@ def test_bad_arguments_name_what_was_expected(tmp_path: Path) -> None:
         vio.write(tmp_path / "x.mkv", noisy(), 25, "no-such-codec")
 
 
+
+# Outputs the writer cannot make: (file name under tmp_path, codec, what the message must say).
+UNWRITABLE = {
+    "ffv1 in webm": ("o.webm", "ffv1", r"'webm' container cannot hold codec 'ffv1'"),
+    "unknown extension": ("o.xyz", "ffv1", r"no container format for the extension '\.xyz'"),
+    "missing folder": ("no/such/o.mkv", "ffv1", r"folder '.*no/such' does not exist"),
+    "unknown codec": ("o.mkv", "nosuch", r"unknown video encoder 'nosuch'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNWRITABLE))
+def test_unwritable_output_names_container_or_codec(tmp_path: Path, case: str) -> None:
+    name, codec, message = UNWRITABLE[case]
+    with pytest.raises(ValueError, match=message):
+        vio.write(tmp_path / name, noisy(frames=2), 25, codec)
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]      # no half-written file left
+
+
+def test_writer_left_by_an_exception_drops_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "o.mkv"
+    with pytest.raises(RuntimeError, match="stop"):
+        with vio.VideoWriter(path, 25) as w:
+            w.write(noisy(frames=2))
+            raise RuntimeError("stop")
+    assert not path.exists()
+
+
+def test_bitexact_writer_gives_identical_bytes(tmp_path: Path) -> None:
+    clip = noisy(frames=4)
+    digests = set()
+    for i in range(2):
+        with vio.VideoWriter(tmp_path / f"{i}.mkv", 25, "ffv1", bitexact=True) as w:
+            w.write(clip[:2])
+            w.write(clip[2:])
+        assert w.frames_written == 4
+        digests.add((tmp_path / f"{i}.mkv").read_bytes())
+    assert len(digests) == 1
+    np.testing.assert_array_equal(vio.read(tmp_path / "0.mkv")[0], clip)
+
+
 # --------------------------------------------------------------------------------- sample clip
 def test_sample_clip_is_small_real_video() -> None:
     assert SAMPLE_PATH.is_file() and SAMPLE_PATH.stat().st_size < 2_000_000

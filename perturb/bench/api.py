@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from typing import Any, Sequence
 
+from ..selection import SEVERITY_LEVELS
 from .adapters.protocol import Model, load_model, wrap
 from .cache import EmbeddingCache
 from .data import BenchData
@@ -25,7 +26,7 @@ def _default_id(obj: Any) -> str:
 
 
 def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str] = (),
-              text: Sequence[str] = (), severities: Sequence[int] = (1, 2, 3, 4, 5),
+              text: Sequence[str] = (), severities: Sequence[int] = SEVERITY_LEVELS,
               pairs: Sequence[tuple[str, str]] = (), metric: str = "t2v.R@5",
               bootstrap: int = 1000, level: float = 0.95, source: OnTheFly | None = None,
               cache_dir: str | None = None, settings: Settings | None = None,

@@ -6,6 +6,7 @@ interrupted run resumes at the last finished batch and a subset reuses rows of a
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 import uuid
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+
+from ..fileio import write_atomic
 
 
 def _slug(text: str) -> str:
@@ -68,6 +71,6 @@ class EmbeddingCache:
         folder = key.folder(self.root)
         folder.mkdir(parents=True, exist_ok=True)
         name = f"part-{uuid.uuid4().hex}"
-        tmp = folder / f".{name}.tmp.npz"
-        np.savez(tmp, ids=np.asarray(list(ids), dtype=str), rows=np.asarray(rows))
-        os.replace(tmp, folder / f"{name}.npz")
+        buf = io.BytesIO()
+        np.savez(buf, ids=np.asarray(list(ids), dtype=str), rows=np.asarray(rows))
+        write_atomic(folder / f"{name}.npz", buf.getvalue())

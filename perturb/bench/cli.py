@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..cli import UsageError, add_selection_arguments
+from ..errors import UsageError
+from ..selection import add_selection_arguments
 
 
 def register(subparsers: Any) -> None:
@@ -89,7 +90,7 @@ def _data(args: argparse.Namespace):
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and write results and reports."""
-    from ..dataset.builder import parse_severities
+    from ..selection import parse_severities
     from ..registry import REGISTRY
     from .adapters.protocol import ModelSpecError, parse_spec
     from .api import benchmark

@@ -2,15 +2,14 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..dataset.items import Item
+from ..fileio import read_jsonl
 from ..rng import derive_seed
 
 CAPTION_MODES = ("all", "first")
@@ -70,15 +69,13 @@ def _queries(items: Sequence[Item], captions: str) -> tuple[list[str], list[str]
 
 def read_judgements(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Extra positives, JSONL: ``{"query_id" | "caption": ..., "item_id" | "video_id": ..., "relevant": true}``."""
-    rows = []
-    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        if not ({"query_id", "caption"} & row.keys()) or not ({"item_id", "video_id"} & row.keys()):
-            raise ValueError(f"{path}:{n}: expected keys query_id or caption, and item_id or video_id; "
-                             f"got {sorted(row)}")
-        rows.append(row)
+    rows = read_jsonl(path)
+    for n, row in enumerate(rows, 1):
+        if (not isinstance(row, dict) or not ({"query_id", "caption"} & row.keys())
+                or not ({"item_id", "video_id"} & row.keys())):
+            got = sorted(row) if isinstance(row, dict) else type(row).__name__
+            raise ValueError(f"{path}: row {n}: expected an object with query_id or caption, and "
+                             f"item_id or video_id; got {got}")
     return rows
 
 

@@ -7,11 +7,12 @@ captions from different sentence frames; the test captions use held-out frames.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from ..fileio import write_jsonl
 
 SCENES: dict[str, tuple[str, ...]] = {
     "astronaut": ("an astronaut in a white space suit", "a smiling woman astronaut next to a flag",
@@ -143,6 +144,4 @@ def write_dataset(out: str | Path, seed: int = 1, frames: int = 12, size: int = 
         while len(seen) < captions_per_video:
             seen.add(caption(sc, rng, TEST_FRAMES))
         rows += [{"video_id": sc.video_id, "video_path": rel, "caption": c} for c in sorted(seen)]
-    path = out / "captions.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
+    return write_jsonl(out / "captions.jsonl", rows)

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..selection import SEVERITY_LEVELS
+
 DEMO_METRIC = "t2v.R@1"
 DEMO_PAIRS = (("gaussian_noise", "Typos"), ("reverse_sampling", "ShuffleOrder"))
 
@@ -30,7 +32,7 @@ def _gallery_html(out: Path) -> str:
 
 
 def run_demo(out: str | Path, seed: int = 0, video: Sequence[str] | str = "all",
-             text: Sequence[str] | None = None, severities: Sequence[int] = (1, 2, 3, 4, 5),
+             text: Sequence[str] | None = None, severities: Sequence[int] = SEVERITY_LEVELS,
              pairs: Sequence[tuple[str, str]] = DEMO_PAIRS, bootstrap: int = 1000,
              progress: bool = True) -> tuple[dict[str, Any], dict[str, Path]]:
     """Build the demo data, train the demo model, benchmark it, write results and reports."""

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..dataset.manifest import write_atomic
+from ..fileio import write_atomic
 from .bootstrap import bootstrap_ci, paired_bootstrap
 from .data import BenchData
 from .metrics import KS, rank_summary
@@ -73,7 +73,7 @@ def build_results(model: dict[str, Any], data: BenchData, metric: str, clean: Ra
                   runs: Sequence[Ranked], bootstrap: dict[str, Any] | None = None,
                   extra: dict[str, Any] | None = None, ties: str = "pessimistic") -> dict[str, Any]:
     """The results document for one model on one dataset; ``ties`` is how its ranks broke ties."""
-    from .. import __version__
+    from ..version import __version__
 
     parsed = parse_metric(metric)
     clean_rec: dict[str, Any] = {"t2v": _direction(clean, "t2v"), "v2t": _direction(clean, "v2t")}

@@ -249,7 +249,7 @@ def run_jobs(encoder: Encoder, jobs: Sequence[Job], *, backend: str | None = Non
     if backend and singles:
         if model_spec is None:
             raise ValueError("sharding needs the model as a spec string (e.g. callable:MODULE:ATTR)")
-        from ..dataset.engines import run as run_engine
+        from ..engines import run as run_engine
         preset = {k: v for k, v in encoder.memo.items() if CLEAN in k}
         root = str(encoder.cache.root) if encoder.cache.root is not None else None
         tasks = [RemoteTask(model_spec, model_options or {}, encoder.data, encoder.source, root,

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..dataset.items import Item
+from ..fileio import read_jsonl
 from ..rng import item_seed
 
 
@@ -119,7 +120,7 @@ class Built(OnTheFly):
             path = self.root / "captions" / f"{perturbation}.jsonl"
             if not path.exists():
                 raise FileNotFoundError(f"--built {self.root}: missing {path}")
-            rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            rows = read_jsonl(path)
             self._captions[perturbation] = {f"{r['item_id']}#{r['caption_index']}": r["text"] for r in rows}
         table = self._captions[perturbation]
         missing = [i for i in ids if i not in table]

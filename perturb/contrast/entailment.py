@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..fileio import read_jsonl
 from ..rng import SeedLike
 from .mc import entries
 
@@ -58,7 +59,7 @@ def read_entailment(path: str | Path) -> list[dict[str, Any]]:
     """Rows ``{"video", "caption", "label"}`` from a TSV (with header) or JSONL file."""
     path = Path(path)
     if path.suffix == ".jsonl":
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        rows = read_jsonl(path)
     else:
         with open(path, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f, delimiter="\t"))

@@ -7,13 +7,13 @@ contrast type) and the contrast's span and rule.
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from ..fileio import read_jsonl, write_jsonl
 from ..rng import SeedLike, as_generator, derive_generator
 from .types import Contrast
 
@@ -185,15 +185,10 @@ def read_mc_tsv(path: str | Path) -> list[MCRow]:
 
 def write_mc_jsonl(rows: Iterable[MCRow], path: str | Path) -> Path:
     """Write one JSON object per question, with ending kinds and the contrast's span."""
-    path = Path(path)
-    with open(path, "w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
-    return path
+    return write_jsonl(path, (r.to_dict() for r in rows))
 
 
 def read_mc_jsonl(path: str | Path) -> list[MCRow]:
     """Read the JSONL form written by :func:`write_mc_jsonl`."""
-    with open(path, encoding="utf-8") as f:
-        return [MCRow(d["clip"], d["endings"], d["label"], d.get("kinds", []), d.get("contrast"))
-                for d in map(json.loads, filter(str.strip, f))]
+    return [MCRow(d["clip"], d["endings"], d["label"], d.get("kinds", []), d.get("contrast"))
+            for d in read_jsonl(path)]

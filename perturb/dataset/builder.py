@@ -24,13 +24,18 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import PerturbError
-from ..registry import REGISTRY, SEVERITIES, Spec
+from ..fileio import sha256_file, write_json
+from ..registry import REGISTRY, Spec
+from ..selection import parse_severities
 from ..rng import item_seed
-from . import encode, engines
+from .. import engines
+from . import encode
 from .items import Item
-from .manifest import Manifest, row_key, sha256_file, to_parquet, write_atomic
+from .manifest import Manifest, row_key, to_parquet
 from .readers import GENERIC_COLUMNS, DatasetFormatError, infer_reader, read_dataset
-from .work import TMP_MARK, Output, Preprocess, TextTask, VideoTask, run_task
+from .staging import TMP_MARK
+from .tasks import Output, Preprocess, TextTask, VideoTask
+from .work import run_task
 
 PAPER_PREPROCESS = Preprocess(short_side=224, fps=30.0)   # the paper's S3D input: 224 px, 30 fps
 
@@ -67,26 +72,6 @@ class BuildResult:
 
 
 # --------------------------------------------------------------------------------- selection
-def parse_severities(value: str | int | Iterable[int]) -> tuple[int, ...]:
-    """'1-5', '1,3', 3 or [1, 3] → a sorted tuple of severities in 1..5."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        parts: list[int] = [value]
-    elif isinstance(value, str):
-        parts = []
-        for tok in filter(None, (t.strip() for t in value.split(","))):
-            m = re.fullmatch(r"(\d+)\s*-\s*(\d+)|(\d+)", tok)
-            if not m:
-                raise ValueError(f"bad severity {tok!r}; expected e.g. '1-5' or '1,3'")
-            lo, hi = (int(m[1]), int(m[2])) if m[1] else (int(m[3]), int(m[3]))
-            parts += range(lo, hi + 1)
-    else:
-        parts = [int(v) for v in value]
-    bad = [s for s in parts if s not in SEVERITIES]
-    if bad or not parts:
-        raise ValueError(f"severities must be in {SEVERITIES[0]}..{SEVERITIES[-1]}; got {value!r}")
-    return tuple(sorted(set(parts)))
-
-
 def resolve(selection: str | Iterable[str | Spec] | None, modality: str) -> list[Spec]:
     """Names, categories, 'all'/'none' or Spec objects → Specs of one modality."""
     if selection is None:
@@ -215,7 +200,7 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
         vplan = plan_video(items, vspecs, sevs, seed, fmt)
         tasks, order, result = _pending(vplan, tspecs, items, seed, root, fmt, pre, manifest,
                                         verify, progress)
-        write_atomic(root / "dataset.json", _json({**info, "status": "running"}))
+        write_json(root / "dataset.json", {**info, "status": "running"})
         with manifest:
             for rows in _progress(engines.run(run_task, tasks, backend=backend, jobs=jobs,
                                               scheduler=scheduler),
@@ -233,8 +218,8 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
                 to_parquet(list(manifest), root / "manifest.parquet")
         result.seconds = time.perf_counter() - t0
         final = {k: manifest.rows[k] for k in order if k in manifest.rows}
-        write_atomic(root / "dataset.json", _json({**info, "status": "complete" if result.ok
-                                                   else "incomplete", "summary": _counts(final)}))
+        write_json(root / "dataset.json", {**info, "status": "complete" if result.ok
+                                           else "incomplete", "summary": _counts(final)})
         return result
     finally:
         lock.release()
@@ -296,7 +281,7 @@ def _counts(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def _describe(dataset: Any, reader: str | None, items: Sequence[Item], vspecs: Sequence[Spec],
               tspecs: Sequence[Spec], sevs: Sequence[int], seed: int, fmt: encode.Format,
               pre: Preprocess, command: str | None) -> dict[str, Any]:
-    from .. import __version__
+    from ..version import __version__
 
     return {
         "perturb_version": __version__,
@@ -331,7 +316,3 @@ def _check_compatible(path: Path, info: dict[str, Any]) -> None:
         raise BuildConflictError(
             f"{path.parent} was built with other settings ({', '.join(f'{k}={before[k]!r}' for k in diff)}; "
             f"now {', '.join(f'{k}={info[k]!r}' for k in diff)}); use another --out or the same settings")
-
-
-def _json(obj: Any) -> bytes:
-    return (json.dumps(obj, indent=2, default=str) + "\n").encode("utf-8")

@@ -7,9 +7,10 @@ import shlex
 import sys
 from typing import Any
 
-from ..cli import add_selection_arguments
-from ..errors import MissingResourceError, UnknownPerturbationError
-from . import encode, engines
+from ..errors import MissingResourceError, UnknownPerturbationError, UsageError
+from ..selection import add_selection_arguments, parse_severities
+from .. import engines
+from . import encode
 
 FAILED_LISTED = 20
 
@@ -50,8 +51,6 @@ def register(subparsers: Any) -> None:
 
 
 def _check(args: argparse.Namespace) -> None:
-    from ..cli import UsageError
-
     if not os.path.exists(args.dataset):
         raise UsageError(f"dataset path {args.dataset!r} does not exist")
     if args.jobs is not None and args.jobs < 1:
@@ -79,8 +78,7 @@ def command_line(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run a build; print the summary and the failed outputs."""
-    from ..cli import UsageError
-    from .builder import PAPER_PREPROCESS, BuildConflictError, build, parse_severities, resolve
+    from .builder import PAPER_PREPROCESS, BuildConflictError, build, resolve
     from .readers import DatasetFormatError
 
     _check(args)

@@ -2,18 +2,17 @@
 
 Every format is a streaming sink (``open_sink(format, path, fps)`` then ``.write(chunk)`` and
 ``.close()``) and adds no compression artefacts of its own, so a perturbation's damage (or the
-absence of it) is exactly what is stored. Video bytes are reproducible: the muxer runs in
-bit-exact mode and encoders are single-threaded, so the same frames give the same sha256.
+absence of it) is exactly what is stored. Video formats are written by
+:class:`perturb.video.io.VideoWriter` in bit-exact mode with single-threaded encoders, so the
+same frames give the same sha256.
 """
 from __future__ import annotations
 
 import os
 import zipfile
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Any, Protocol
+from typing import Protocol
 
-import av
 import numpy as np
 
 
@@ -54,55 +53,11 @@ def get_format(name: str) -> Format:
 class Sink(Protocol):
     """A streaming output: frames in, a complete file after close()."""
 
-    frames: int
+    frames_written: int
 
     def write(self, frames: np.ndarray) -> None: ...
     def close(self) -> None: ...
     def abort(self) -> None: ...
-
-
-class VideoSink:
-    """Bit-exact lossless video encoder on PyAV (frames uint8 (T, H, W, 3) RGB)."""
-
-    def __init__(self, fmt: Format, path: str, fps: float) -> None:
-        self.fmt, self.path, self.fps = fmt, path, fps
-        self.frames = 0
-        self._container: Any = None
-        self._stream: Any = None
-
-    def _start(self, height: int, width: int) -> None:
-        self._container = av.open(self.path, "w", format=self.fmt.container,
-                                  container_options={"fflags": "+bitexact"})
-        rate = Fraction(self.fps).limit_denominator(1001)
-        stream = self._container.add_stream(self.fmt.codec, rate=rate, options=dict(self.fmt.options))
-        stream.width, stream.height, stream.pix_fmt = width, height, self.fmt.pix_fmt
-        stream.codec_context.flags |= getattr(av.codec.context.Flags, "bitexact", 0)
-        self._stream = stream
-
-    def write(self, frames: np.ndarray) -> None:
-        """Encode a chunk (T, H, W, 3) of uint8 RGB frames."""
-        frames = _check_frames(frames)
-        if self._stream is None:
-            self._start(frames.shape[1], frames.shape[2])
-        for f in frames:
-            self._container.mux(self._stream.encode(av.VideoFrame.from_ndarray(f, format="rgb24")))
-        self.frames += len(frames)
-
-    def close(self) -> None:
-        """Flush the encoder and finish the file."""
-        if self._container is None:
-            raise ValueError(f"no frames were written to {self.path}")
-        try:
-            self._container.mux(self._stream.encode(None))
-        finally:
-            self._container.close()
-            self._container = None
-
-    def abort(self) -> None:
-        """Stop without finishing the file (the caller deletes it)."""
-        if self._container is not None:
-            self._container.close()
-            self._container = None
 
 
 class NpySink:
@@ -112,7 +67,7 @@ class NpySink:
 
     def __init__(self, fmt: Format, path: str, fps: float) -> None:
         self.path = path
-        self.frames = 0
+        self.frames_written = 0
         self._shape: tuple[int, ...] | None = None
         self._f = open(path, "wb")
         self._f.write(b"\0" * self.HEADER)
@@ -125,14 +80,14 @@ class NpySink:
         elif frames.shape[1:] != self._shape:
             raise ValueError(f"frame size changed from {self._shape} to {frames.shape[1:]}")
         self._f.write(frames.tobytes())
-        self.frames += len(frames)
+        self.frames_written += len(frames)
 
     def close(self) -> None:
         """Write the final header and close."""
         if self._shape is None:
             raise ValueError(f"no frames were written to {self.path}")
         self._f.seek(0)
-        self._f.write(npy_header((self.frames, *self._shape), self.HEADER))
+        self._f.write(npy_header((self.frames_written, *self._shape), self.HEADER))
         self._f.close()
 
     def abort(self) -> None:
@@ -179,7 +134,10 @@ def open_sink(fmt: Format | str, path: str, fps: float) -> Sink:
     """A streaming writer for ``fmt`` at ``path`` (the caller picks the name; no extension logic)."""
     fmt = get_format(fmt) if isinstance(fmt, str) else fmt
     if fmt.codec is not None:
-        return VideoSink(fmt, path, fps)
+        from ..video.io import VideoWriter
+
+        return VideoWriter(path, fps, fmt.codec, options=dict(fmt.options), pix_fmt=fmt.pix_fmt,
+                           format=fmt.container, bitexact=True)
     return (NpzSink if fmt.name == "npz" else NpySink)(fmt, path, fps)
 
 

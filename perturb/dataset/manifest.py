@@ -6,11 +6,13 @@ line is cut off when the manifest is opened again. The last row of a key wins.
 """
 from __future__ import annotations
 
-import hashlib
+import io
 import json
 import os
 from pathlib import Path
 from typing import Any, Iterable, Iterator
+
+from ..fileio import read_jsonl, write_atomic
 
 FIELDS = ("key", "kind", "item_id", "video_id", "perturbation", "category", "severity", "seed",
           "params", "status", "error", "path", "sha256", "bytes", "frames", "height", "width",
@@ -20,15 +22,6 @@ FIELDS = ("key", "kind", "item_id", "video_id", "perturbation", "category", "sev
 def row_key(item_id: str, perturbation: str, severity: int | None) -> str:
     """The unique key of one output: ``item|perturbation|severity`` (``*`` for caption sets)."""
     return f"{item_id}|{perturbation}|{'' if severity is None else severity}"
-
-
-def sha256_file(path: str | os.PathLike, block: int = 1 << 20) -> str:
-    """Hex sha256 of a file, read in blocks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(block):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _jsonable(value: Any) -> Any:
@@ -50,17 +43,9 @@ def encode_row(row: dict[str, Any]) -> bytes:
 
 def read_rows(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Every complete, valid row of a manifest file (a torn last line is ignored)."""
-    p = Path(path)
-    if not p.exists():
+    if not Path(path).exists():
         return []
-    rows = []
-    for line in p.read_bytes().split(b"\n"):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-    return rows
+    return read_jsonl(path, skip_invalid=True)
 
 
 def latest(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -85,17 +70,6 @@ def repair(path: str | os.PathLike) -> int:
         f.flush()
         os.fsync(f.fileno())
     return len(data) - keep
-
-
-def write_atomic(path: str | os.PathLike, data: bytes) -> None:
-    """Write a whole file under a temporary name, fsync it, then rename it into place."""
-    p = Path(path)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, p)
 
 
 class Manifest:
@@ -153,6 +127,6 @@ def to_parquet(rows: list[dict[str, Any]], path: str | os.PathLike) -> None:
             v = r.get(k)
             cols[k].append(json.dumps(_jsonable(v)) if k == "params" and v is not None else v)
     table = pa.table({k: v for k, v in cols.items() if any(x is not None for x in v)})
-    tmp = Path(path).with_name(f".{Path(path).name}.tmp")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    write_atomic(path, buf.getvalue())

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from ..fileio import numbered_jsonl
 from .items import Item
 
 VIDEO_EXTS = (".mp4", ".mkv", ".webm", ".avi", ".mov", ".m4v")
@@ -44,15 +45,7 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
 
 def _read_jsonl(path: Path) -> list[tuple[int, Any]]:
     """(line number, value) of every non-blank line."""
-    rows = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if line.strip():
-                try:
-                    rows.append((n, json.loads(line)))
-                except json.JSONDecodeError as e:
-                    raise DatasetFormatError(f"{path}:{n}: not a JSON object ({e})") from e
-    return rows
+    return numbered_jsonl(path, error=DatasetFormatError)
 
 
 def _require(rows: list[Mapping[str, Any]], columns: Iterable[str], path: Path) -> None:

@@ -5,7 +5,7 @@ import argparse
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..cli import UsageError
+from ..errors import UsageError
 from .errors import GateInputError
 from .outcome import Outcome, exit_status
 

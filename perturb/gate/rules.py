@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from ..registry import SEVERITIES
+from ..selection import SEVERITY_LEVELS as SEVERITIES
 from .errors import GateInputError
 
 BOUNDS = {"min": ">=", "max": "<="}

@@ -1,11 +1,11 @@
 """``assert_robust``: run a small robustness benchmark on a model and fail a test when it falls short."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..errors import UnknownPerturbationError
+from ..fileio import write_json
 from ..gate.check import check
 from ..gate.compare import DEFAULT_MAX_DROP, compare
 from ..gate.outcome import Outcome
@@ -95,7 +95,7 @@ def assert_robust(model: Any, dataset: Any, *, perturbations: str | Sequence[str
     doc = benchmark(model, _data(dataset, subset, seed), video=chosen["video"], text=chosen["text"],
                     severities=severities, metric=metric, bootstrap=n_boot)
     if save is not None:
-        Path(save).write_text(json.dumps(doc, indent=2), encoding="utf-8")
+        write_json(save, doc)
     results = validate(doc, "benchmark")
     outcomes = check(results, wanted) if wanted else []
     if base is not None:

@@ -5,8 +5,8 @@ import argparse
 import json
 from typing import Any
 
-from ..cli import UsageError
-from ..registry import SEVERITIES
+from ..errors import UsageError
+from ..selection import SEVERITY_LEVELS
 
 WIDE = 120      # terminal columns from which `perturb list` also shows the summaries
 FOLDED = ("flags", "aliases", "summary")     # `perturb list` columns that may wrap
@@ -28,7 +28,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("input", metavar="IN", help="input video")
     p.add_argument("output", metavar="OUT", help="output video (container from the extension)")
     p.add_argument("--name", required=True, help="video perturbation name or alias")
-    p.add_argument("--severity", type=int, default=3, choices=SEVERITIES, help="1..5 (default 3)")
+    p.add_argument("--severity", type=int, default=3, choices=SEVERITY_LEVELS,
+                   help=f"{SEVERITY_LEVELS[0]}..{SEVERITY_LEVELS[-1]} (default 3)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--codec", default="ffv1",
                    help="output encoder (default ffv1: lossless, adds no artefacts of its own)")
@@ -110,7 +111,7 @@ def _check_seed(seed: int) -> None:
 def cmd_apply(args: argparse.Namespace) -> int:
     """Read a video, perturb it, write it back."""
     from .api import apply, get
-    from .io import write
+    from .io import VideoWriter
 
     _check_seed(args.seed)
     try:
@@ -118,8 +119,13 @@ def cmd_apply(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from e
     clip, fps = _read(args.input)
-    out = apply(clip, spec.name, severity=args.severity, seed=args.seed)
-    write(args.output, out, fps, codec=args.codec)
+    try:   # codec and output folder are checked before the work, the container at the first frame
+        writer = VideoWriter(args.output, fps, args.codec)
+        out = apply(clip, spec.name, severity=args.severity, seed=args.seed)
+        with writer:
+            writer.write(out)
+    except ValueError as e:
+        raise UsageError(str(e)) from e
     print(f"{spec.name} severity {args.severity} seed {args.seed}: {clip.shape[0]} frames "
           f"{clip.shape[2]}x{clip.shape[1]} -> {args.output}")
     return 0

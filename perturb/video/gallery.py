@@ -15,7 +15,8 @@ from typing import Callable, Iterable, Sequence
 import cv2
 import numpy as np
 
-from ..registry import REGISTRY, SEVERITIES
+from ..registry import REGISTRY
+from ..selection import SEVERITY_LEVELS
 from ..rng import derive_seed
 from .api import apply
 from .clip import to_numpy
@@ -108,7 +109,7 @@ def render_grid(rows: Sequence[Sequence[np.ndarray]], row_labels: Sequence[str],
 
 
 def gallery(clip: object, perturbations: str | Iterable[str] = "all", *, frame: int | None = None,
-            severities: Sequence[int] = SEVERITIES, seed: int = 0, max_size: int = 128,
+            severities: Sequence[int] = SEVERITY_LEVELS, seed: int = 0, max_size: int = 128,
             observe: Observer | None = None) -> np.ndarray:
     """The gallery image (uint8 RGB) of ``perturbations`` (names, categories or "all") on ``clip``.
 
@@ -120,9 +121,9 @@ def gallery(clip: object, perturbations: str | Iterable[str] = "all", *, frame: 
     specs = REGISTRY.resolve(perturbations, "video")
     if not specs:
         raise ValueError(f"expected at least one video perturbation; got {perturbations!r}")
-    bad = [s for s in severities if s not in SEVERITIES]
+    bad = [s for s in severities if s not in SEVERITY_LEVELS]
     if not severities or bad:
-        raise ValueError(f"expected severities in {SEVERITIES}; got {list(severities)!r}")
+        raise ValueError(f"expected severities in {SEVERITY_LEVELS}; got {list(severities)!r}")
     names = [s.name for s in specs]
     cells = gallery_cells(arr, names, list(severities), k, seed, observe)
     thumbs = [[_thumbnail(c, max_size) for c in row] for row in cells]

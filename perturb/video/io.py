@@ -325,22 +325,32 @@ class VideoWriter:
     other ``options`` go to the encoder as strings (e.g. {"crf": "18", "preset": "slow"}).
     Odd sizes that an encoder such as libx264 cannot hold in a subsampled format switch to a
     full-chroma format the codec supports (yuv444p); only a codec with none is edge-padded.
+    ``bitexact`` asks muxer and encoder for reproducible bytes (same frames, same sha256).
+
+    A codec the container cannot hold, an unknown extension or a missing folder is a
+    ``ValueError`` naming them; leaving the ``with`` block on an exception drops the file.
     """
 
     def __init__(self, path: PathLike, fps: float, codec: str = "ffv1", width: int | None = None,
                  height: int | None = None, options: dict[str, Any] | None = None, *,
                  pix_fmt: str | None = None, bit_rate: int | None = None,
-                 qscale: int | None = None, format: str | None = None) -> None:
+                 qscale: int | None = None, format: str | None = None, bitexact: bool = False) -> None:
         if not (isinstance(fps, (int, float, Fraction, np.number)) and fps > 0):
             raise ValueError(f"fps must be a positive number; got {fps!r}")
         try:
             av.codec.Codec(codec, "w")
         except (av.FFmpegError, ValueError) as exc:
             raise ValueError(f"unknown video encoder {codec!r}; try 'ffv1', 'libx264', 'mpeg4'") from exc
+        if isinstance(path, (str, os.PathLike)):
+            folder = Path(path).parent
+            if not folder.is_dir():
+                raise ValueError(f"cannot write video {_describe(path)}: folder {str(folder)!r} "
+                                 "does not exist")
         self.path, self.fps, self.codec = path, fps, codec
         self.width, self.height = width, height
         self.options = {str(k): str(v) for k, v in (options or {}).items()}
         self.pix_fmt, self.bit_rate, self.qscale, self.format = pix_fmt, bit_rate, qscale, format
+        self.bitexact = bitexact
         self._container: Any = None
         self._stream: Any = None
         self._pad = (0, 0)
@@ -353,15 +363,41 @@ class VideoWriter:
                   else (self.width, self.height))
         self._pad = (pw - self.width, ph - self.height)
         target = os.fspath(self.path) if isinstance(self.path, (str, os.PathLike)) else self.path
-        self._container = av.open(target, "w", format=self.format)
-        rate = Fraction(self.fps).limit_denominator(1001)
-        stream = self._container.add_stream(self.codec, rate=rate, options=self.options or None)
+        where = _describe(self.path)
+        try:
+            self._container = av.open(target, "w", format=self.format,
+                                      container_options={"fflags": "+bitexact"} if self.bitexact else None)
+        except (av.FFmpegError, OSError, ValueError) as exc:
+            raise ValueError(f"cannot write video {where}: {self._no_container(exc)}") from exc
+        try:
+            rate = Fraction(self.fps).limit_denominator(1001)
+            stream = self._container.add_stream(self.codec, rate=rate, options=self.options or None)
+        except (av.FFmpegError, ValueError) as exc:
+            container = self._container_name()
+            self.abort()
+            raise ValueError(f"cannot write video {where}: the {container} container "
+                             f"cannot hold codec {self.codec!r} ({exc}); pick another codec or "
+                             "extension (ffv1 and libx264 fit .mkv)") from exc
         stream.width, stream.height, stream.pix_fmt = pw, ph, fmt
         if self.bit_rate is not None:
             stream.codec_context.bit_rate = int(self.bit_rate)
         if self.qscale is not None:
             stream.codec_context.qmin = stream.codec_context.qmax = int(self.qscale)
+        if self.bitexact:
+            stream.codec_context.flags |= getattr(av.codec.context.Flags, "bitexact", 0)
         self._stream = stream
+
+    def _container_name(self) -> str:
+        return repr(self.format or self._container.format.name)
+
+    def _no_container(self, exc: BaseException) -> str:
+        if self.format:
+            return f"no container format {self.format!r} ({exc})"
+        if isinstance(self.path, (str, os.PathLike)):
+            suffix = Path(os.fspath(self.path)).suffix or "(none)"
+            return (f"no container format for the extension {suffix!r} ({exc}); "
+                    "use .mkv, .mp4, .avi, .mov or .webm, or pass format=")
+        return f"the output needs format= (a container name such as 'matroska') ({exc})"
 
     def write(self, frames: np.ndarray) -> None:
         """Encode one frame (H, W, 3) or a batch (T, H, W, 3) of uint8 RGB frames."""
@@ -385,20 +421,35 @@ class VideoWriter:
             self.frames_written += 1
 
     def close(self) -> None:
-        """Flush the encoder and finish the container."""
+        """Flush the encoder and finish the container (nothing to do before the first frame)."""
         if self._container is None:
             return
         try:
-            self._container.mux(self._stream.encode(None))
+            if self._stream is not None:
+                self._container.mux(self._stream.encode(None))
         finally:
             self._container.close()
-            self._container = None
+            self._container = self._stream = None
+
+    def abort(self) -> None:
+        """Stop without finishing the file; a file this writer created at a path is deleted."""
+        if self._container is not None:
+            try:
+                self._container.close()
+            except (av.FFmpegError, OSError):
+                pass                       # the file is deleted below anyway
+            self._container = self._stream = None
+            if isinstance(self.path, (str, os.PathLike)):
+                Path(self.path).unlink(missing_ok=True)
 
     def __enter__(self) -> "VideoWriter":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
 
 
 def write(path: PathLike, clip: np.ndarray, fps: float, codec: str = "ffv1",

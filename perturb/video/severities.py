@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..selection import SEVERITY_LEVELS
+
 SEVERITIES: dict[str, dict[str, tuple[Any, ...]]] = {
     # noise
     "gaussian_noise":   {"sigma": (0.08, 0.12, 0.18, 0.26, 0.38)},
@@ -45,9 +47,9 @@ PAPER: dict[str, dict[str, tuple[Any, ...]]] = {
 def table(name: str) -> dict[int, dict[str, Any]]:
     """Per-severity parameter dicts {1: {...}, ..., 5: {...}} for a perturbation."""
     row = SEVERITIES[name]
-    return {s: {k: v[s - 1] for k, v in row.items()} for s in range(1, 6)}
+    return {s: {k: v[s - 1] for k, v in row.items()} for s in SEVERITY_LEVELS}
 
 
 def paper_table(name: str) -> dict[int, dict[str, Any]] | None:
     row = PAPER.get(name)
-    return None if row is None else {s: {k: v[s - 1] for k, v in row.items()} for s in range(1, 6)}
+    return None if row is None else {s: {k: v[s - 1] for k, v in row.items()} for s in SEVERITY_LEVELS}

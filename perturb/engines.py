@@ -12,7 +12,7 @@ import sys
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator
 
-from ..errors import MissingResourceError
+from .errors import MissingResourceError
 
 BACKENDS = ("loky", "dask", "ray")
 IN_FLIGHT_PER_WORKER = 2

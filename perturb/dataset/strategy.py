@@ -1,0 +1,106 @@
+"""How the builder produces one output within bounded memory: its :class:`Strategy`.
+
+Each output gets a :class:`Strategy`, chosen once per process by :func:`strategy`:
+
+- ``stream``: the kernel gives the same result applied window by window (one Generator
+  carried across windows) as on the whole clip; checked on a small synthetic clip for windows
+  of 64 frames (per-frame ops, short segments), then 192 (the GOP-12 codecs). The output
+  equals ``perturb.video.apply(clip, name, severity, seed=item_seed)``.
+- ``windowed``: a random, non-temporal kernel whose draws do not split at frame boundaries
+  (e.g. one that seeds blocks of values rather than frames). Frames are still independent, so
+  each 64-frame window k is perturbed with its own Generator ``derive_seed(item_seed, "window",
+  k)``; the output equals :func:`apply_windowed` on the whole clip.
+- ``whole``: anything else (box_jumble, reverse_sampling, freeze): the whole decoded clip.
+
+The first two hold about one window of frames per output, whatever the video's length.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..registry import Spec
+from ..rng import derive_seed
+
+CHUNK = 64            # frames decoded at a time; every window is a multiple of it
+WINDOWS = (CHUNK, 3 * CHUNK)   # 64: per-frame ops and segments <= 64; 192: codecs (GOP 12)
+PROBE_HW = (24, 32)
+
+
+def perturb(spec: Spec, clip: np.ndarray, rng: np.random.Generator, params: dict[str, Any]) -> np.ndarray:
+    """Apply a registered kernel to a uint8 (T, H, W, 3) clip and check what comes back."""
+    out = np.asarray(spec.fn(clip, rng, **params))
+    if out.dtype != np.uint8 or out.ndim != 4 or out.shape[1:] != clip.shape[1:] or not len(out):
+        raise ValueError(f"{spec.name} returned {out.dtype} {out.shape} for a {clip.shape} clip; "
+                         "expected uint8 frames of the input size")
+    return out
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """How an output is produced: 'stream', 'windowed' or 'whole', and the window in frames."""
+
+    mode: str
+    window: int | None = None
+
+
+_STRATEGIES: dict[tuple[str, str, int], Strategy] = {}
+
+
+def strategy(spec: Spec, severity: int) -> Strategy:
+    """The :class:`Strategy` for ``spec`` at ``severity`` (cached per process; see the module doc)."""
+    key = (spec.name, f"{spec.fn.__module__}.{getattr(spec.fn, '__qualname__', '')}", severity)
+    if key not in _STRATEGIES:
+        found = Strategy("whole")
+        if not spec.extra.get("whole_clip"):
+            size = next((w for w in WINDOWS if _same_in_windows(spec, severity, w)), None)
+            if size is not None:
+                found = Strategy("stream", size)
+            elif spec.random and not spec.temporal:
+                found = Strategy("windowed", CHUNK)
+        _STRATEGIES[key] = found
+    return _STRATEGIES[key]
+
+
+def window_generator(seed: int, index: int) -> np.random.Generator:
+    """The Generator of window ``index`` of an output in 'windowed' mode."""
+    return np.random.default_rng(derive_seed(seed, "window", index))
+
+
+def apply_windowed(clip: np.ndarray, spec: Spec, severity: int, seed: int,
+                   size: int = CHUNK) -> np.ndarray:
+    """A per-frame random op applied window by window, window k drawing from window_generator."""
+    params = spec.params(severity)
+    return np.concatenate([perturb(spec, clip[i:i + size], window_generator(seed, k), params)
+                           for k, i in enumerate(range(0, len(clip), size))])
+
+
+def reproduce(clip: np.ndarray, spec: Spec, severity: int, seed: int) -> np.ndarray:
+    """What the builder writes for a decoded (preprocessed) clip, by the output's strategy."""
+    if strategy(spec, severity).mode == "windowed":
+        return apply_windowed(clip, spec, severity, seed)
+    return perturb(spec, clip, np.random.default_rng(seed), spec.params(severity))
+
+
+def probe_clip(frames: int) -> np.ndarray:
+    """A deterministic moving pattern with mild noise (codecs predict it like real video)."""
+    t = np.arange(frames, dtype=np.float32)[:, None, None]
+    y = np.arange(PROBE_HW[0], dtype=np.float32)[None, :, None]
+    x = np.arange(PROBE_HW[1], dtype=np.float32)[None, None, :]
+    base = 128 + 60 * np.sin((x + 2 * t) / 7) + 50 * np.cos((y + t) / 5)
+    noise = np.random.default_rng(20240).normal(0, 6, (frames, *PROBE_HW, 3))
+    return np.clip(base[..., None] + noise, 0, 255).astype(np.uint8)
+
+
+def _same_in_windows(spec: Spec, severity: int, size: int) -> bool:
+    clip = probe_clip(2 * size + 7)
+    params = spec.params(severity)
+    try:
+        whole = perturb(spec, clip, np.random.default_rng(7), params)
+        rng = np.random.default_rng(7)
+        pieces = [perturb(spec, clip[i:i + size], rng, params) for i in range(0, len(clip), size)]
+    except Exception:  # noqa: BLE001 - a kernel that cannot take short pieces gets whole clips
+        return False
+    return np.array_equal(whole, np.concatenate(pieces))

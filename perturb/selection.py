@@ -1,0 +1,43 @@
+"""Choosing what to run: the severity levels, ``--severities`` parsing and the selection options.
+
+Shared by the dataset builder, the benchmark runner and their subcommands; imports nothing
+else from perturb, so any layer may use it.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+from typing import Iterable
+
+SEVERITY_LEVELS: tuple[int, ...] = (1, 2, 3, 4, 5)   # every video perturbation's severities
+
+
+def parse_severities(value: str | int | Iterable[int]) -> tuple[int, ...]:
+    """'1-5', '1,3', 3 or [1, 3] -> a sorted tuple of distinct severity levels."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        parts: list[int] = [value]
+    elif isinstance(value, str):
+        parts = []
+        for tok in filter(None, (t.strip() for t in value.split(","))):
+            m = re.fullmatch(r"(\d+)\s*-\s*(\d+)|(\d+)", tok)
+            if not m:
+                raise ValueError(f"bad severity {tok!r}; expected e.g. '1-5' or '1,3'")
+            lo, hi = (int(m[1]), int(m[2])) if m[1] else (int(m[3]), int(m[3]))
+            parts += range(lo, hi + 1)
+    else:
+        parts = [int(v) for v in value]
+    bad = [s for s in parts if s not in SEVERITY_LEVELS]
+    if bad or not parts:
+        raise ValueError(f"severities must be in {SEVERITY_LEVELS[0]}..{SEVERITY_LEVELS[-1]}; "
+                         f"got {value!r}")
+    return tuple(sorted(set(parts)))
+
+
+def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
+    """The perturbation and severity options shared by ``perturb build`` and ``perturb bench``."""
+    sel = "all | none | CATEGORY,... | NAME,... (default: all)"
+    lo, hi = SEVERITY_LEVELS[0], SEVERITY_LEVELS[-1]
+    parser.add_argument("--video-perturbations", default="all", metavar="SEL", help=sel)
+    parser.add_argument("--severities", default=f"{lo}-{hi}",
+                        help=f"video severities, e.g. {lo}-{hi} or 1,3,5 (default: {lo}-{hi})")
+    parser.add_argument("--text-perturbations", default="all", metavar="SEL", help=sel)

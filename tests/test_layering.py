@@ -1,0 +1,96 @@
+"""The package's layering: nothing imports the CLI, the ground floor imports nothing above it,
+and importing the gate stays light (no OpenCV, no PyAV) while the registry still fills on use."""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "perturb"
+ENTRY_POINTS = {"perturb.cli", "perturb.__main__"}    # the command itself and ``python -m perturb``
+GROUND_FLOOR = {"perturb.errors", "perturb.fileio", "perturb.selection", "perturb.version"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module a source file imports, relative imports resolved (``from . import x`` gives both)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)
+    return found
+
+
+SOURCES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_sources_are_found():
+    names = {module_name(p) for p in SOURCES}
+    assert {"perturb.cli", "perturb.video.cli", "perturb.gate.scope", *GROUND_FLOOR} <= names
+    assert "perturb.cli" in imported_modules(PACKAGE / "__main__.py")       # the scan sees imports
+
+
+def test_no_library_module_imports_the_cli():
+    offenders = sorted(module_name(p) for p in SOURCES if module_name(p) not in ENTRY_POINTS
+                       and "perturb.cli" in imported_modules(p))
+    assert offenders == []
+
+
+def test_ground_floor_imports_nothing_above_it():
+    for path in SOURCES:
+        name = module_name(path)
+        if name in GROUND_FLOOR:
+            ours = {m for m in imported_modules(path) if m == "perturb" or m.startswith("perturb.")}
+            assert ours <= GROUND_FLOOR, f"{name} imports {sorted(ours - GROUND_FLOOR)}"
+
+
+def run_python(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_importing_the_gate_loads_neither_opencv_nor_pyav():
+    assert run_python("import sys, perturb.gate; print('cv2' in sys.modules, 'av' in sys.modules)") \
+        == ["False", "False"]
+
+
+@pytest.mark.parametrize("lookup, expected", [
+    ("len(perturb.list())", "53"),
+    ("perturb.REGISTRY.get('motion blur').name", "motion_blur"),
+    ("len(perturb.REGISTRY.select('text'))", "35"),
+    ("len(perturb.REGISTRY.select('video'))", "18"),
+])
+def test_registry_fills_on_first_lookup(lookup, expected):
+    assert run_python(f"import perturb; print({lookup})") == [expected]
+
+
+def test_text_lookups_leave_the_video_side_unloaded():
+    code = ("import sys, perturb; perturb.text.apply('a dog runs fast', 'Typos', seed=1); "
+            "print(len(perturb.REGISTRY.select('text')), 'cv2' in sys.modules, 'av' in sys.modules)")
+    assert run_python(code) == ["35", "False", "False"]
+
+
+def test_listing_order_does_not_depend_on_what_was_imported_first():
+    code = "import {first}, perturb; print(perturb.list()[0]['name'], perturb.list()[-1]['name'])"
+    assert run_python(code.format(first="perturb.video")) == run_python(code.format(first="perturb.text"))
