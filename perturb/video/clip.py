@@ -127,4 +127,4 @@ def from_levels(x: Any, layout: str, dtype: Any) -> Any:
     x = x.round().clamp_(0, 255)
     if layout == "THWC":
         return x.permute(0, 2, 3, 1).to(torch.uint8).contiguous()
-    return (x / 255.0).to(dtype).contiguous()
+    return (x.to(dtype) / 255.0).contiguous()
