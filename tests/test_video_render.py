@@ -118,6 +118,9 @@ def test_source_indices_say_what_each_kind_of_op_reads() -> None:
         "jumble", "box_jumble", "sampling", "reverse_sampling", "freeze"}
     assert {n for n, r in reads.items() if r == PREFIX} == {"mpeg1", "mpeg2"}
     assert reads["jpeg"] == reads["rotate"] == reads["gaussian_noise"] == FRAME
+    assert pv.draw("jumble", 3, T).native_backends == ("numpy", "torch")
+    assert pv.draw("rotate", 3, T).native_backends == ("numpy", "torch")
+    assert pv.draw("mpeg2", 3, T).native_backends == ("numpy",)
     assert pv.draw("rotate", 3, T, seed=0).source_indices([9, 2, 9]).tolist() == [2, 9]
     assert pv.draw("mpeg1", 3, T, seed=0).source_indices([9, 2]).tolist() == list(range(10))
     sampling = pv.draw("sampling", 2, T, seed=0)                    # idx[t] = (t // 4) * 4

@@ -50,6 +50,24 @@ def _renderer(name: str, fn: Callable[..., np.ndarray]) -> Any:
     return Renderer(FRAME, draw_frame_seeds, {"numpy": frame_seeded_kernel(fn)})
 
 
+def keyed_renderer(draw_key: Callable[[np.random.Generator], int], render_numpy: Callable[..., Any],
+                   render_torch: Callable[..., Any] | None = None) -> Any:
+    """The renderer of a noise op drawn as one key per clip and rendered per (key, frame index):
+    ``render_*(frames, frame_indices, key, params)``, torch on float (N, 3, H, W) levels."""
+    from .render import FRAME, Renderer
+
+    def draw(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, Any]:
+        return {"key": int(draw_key(rng))}
+
+    def on(render: Callable[..., Any]) -> Callable[..., Any]:
+        return lambda frames, ids, drawn, params: render(frames, ids, drawn["key"], params)
+
+    kernels = {"numpy": on(render_numpy)}
+    if render_torch is not None:
+        kernels["torch"] = on(render_torch)
+    return Renderer(FRAME, draw, kernels)
+
+
 def renderer_for(spec: Spec) -> Any:
     """The interim renderer of a frame-seeded noise op; None for any other op."""
     return _renderer(spec.name, spec.fn) if spec.name in FRAME_SEEDED else None

@@ -128,6 +128,12 @@ class Draw:
     def renderer(self) -> Renderer:
         return renderer_of(REGISTRY.get(self.name, "video"))
 
+    @property
+    def native_backends(self) -> tuple[str, ...]:
+        """Backends that render without a round trip through another (a gather runs on both)."""
+        renderer = self.renderer
+        return BACKENDS if renderer.reads == INDEX else tuple(b for b in BACKENDS if b in renderer.kernels)
+
     def source_indices(self, frames: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
         """Sorted unique input frame indices needed to render output ``frames`` (None: all)."""
         return self._sources(output_frames(frames, self.n_frames))
