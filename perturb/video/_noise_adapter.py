@@ -32,7 +32,8 @@ class FrameSeeds:
         return self.seeds
 
 
-def draw_frame_seeds(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
+def draw_frame_seeds(rng: np.random.Generator, n_frames: int,
+                     params: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """One child seed per frame, drawn as the noise kernels draw them."""
     return {"frame_seeds": rng.integers(0, SEED_HIGH, size=n_frames)}
 

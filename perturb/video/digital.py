@@ -127,16 +127,19 @@ _CODEC_DEVIATION = (
     "The re-encoding runs in memory and keeps every frame aligned (the reference could drop or "
     "shift frames).")
 
-register(Spec(name="jpeg", fn=jpeg, render=Renderer(kernels={"numpy": _jpeg_frames}), aliases=("JPEG", "JPEG Compression", "jpeg_compression"),
+register(Spec(name="jpeg", fn=jpeg, render=Renderer(kernels={"numpy": _jpeg_frames}),
+              aliases=("JPEG", "JPEG Compression", "jpeg_compression"),
               summary="Per-frame JPEG compression at decreasing quality",
               severities=table("jpeg"), **_COMMON))
 register(Spec(name="mpeg1", fn=mpeg1,
-              render=Renderer(PREFIX, kernels={"numpy": _codec_frames("mpeg2video")}), aliases=("MPEG1", "Codec1"),
+              render=Renderer(PREFIX, kernels={"numpy": _codec_frames("mpeg2video")}),
+              aliases=("MPEG1", "Codec1"),
               summary="Whole clip re-encoded with the mpeg2video encoder at a fixed quantiser",
               severities=table("mpeg1"), paper=paper_table("mpeg1"),
               deviation=_CODEC_DEVIATION.format(levels="20, 40, 60, 80, 100"), **_COMMON))
 register(Spec(name="mpeg2", fn=mpeg2,
-              render=Renderer(PREFIX, kernels={"numpy": _codec_frames("mpeg4")}), aliases=("MPEG2", "Codec2"),
+              render=Renderer(PREFIX, kernels={"numpy": _codec_frames("mpeg4")}),
+              aliases=("MPEG2", "Codec2"),
               summary="Whole clip re-encoded with the mpeg4 encoder at a fixed quantiser",
               severities=table("mpeg2"), paper=paper_table("mpeg2"),
               deviation=_CODEC_DEVIATION.format(levels="15, 30, 45, 60, 75"), **_COMMON))
