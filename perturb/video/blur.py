@@ -18,7 +18,7 @@ import numpy as np
 from ..registry import Spec, register
 from ._opencv_frames import centre_zoom_matrix, channel_stacks, per_frame, unstack
 from ._sparse_filter import SparseKernel, correlate, sparse_kernel
-from .render import LazyKernel, Renderer
+from .render import Renderer, torch_kernel
 from .severity_params import table
 
 # Motion blur angles are drawn uniformly in this range (degrees), one per frame.
@@ -196,14 +196,11 @@ def _zoom_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarr
     return zoom_blur(frames, None, **params)
 
 
-def _torch(name: str) -> LazyKernel:
-    return LazyKernel("perturb.video._torch_kernels", name)
-
-
 _COMMON = dict(modality="video", category="blur", temporal=False)
 
 register(Spec(name="defocus_blur", fn=defocus_blur,
-              render=Renderer(kernels={"numpy": _defocus_frames, "torch": _torch("defocus_blur")}), aliases=("Defocus", "Defocus Blur"),
+              render=Renderer(kernels={"numpy": _defocus_frames, "torch": torch_kernel("defocus_blur")}),
+              aliases=("Defocus", "Defocus Blur"),
               summary="Out-of-focus lens: convolution with an anti-aliased disk",
               severities=table("defocus_blur"), random=False,
               deviation="The kernel is the disk convolved with its anti-aliasing Gaussian at full "
@@ -213,7 +210,8 @@ register(Spec(name="defocus_blur", fn=defocus_blur,
               **_COMMON))
 register(Spec(name="motion_blur", fn=motion_blur,
               render=Renderer(draw=_draw_motion_angles,
-                              kernels={"numpy": _motion_frames, "torch": _torch("motion_blur")}), aliases=("Motion", "Motion Blur"),
+                              kernels={"numpy": _motion_frames, "torch": torch_kernel("motion_blur")}),
+              aliases=("Motion", "Motion Blur"),
               summary="One-sided Gaussian streak at a random angle in [-45°, 45°] per frame",
               severities=table("motion_blur"), random=True,
               deviation="The reference calls ImageMagick's motion blur; here the same kind of "
@@ -222,7 +220,8 @@ register(Spec(name="motion_blur", fn=motion_blur,
                         "per frame from the seeded generator.",
               **_COMMON))
 register(Spec(name="zoom_blur", fn=zoom_blur,
-              render=Renderer(kernels={"numpy": _zoom_frames, "torch": _torch("zoom_blur")}), aliases=("Zoom", "Zoom Blur"),
+              render=Renderer(kernels={"numpy": _zoom_frames, "torch": torch_kernel("zoom_blur")}),
+              aliases=("Zoom", "Zoom Blur"),
               summary="Mean of the frame and its centre zooms (np.arange(start, stop, step) factors)",
               severities=table("zoom_blur"), random=False,
               deviation="Zooms are rendered with one bilinear OpenCV affine warp per factor "

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..registry import Spec, register
 from ._opencv_frames import per_frame
-from .render import LazyKernel, Renderer
+from .render import Renderer, torch_kernel
 from .severity_params import table
 
 # Uncovered area shows the picture mirrored about its edge (OpenCV's reflect-101: ...dcb|abcd|cba...).
@@ -123,17 +123,14 @@ def _translate_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.
     return render_translation(frames, drawn["offsets"][ids])
 
 
-def _torch(name: str) -> LazyKernel:
-    return LazyKernel("perturb.video._torch_kernels", name)
-
-
 _BORDER = ("Same output size; the uncovered area mirrors the picture (reflect-101) where the "
            "reference code leaves it black: black corners made 45° score a lower PSNR than 90° "
            "on square frames, breaking the severity order, and no real camera shows them.")
 
 register(Spec(
     name="static_rotate", modality="video", category="camera", fn=static_rotate, random=False,
-    render=Renderer(kernels={"numpy": _static_rotate_frames, "torch": _torch("static_rotate")}),
+    render=Renderer(kernels={"numpy": _static_rotate_frames,
+                             "torch": torch_kernel("static_rotate")}),
     summary="Turn every frame by the same angle, counter-clockwise about the centre.",
     aliases=("StaticRotate", "Static Rotation"),
     severities=table("static_rotate"),
@@ -143,7 +140,8 @@ register(Spec(
 ))
 register(Spec(
     name="rotate", modality="video", category="camera", fn=rotate,
-    render=Renderer(draw=_draw_angles, kernels={"numpy": _rotate_frames, "torch": _torch("rotate")}),
+    render=Renderer(draw=_draw_angles,
+                    kernels={"numpy": _rotate_frames, "torch": torch_kernel("rotate")}),
     summary="Turn each frame by its own random angle ~ U(-6s°, 6s°) at severity s.",
     aliases=("VarRotate", "Rotation"),
     severities=table("rotate"),
@@ -152,7 +150,8 @@ register(Spec(
 ))
 register(Spec(
     name="translate", modality="video", category="camera", fn=translate,
-    render=Renderer(draw=_draw_offsets, kernels={"numpy": _translate_frames, "torch": _torch("translate")}),
+    render=Renderer(draw=_draw_offsets,
+                    kernels={"numpy": _translate_frames, "torch": torch_kernel("translate")}),
     summary="Camera shake: each frame shifted by its own random offset in [0, 8s) px per axis.",
     aliases=("Translate", "Translation"),
     severities=table("translate"),

@@ -78,6 +78,11 @@ class LazyKernel:
         return f"LazyKernel({self.module}.{self.name})"
 
 
+def torch_kernel(name: str) -> LazyKernel:
+    """The torch kernel ``name`` of :mod:`._torch_kernels`, imported on first use."""
+    return LazyKernel("perturb.video._torch_kernels", name)
+
+
 def renderer_of(spec: Spec) -> Renderer:
     """The renderer registered on a visual perturbation's entry."""
     if spec.render is not None:
