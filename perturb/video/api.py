@@ -2,8 +2,9 @@
 
 ``draw(name, severity, T, seed=...)`` draws a perturbation's parameters for a T-frame clip
 (a :class:`~perturb.video.render.Draw`); ``draw.render(src, frames)`` renders any output
-frames from the input frames ``draw.source_indices(frames)``. ``apply`` is both steps on a
-whole clip: ``apply(clip, name, s, seed=x) == draw(name, s, len(clip), seed=x).render(clip)``.
+frames from the input frames ``draw.source_indices(frames)`` (``draw.render_clip(clip, frames)``
+from the whole clip). ``apply`` is both steps on a whole clip:
+``apply(clip, name, s, seed=x) == draw(name, s, len(clip), seed=x).render_clip(clip)``.
 (``draw``, not ``sample``: ``perturb.video.sample`` is the bundled sample clip's module.)
 """
 from __future__ import annotations
