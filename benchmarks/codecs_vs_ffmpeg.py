@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from perturb.video._kernels import mean_psnr, psnr
+from perturb.video.psnr import mean_psnr, psnr
 from perturb.video.api import apply, get
 from perturb.video.digital import CODEC_FPS
 from perturb.video.io import read

@@ -17,7 +17,7 @@ import numpy as np
 
 from perturb.video.api import apply, get
 from perturb.video.blur import render_motion_blur
-from perturb.video._kernels import psnr
+from perturb.video.psnr import psnr
 
 from .harness import Settings, interleaved, ms, table, timed, verdict
 from .peers import PeerWorker

@@ -48,6 +48,8 @@ class Spec:
     needs_parse: bool = False          # text: runs on a spaCy Doc
     resources: tuple[str, ...] = ()    # text: NLP resources used
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # video: how parameters are drawn and frames rendered, per backend (perturb.video.render.Renderer)
+    render: Any = None
 
     @property
     def has_severity(self) -> bool:

@@ -8,7 +8,7 @@ import pytest
 
 from perturb.registry import REGISTRY
 from perturb.video import _fast_random as fr
-from perturb.video import _kernels
+from perturb.video import _opencv_frames
 from perturb.video._noise_rows import clipped_poisson_pmf, shot_rows, shot_tables
 from perturb.video.noise import gaussian_noise, impulse_noise, shot_noise
 
@@ -71,11 +71,11 @@ def test_sample_levels_matches_its_rows() -> None:
 
 
 def test_results_do_not_depend_on_the_thread_count(monkeypatch) -> None:
-    assert _kernels.threads() >= 1
+    assert _opencv_frames.threads() >= 1
     clip = np.random.default_rng(0).integers(0, 256, (6, 200, 200, 3), dtype=np.uint8)
     pooled = [f(clip, np.random.default_rng(3), a) for f, a in
               [(gaussian_noise, 0.2), (shot_noise, 30.0), (impulse_noise, 0.2)]]
-    monkeypatch.setattr(_kernels, "MAX_THREADS", 1)
+    monkeypatch.setattr(_opencv_frames, "MAX_THREADS", 1)
     single = [f(clip, np.random.default_rng(3), a) for f, a in
               [(gaussian_noise, 0.2), (shot_noise, 30.0), (impulse_noise, 0.2)]]
     assert all(np.array_equal(a, b) for a, b in zip(pooled, single))

@@ -9,7 +9,7 @@ from perturb.video._sparse_filter import DIRECT_AREA, correlate, dense_taps, spa
 from perturb.video.blur import (column_prefix, defocus_blur, disk_columns, disk_kernel, disk_mask,
                                 motion_kernel, render_motion_blur)
 from perturb.video.sample import sample_clip
-from perturb.video.severities import table
+from perturb.video.severity_params import table
 
 
 def test_groups_stay_under_the_dft_threshold_and_keep_every_tap() -> None:

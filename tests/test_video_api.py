@@ -108,10 +108,10 @@ def test_torch_matches_numpy_for_deterministic_ops(name, small):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_float_numpy_in_float_out(name, small):
-    out = apply(small.astype(np.float32) / 255, name, 2, seed=0)
-    assert out.dtype == np.float32 and out.shape == small.shape
-    assert out.min() >= 0 and out.max() <= 1
+def test_float_numpy_clips_are_refused(name, small):
+    for dtype in (np.float32, np.float64):
+        with pytest.raises(ValueError, match=r"numpy clips must be uint8 levels"):
+            apply(small.astype(dtype) / 255, name, 2, seed=0)
 
 
 @pytest.mark.parametrize("name", NAMES)

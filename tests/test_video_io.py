@@ -10,7 +10,7 @@ import pytest
 
 from perturb.errors import VideoReadError
 from perturb.video import io as vio
-from perturb.video._kernels import mean_psnr
+from perturb.video.psnr import mean_psnr
 from perturb.video.sample import SAMPLE_PATH, sample_clip, sample_fps
 
 ROOT = Path(__file__).resolve().parents[1]

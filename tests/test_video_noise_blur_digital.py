@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from perturb.video import apply, get
-from perturb.video._kernels import mean_psnr
+from perturb.video.psnr import mean_psnr
 from perturb.video.blur import motion_kernel, render_motion_blur, sample_motion_angles
 from perturb.video.digital import reencode
 from perturb.video.sample import sample_clip
-from perturb.video.severities import table
+from perturb.video.severity_params import table
 
 NOISE = ["gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise"]
 BLUR = ["defocus_blur", "motion_blur", "zoom_blur"]

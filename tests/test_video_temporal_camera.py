@@ -8,7 +8,7 @@ import perturb
 from perturb.registry import SEVERITIES
 from perturb.video import camera, temporal
 from perturb.video.sample import sample_clip
-from perturb.video.severities import table
+from perturb.video.severity_params import table
 
 TEMPORAL = ["jumble", "box_jumble", "sampling", "reverse_sampling", "freeze"]
 CAMERA = ["static_rotate", "rotate", "translate"]

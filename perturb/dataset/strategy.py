@@ -31,7 +31,8 @@ PROBE_HW = (24, 32)
 
 def perturb(spec: Spec, clip: np.ndarray, rng: np.random.Generator, params: dict[str, Any]) -> np.ndarray:
     """Apply a registered kernel to a uint8 (T, H, W, 3) clip and check what comes back."""
-    out = np.asarray(spec.fn(clip, rng, **params))
+    from ..video.render import perturb_clip
+    out = np.asarray(perturb_clip(spec, clip, rng, params))
     if out.dtype != np.uint8 or out.ndim != 4 or out.shape[1:] != clip.shape[1:] or not len(out):
         raise ValueError(f"{spec.name} returned {out.dtype} {out.shape} for a {clip.shape} clip; "
                          "expected uint8 frames of the input size")

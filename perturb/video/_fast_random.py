@@ -20,7 +20,7 @@ Words are the raw output of the bit generator (four per 64-bit draw). Every fram
 own child Generator (SFC64, the fastest of numpy's bit generators), seeded by one draw per frame
 from the caller's (:func:`frame_generators`), so a clip perturbed in consecutive chunks of frames
 with one Generator gives exactly the whole-clip result (the dataset builder streams noise that way).
-Frames run on the kernels' thread pool (:func:`._kernels.run_parallel`; numpy releases the GIL
+Frames run on the kernels' thread pool (:func:`._opencv_frames.run_parallel`; numpy releases the GIL
 in these loops), so a worker held to one OpenCV thread (the dataset builder's) stays on one. The
 result depends on the seed only, never on the number of threads.
 """
@@ -33,7 +33,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from ._kernels import run_parallel
+from ._opencv_frames import run_parallel
 
 WORDS = 1 << 16
 CHUNK = 1 << 18                 # values per step: a 224² frame in one, big frames in pieces

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from ._fast_random import level_tables
-from ._kernels import to_uint8
+from ._opencv_frames import to_uint8
 
 
 def clipped_poisson_pmf(rate: float, top: int) -> np.ndarray:

@@ -1,12 +1,13 @@
-"""Torch kernels of the visual perturbations, on float (T, 3, H, W) clips of 0..255 values.
+"""Torch kernels of the visual perturbations, on float (N, 3, H, W) frames of 0..255 levels.
 
-Device-agnostic and batched over frames (conv2d, grid_sample, indexing; no Python loop over
-pixels). Random parameters (angles, offsets, frame indices) come from the numpy sampling
-functions of the numpy kernels, so both paths draw exactly the same ones from one Generator;
-per-value noise comes from a ``torch.Generator`` on the clip's device seeded from it.
-Zoom blur's warps snap source positions to 1/32 pixel, as OpenCV's fixed-point path does for
-the many-channel stacks the numpy kernel warps; rotations sample at exact positions, as
-OpenCV (5.x) does for 3-channel frames. Either way the result matches within one level.
+Each is registered on its perturbation's renderer (:mod:`.render`) as
+``kernel(x, ids, drawn, params)``: ``x`` holds output frames ``ids`` of the clip, ``drawn``
+the clip's draws (angles, offsets), made once on the host, so numpy and torch render the same
+parameters. Device-agnostic and batched over frames (conv2d, grid_sample, indexing; no Python
+loop over pixels). Zoom blur's warps snap source positions to 1/32 pixel, as OpenCV's
+fixed-point path does for the many-channel stacks the numpy kernel warps; rotations sample at
+exact positions, as OpenCV (5.x) does for 3-channel frames. Either way the result matches
+within one level.
 """
 from __future__ import annotations
 
@@ -15,44 +16,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .blur import disk_kernel, motion_weights, sample_motion_angles, streak_offsets, zoom_factors
-from .camera import random_angles, rotation_matrix, static_angles, translate_offsets
+from .blur import disk_kernel, motion_weights, streak_offsets, zoom_factors
+from .camera import rotation_matrix, static_angles
 
 # OpenCV's fixed-point bilinear warps resolve source positions to 1/INTER_TAB_SIZE pixel.
 INTER_TAB_SIZE = 32
-
-
-def torch_generator(rng: np.random.Generator, device: torch.device) -> torch.Generator:
-    """A torch Generator on ``device`` seeded from the numpy Generator."""
-    g = torch.Generator(device=device)
-    g.manual_seed(int(rng.integers(0, 2**63)))
-    return g
-
-
-# -------------------------------------------------------------------------------------- noise
-def gaussian_noise(x: torch.Tensor, rng: np.random.Generator, sigma: float) -> torch.Tensor:
-    """x + N(0, 255·sigma)."""
-    g = torch_generator(rng, x.device)
-    return x + torch.randn(x.shape, generator=g, device=x.device, dtype=x.dtype) * (255 * sigma)
-
-
-def shot_noise(x: torch.Tensor, rng: np.random.Generator, photons: float) -> torch.Tensor:
-    """Poisson(x/255 · photons) · 255/photons."""
-    g = torch_generator(rng, x.device)
-    return torch.poisson(x * (photons / 255.0), generator=g) * (255.0 / photons)
-
-
-def impulse_noise(x: torch.Tensor, rng: np.random.Generator, amount: float) -> torch.Tensor:
-    """A fraction ``amount`` of values set to 0 (half) or 255 (half)."""
-    u = torch.rand(x.shape, generator=torch_generator(rng, x.device), device=x.device)
-    salt = torch.where(u < amount / 2, 0.0, 255.0).to(x.dtype)
-    return torch.where(u < amount, salt, x)
-
-
-def speckle_noise(x: torch.Tensor, rng: np.random.Generator, sigma: float) -> torch.Tensor:
-    """x · (1 + N(0, sigma))."""
-    g = torch_generator(rng, x.device)
-    return x * (1 + torch.randn(x.shape, generator=g, device=x.device, dtype=x.dtype) * sigma)
 
 
 # --------------------------------------------------------------------------------------- blur
@@ -71,19 +39,19 @@ def _depthwise(x: torch.Tensor, kernels: torch.Tensor, pad: int, mode: str) -> t
     return F.conv2d(padded, weight, groups=t * c).reshape(t, c, h, w)
 
 
-def defocus_blur(x: torch.Tensor, rng: np.random.Generator, radius: float, alias_blur: float) -> torch.Tensor:
+def defocus_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Every frame correlated with the numpy path's disk kernel (reflect-101 borders)."""
-    kernel = torch.from_numpy(disk_kernel(radius, alias_blur)).to(x.device)
+    kernel = torch.from_numpy(disk_kernel(params["radius"], params["alias_blur"])).to(x.device)
     pad = kernel.shape[0] // 2
     return _depthwise(x, kernel.expand(x.shape[0], -1, -1), pad, "reflect")   # OpenCV's reflect-101
 
 
-def motion_blur(x: torch.Tensor, rng: np.random.Generator, radius: float, sigma: float) -> torch.Tensor:
-    """Frame t blurred along the angle the numpy path draws: a weighted sum of 2·radius+1 shifted
-    copies (the streak kernel's taps, replicated edges), one batched gather per tap."""
+def motion_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """Frame t blurred along its drawn angle: a weighted sum of 2·radius+1 shifted copies (the
+    streak kernel's taps, replicated edges), one batched gather per tap."""
     t, c, h, w = x.shape
-    weights = motion_weights(radius, sigma)
-    offsets = streak_offsets(len(weights), sample_motion_angles(rng, t))       # (T, taps) each
+    weights = motion_weights(params["radius"], params["sigma"])
+    offsets = streak_offsets(len(weights), drawn["angles"][ids])               # (N, taps) each
     dx, dy = (torch.as_tensor(o, device=x.device) for o in offsets)
     ys, xs = torch.arange(h, device=x.device)[None], torch.arange(w, device=x.device)[None]
     flat = x.reshape(t, c, h * w)
@@ -124,10 +92,10 @@ def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection", snap
     return F.grid_sample(x, grid, mode="bilinear", padding_mode=padding, align_corners=True)
 
 
-def zoom_blur(x: torch.Tensor, rng: np.random.Generator, zooms: tuple[float, float, float]) -> torch.Tensor:
+def zoom_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Rounded mean of the frame and its centre zooms, each zoom rounded like the uint8 path."""
     _, _, h, w = x.shape
-    factors = zoom_factors(zooms)
+    factors = zoom_factors(params["zooms"])
     cx, cy = (w - 1) / 2, (h - 1) / 2
     acc = x.clone()
     for z in factors:                                   # one batched warp per zoom factor
@@ -145,14 +113,14 @@ def _rotations(x: torch.Tensor, angles: np.ndarray) -> torch.Tensor:
     return warp(x, inverse)
 
 
-def static_rotate(x: torch.Tensor, rng: np.random.Generator, degrees: float) -> torch.Tensor:
+def static_rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Every frame turned by the same angle (bilinear, mirrored borders)."""
-    return _rotations(x, static_angles(x.shape[0], degrees))
+    return _rotations(x, static_angles(x.shape[0], params["degrees"]))
 
 
-def rotate(x: torch.Tensor, rng: np.random.Generator, max_degrees: float) -> torch.Tensor:
-    """Frame t turned by the angle the numpy path draws."""
-    return _rotations(x, random_angles(x.shape[0], max_degrees, rng))
+def rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """Frame t turned by its drawn angle."""
+    return _rotations(x, drawn["angles"][ids])
 
 
 def _reflect101(i: torch.Tensor, n: int) -> torch.Tensor:
@@ -164,16 +132,11 @@ def _reflect101(i: torch.Tensor, n: int) -> torch.Tensor:
     return torch.where(i < n, i, period - i)
 
 
-def translate(x: torch.Tensor, rng: np.random.Generator, max_shift: int) -> torch.Tensor:
+def translate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Output (y, x) of frame t = input (y + dy_t, x + dx_t), mirrored past the edge; exact."""
     t, c, h, w = x.shape
-    off = torch.as_tensor(translate_offsets(t, max_shift, rng), device=x.device)
+    off = torch.as_tensor(drawn["offsets"][ids], device=x.device)
     rows = _reflect101(torch.arange(h, device=x.device)[None] + off[:, 1:2], h)        # (T, H)
     cols = _reflect101(torch.arange(w, device=x.device)[None] + off[:, 0:1], w)        # (T, W)
     frames = torch.arange(t, device=x.device)[:, None, None]
     return x.permute(0, 2, 3, 1)[frames, rows[:, :, None], cols[:, None, :]].permute(0, 3, 1, 2)
-
-
-KERNELS = {f.__name__: f for f in (gaussian_noise, shot_noise, impulse_noise, speckle_noise,
-                                   defocus_blur, motion_blur, zoom_blur,
-                                   static_rotate, rotate, translate)}

@@ -1,11 +1,20 @@
-"""Public video API: ``apply``, ``Perturbation`` objects and ``Compose``."""
+"""Public video API: ``draw`` / ``apply``, ``Perturbation`` objects and ``Compose``.
+
+``draw(name, severity, T, seed=...)`` draws a perturbation's parameters for a T-frame clip
+(a :class:`~perturb.video.render.Draw`); ``draw.render(src, frames)`` renders any output
+frames from the input frames ``draw.source_indices(frames)`` (``draw.render_clip(clip, frames)``
+from the whole clip). ``apply`` is both steps on a whole clip:
+``apply(clip, name, s, seed=x) == draw(name, s, len(clip), seed=x).render_clip(clip)``.
+(``draw``, not ``sample``: ``perturb.video.sample`` is the bundled sample clip's module.)
+"""
 from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
 from ..registry import REGISTRY, Spec
 from ..rng import SeedLike, as_generator
-from .clip import _is_torch, from_numpy, to_numpy
+from .clip import _is_torch, to_numpy, torch_layout
+from .render import Draw, check_n_frames, draw_for, output_frames
 
 
 def get(name: str) -> Spec:
@@ -13,30 +22,49 @@ def get(name: str) -> Spec:
     return REGISTRY.get(name, "video")
 
 
-def apply(clip: Any, name: str, severity: int = 3, seed: SeedLike = None) -> Any:
-    """Return a perturbed copy of ``clip`` (the input is never modified).
+def draw(name: str, severity: int, n_frames: int, *, seed: SeedLike = None) -> Draw:
+    """Draw the parameters of ``name`` at ``severity`` for a clip of ``n_frames`` frames.
 
-    ``clip`` is uint8 numpy (T, H, W, 3) or any type accepted by :mod:`perturb.video.clip`; the
-    result has the same type, layout, dtype and device. ``severity`` is 1..5; ``seed`` is an int,
-    a ``numpy.random.Generator`` or None.
+    Host-side and cheap; the result renders any output frames on any backend
+    (:meth:`Draw.render`) and is picklable. ``seed`` is an int, a ``numpy.random.Generator``
+    (the clip's; drawn from) or None.
     """
     spec = get(name)
     params = spec.params(severity)
-    rng = as_generator(seed)
-    if _is_torch(clip):
-        from .torch_ops import TORCH_KERNELS, run_torch
+    n = check_n_frames(n_frames)
+    return draw_for(spec, params, n, as_generator(seed), _level(spec, severity))
 
-        if spec.name in TORCH_KERNELS:
-            return run_torch(spec, clip, rng, params)
-    arr, kind = to_numpy(clip)
-    out = spec.fn(arr, rng, **params)
-    return from_numpy(out, kind)
+
+def _level(spec: Spec, severity: Any) -> int:
+    """The validated severity as a plain int (numpy ints pass through)."""
+    return int(spec.default_severity if severity is None else severity)
+
+
+def _validated(clip: Any) -> tuple[Any, str | None]:
+    """The clip checked against the clip model: (clip, torch layout or None for numpy)."""
+    if _is_torch(clip):
+        return clip, torch_layout(clip)
+    return to_numpy(clip)[0], None
+
+
+def apply(clip: Any, name: str, severity: int = 3, *, seed: SeedLike = None) -> Any:
+    """Return a perturbed copy of ``clip`` (the input is never modified).
+
+    ``clip`` is uint8 numpy (T, H, W, 3), or a torch uint8 (T, H, W, 3) / float (T, 3, H, W)
+    tensor in [0, 1] on any device; the result has the same type, layout, dtype and device.
+    ``severity`` is 1..5; ``seed`` is an int, a ``numpy.random.Generator`` or None.
+    """
+    spec = get(name)
+    params = spec.params(severity)
+    src, layout = _validated(clip)
+    drawn = draw_for(spec, params, len(src), as_generator(seed), _level(spec, severity))
+    return drawn._render_clip(src, layout, output_frames(None, len(src)))
 
 
 class Perturbation:
     """A visual perturbation at a fixed severity, as a callable: ``Perturbation("jpeg", 3)(clip)``."""
 
-    def __init__(self, name: str, severity: int = 3, seed: SeedLike = None) -> None:
+    def __init__(self, name: str, severity: int = 3, *, seed: SeedLike = None) -> None:
         self.spec = get(name)
         self.spec.params(severity)          # validates the severity now, not at call time
         self.severity = severity
@@ -46,8 +74,12 @@ class Perturbation:
     def name(self) -> str:
         return self.spec.name
 
-    def __call__(self, clip: Any, seed: SeedLike = None) -> Any:
-        return apply(clip, self.spec.name, self.severity, self.seed if seed is None else seed)
+    def draw(self, n_frames: int, *, seed: SeedLike = None) -> Draw:
+        """Its parameters drawn for a clip of ``n_frames`` frames (see :func:`draw`)."""
+        return draw(self.spec.name, self.severity, n_frames, seed=self.seed if seed is None else seed)
+
+    def __call__(self, clip: Any, *, seed: SeedLike = None) -> Any:
+        return apply(clip, self.spec.name, self.severity, seed=self.seed if seed is None else seed)
 
     def __repr__(self) -> str:
         return f"Perturbation({self.spec.name!r}, severity={self.severity})"
@@ -56,7 +88,7 @@ class Perturbation:
 class Compose:
     """Chain perturbations; one seed drives the whole chain, so the result is reproducible."""
 
-    def __init__(self, perturbations: Sequence[Perturbation | tuple[str, int] | str],
+    def __init__(self, perturbations: Sequence[Perturbation | tuple[str, int] | str], *,
                  seed: SeedLike = None) -> None:
         self.perturbations = [self._coerce(p) for p in perturbations]
         self.seed = seed
@@ -71,7 +103,10 @@ class Compose:
             return Perturbation(*p)
         raise ValueError(f"Compose expects Perturbation objects, names or (name, severity) pairs; got {p!r}")
 
-    def __call__(self, clip: Any, seed: SeedLike = None) -> Any:
+    def __call__(self, clip: Any, *, seed: SeedLike = None) -> Any:
+        if not self.perturbations:                      # a copy, as every perturbation returns
+            src, layout = _validated(clip)
+            return src.clone() if layout is not None else src.copy()
         rng = as_generator(self.seed if seed is None else seed)
         for p in self.perturbations:
             clip = p(clip, seed=rng)

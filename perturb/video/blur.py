@@ -5,7 +5,8 @@ column of a prefix sum, a streak as its 2·radius+1 taps), and run through OpenC
 filter in small groups (:mod:`._sparse_filter`) instead of the DFT it picks for their size.
 
 Motion blur separates what is random (one streak angle per frame, :func:`sample_motion_angles`)
-from the rendering (:func:`render_motion_blur`), so another backend can reuse the same angles.
+from the rendering (:func:`render_motion_blur`); its renderer (:mod:`.render`) draws the angles
+once per clip and renders any frames on numpy or torch with them.
 """
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._kernels import centre_zoom_matrix, channel_stacks, per_frame, unstack
+from ._opencv_frames import centre_zoom_matrix, channel_stacks, per_frame, unstack
 from ._sparse_filter import SparseKernel, correlate, sparse_kernel
-from .severities import table
+from .render import Renderer, torch_kernel
+from .severity_params import table
 
 # Motion blur angles are drawn uniformly in this range (degrees), one per frame.
 MOTION_ANGLE_RANGE = (-45.0, 45.0)
@@ -177,9 +179,28 @@ def zoom_blur(clip: np.ndarray, rng: np.random.Generator, zooms: tuple[float, fl
     return out
 
 
+# ---------------------------------------------------------------------- draw / render split
+def _draw_motion_angles(rng: np.random.Generator, n_frames: int, params) -> dict[str, np.ndarray]:
+    return {"angles": sample_motion_angles(rng, n_frames)}
+
+
+def _defocus_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+    return defocus_blur(frames, None, **params)
+
+
+def _motion_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+    return render_motion_blur(frames, drawn["angles"][ids], **params)
+
+
+def _zoom_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+    return zoom_blur(frames, None, **params)
+
+
 _COMMON = dict(modality="video", category="blur", temporal=False)
 
-register(Spec(name="defocus_blur", fn=defocus_blur, aliases=("Defocus", "Defocus Blur"),
+register(Spec(name="defocus_blur", fn=defocus_blur,
+              render=Renderer(kernels={"numpy": _defocus_frames, "torch": torch_kernel("defocus_blur")}),
+              aliases=("Defocus", "Defocus Blur"),
               summary="Out-of-focus lens: convolution with an anti-aliased disk",
               severities=table("defocus_blur"), random=False,
               deviation="The kernel is the disk convolved with its anti-aliasing Gaussian at full "
@@ -187,7 +208,10 @@ register(Spec(name="defocus_blur", fn=defocus_blur, aliases=("Defocus", "Defocus
                         "clipped to a 17x17 (21x21) box, so at radii 8 and 10 (disk touching the box "
                         "edge) it brightened every frame by about 1%.",
               **_COMMON))
-register(Spec(name="motion_blur", fn=motion_blur, aliases=("Motion", "Motion Blur"),
+register(Spec(name="motion_blur", fn=motion_blur,
+              render=Renderer(draw=_draw_motion_angles,
+                              kernels={"numpy": _motion_frames, "torch": torch_kernel("motion_blur")}),
+              aliases=("Motion", "Motion Blur"),
               summary="One-sided Gaussian streak at a random angle in [-45°, 45°] per frame",
               severities=table("motion_blur"), random=True,
               deviation="The reference calls ImageMagick's motion blur; here the same kind of "
@@ -195,7 +219,9 @@ register(Spec(name="motion_blur", fn=motion_blur, aliases=("Motion", "Motion Blu
                         "numpy and applied with OpenCV, with replicated edges. Angles are drawn "
                         "per frame from the seeded generator.",
               **_COMMON))
-register(Spec(name="zoom_blur", fn=zoom_blur, aliases=("Zoom", "Zoom Blur"),
+register(Spec(name="zoom_blur", fn=zoom_blur,
+              render=Renderer(kernels={"numpy": _zoom_frames, "torch": torch_kernel("zoom_blur")}),
+              aliases=("Zoom", "Zoom Blur"),
               summary="Mean of the frame and its centre zooms (np.arange(start, stop, step) factors)",
               severities=table("zoom_blur"), random=False,
               deviation="Zooms are rendered with one bilinear OpenCV affine warp per factor "

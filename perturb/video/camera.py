@@ -1,7 +1,8 @@
 """Visual perturbations: camera (static_rotate, rotate, translate).
 
 Parameters are sampled apart from rendering (``*_angles`` / ``translate_offsets`` draw them,
-``render_rotation`` / ``render_translation`` draw the frames), so ports reuse the sampling.
+``render_rotation`` / ``render_translation`` draw the frames); the registered renderers
+(:mod:`.render`) draw once per clip and render any frames on numpy or torch.
 
 Conventions, shared by every op here:
 - A positive angle turns the picture counter-clockwise, as seen on screen, about the frame
@@ -22,8 +23,9 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._kernels import per_frame
-from .severities import table
+from ._opencv_frames import per_frame
+from .render import Renderer, torch_kernel
+from .severity_params import table
 
 # Uncovered area shows the picture mirrored about its edge (OpenCV's reflect-101: ...dcb|abcd|cba...).
 BORDER = cv2.BORDER_REFLECT_101
@@ -100,12 +102,35 @@ def translate(clip: np.ndarray, rng: np.random.Generator, max_shift: int) -> np.
     return render_translation(clip, translate_offsets(clip.shape[0], max_shift, rng))
 
 
+# ---------------------------------------------------------------------- draw / render split
+def _draw_angles(rng: np.random.Generator, n_frames: int, params) -> dict[str, np.ndarray]:
+    return {"angles": random_angles(n_frames, params["max_degrees"], rng)}
+
+
+def _draw_offsets(rng: np.random.Generator, n_frames: int, params) -> dict[str, np.ndarray]:
+    return {"offsets": translate_offsets(n_frames, params["max_shift"], rng)}
+
+
+def _static_rotate_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+    return render_rotation(frames, static_angles(len(ids), params["degrees"]))
+
+
+def _rotate_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+    return render_rotation(frames, drawn["angles"][ids])
+
+
+def _translate_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+    return render_translation(frames, drawn["offsets"][ids])
+
+
 _BORDER = ("Same output size; the uncovered area mirrors the picture (reflect-101) where the "
            "reference code leaves it black: black corners made 45° score a lower PSNR than 90° "
            "on square frames, breaking the severity order, and no real camera shows them.")
 
 register(Spec(
     name="static_rotate", modality="video", category="camera", fn=static_rotate, random=False,
+    render=Renderer(kernels={"numpy": _static_rotate_frames,
+                             "torch": torch_kernel("static_rotate")}),
     summary="Turn every frame by the same angle, counter-clockwise about the centre.",
     aliases=("StaticRotate", "Static Rotation"),
     severities=table("static_rotate"),
@@ -115,6 +140,8 @@ register(Spec(
 ))
 register(Spec(
     name="rotate", modality="video", category="camera", fn=rotate,
+    render=Renderer(draw=_draw_angles,
+                    kernels={"numpy": _rotate_frames, "torch": torch_kernel("rotate")}),
     summary="Turn each frame by its own random angle ~ U(-6s°, 6s°) at severity s.",
     aliases=("VarRotate", "Rotation"),
     severities=table("rotate"),
@@ -123,6 +150,8 @@ register(Spec(
 ))
 register(Spec(
     name="translate", modality="video", category="camera", fn=translate,
+    render=Renderer(draw=_draw_offsets,
+                    kernels={"numpy": _translate_frames, "torch": torch_kernel("translate")}),
     summary="Camera shake: each frame shifted by its own random offset in [0, 8s) px per axis.",
     aliases=("Translate", "Translation"),
     severities=table("translate"),

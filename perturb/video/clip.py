@@ -1,9 +1,9 @@
 """The clip model: validation and conversion between the accepted clip types.
 
-A clip is a numpy uint8 array (T, H, W, 3), RGB. Also accepted, and returned in kind:
-a numpy float array (T, H, W, 3) in [0, 1]; a torch uint8 tensor (T, H, W, C); a torch float
-tensor (T, C, H, W) in [0, 1], on any device. Anything else is a ValueError naming what was
-expected — never a silent wrong answer.
+A clip is a numpy uint8 array (T, H, W, 3), RGB. Also accepted, and returned in kind: a torch
+uint8 tensor (T, H, W, C) or a torch float tensor (T, C, H, W) in [0, 1], on any device.
+Anything else is a ValueError naming what was expected — never a silent wrong answer. numpy
+float arrays are refused rather than rounded to 8 bits behind the caller's back.
 """
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-EXPECTED = ("a clip: numpy uint8 (T, H, W, 3) RGB, numpy float (T, H, W, 3) in [0, 1], "
-            "torch uint8 (T, H, W, 3) or torch float (T, 3, H, W) in [0, 1]")
+EXPECTED = ("a clip: numpy uint8 (T, H, W, 3) RGB, torch uint8 (T, H, W, 3) "
+            "or torch float (T, 3, H, W) in [0, 1]")
 
 
 def _is_torch(x: Any) -> bool:
@@ -53,7 +53,8 @@ def _check_float_range(lo: float, hi: float, got: str) -> None:
         raise ValueError(f"expected finite float values in [0, 1] in {got}; found NaN or inf")
     if lo < 0 or hi > 1:
         hint = " (it looks like [0, 255]: divide by 255 or pass uint8)" if hi > 1.5 else ""
-        raise ValueError(f"expected float values in [0, 1] in {got}; found range [{lo:g}, {hi:g}]{hint}")
+        # repr, not a rounded format: 1 + 1 ulp must not print as 1
+        raise ValueError(f"expected float values in [0, 1] in {got}; found range [{lo!r}, {hi!r}]{hint}")
 
 
 def torch_layout(clip: Any) -> str:
@@ -92,10 +93,8 @@ def to_numpy(clip: Any) -> tuple[np.ndarray, ClipKind]:
             _check_shape(clip.shape, 3, "THWC", got)
             return np.ascontiguousarray(clip), ClipKind("numpy", clip.dtype, "THWC")
         if clip.dtype.kind == "f":
-            _check_shape(clip.shape, 3, "THWC", got)
-            _check_float_range(float(clip.min()), float(clip.max()), got)
-            arr = np.clip(np.rint(clip * 255.0), 0, 255).astype(np.uint8)
-            return arr, ClipKind("numpy", clip.dtype, "THWC")
+            raise ValueError(f"expected {EXPECTED}; got a {got}: numpy clips must be uint8 levels, "
+                             "e.g. np.rint(clip * 255).astype(np.uint8) for values in [0, 1]")
         raise ValueError(f"expected {EXPECTED}; got {got}")
     raise ValueError(f"expected {EXPECTED}; got {type(clip).__name__}")
 
@@ -103,12 +102,29 @@ def to_numpy(clip: Any) -> tuple[np.ndarray, ClipKind]:
 def from_numpy(arr: np.ndarray, kind: ClipKind) -> Any:
     """Give a uint8 (T, H, W, 3) result back in the type, layout, dtype and device it came in."""
     if kind.backend == "numpy":
-        if kind.dtype == np.uint8:
-            return arr
-        return (arr.astype(np.float32) / 255.0).astype(kind.dtype)
+        return arr
     import torch
 
     t = torch.from_numpy(np.ascontiguousarray(arr)).to(kind.device)
     if kind.layout == "THWC":
         return t
     return (t.permute(0, 3, 1, 2).to(kind.dtype) / 255.0).contiguous()
+
+
+def to_levels(clip: Any, layout: str) -> Any:
+    """A torch clip as float32 (T, 3, H, W) holding integer levels 0..255 (float clips quantised)."""
+    import torch
+
+    if layout == "THWC":
+        return clip.detach().permute(0, 3, 1, 2).to(torch.float32)
+    return (clip.detach().to(torch.float32) * 255.0).round_().clamp_(0, 255)
+
+
+def from_levels(x: Any, layout: str, dtype: Any) -> Any:
+    """Float levels rounded and clipped back to a torch clip of ``layout`` and ``dtype``."""
+    import torch
+
+    x = x.round().clamp_(0, 255)
+    if layout == "THWC":
+        return x.permute(0, 2, 3, 1).to(torch.uint8).contiguous()
+    return (x.to(dtype) / 255.0).contiguous()

@@ -3,6 +3,12 @@
 JPEG goes through OpenCV's encoder frame by frame; the codecs push the whole clip through a
 PyAV encoder and straight into a decoder (no container, no temporary files). All are
 deterministic, so ``random=False``.
+
+Which frames a subset needs (:mod:`.render`): JPEG renders each frame alone. The codecs'
+encoders carry state across GOP borders (rate control, motion-search predictors: one GOP
+re-encoded alone differs by up to 137 levels in its P-frames on the sample clip), so a GOP
+window is not rendered alone; with no B-frames they never look ahead, so output frame t is
+rendered exactly from input frames 0..t (``reads="prefix"``).
 """
 from __future__ import annotations
 
@@ -13,8 +19,9 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._kernels import per_frame
-from .severities import paper_table, table
+from ._opencv_frames import per_frame
+from .render import PREFIX, Renderer
+from .severity_params import paper_table, table
 
 # Codec settings shared by the re-encoding perturbations: a standard MPEG frame rate (the
 # mpeg2video encoder accepts only those; with a fixed quantiser it does not change the result),
@@ -56,6 +63,7 @@ def reencode(clip: np.ndarray, codec: str, q: int, bit_rate: int | None = None) 
     enc.time_base = Fraction(1, CODEC_FPS)
     enc.framerate = Fraction(CODEC_FPS, 1)
     enc.gop_size = CODEC_GOP
+    enc.max_b_frames = 0          # no look-ahead: frames 0..t alone give output frame t exactly
     enc.thread_count = 1
     enc.qmin = enc.qmax = int(q)
     if bit_rate is not None:
@@ -97,6 +105,19 @@ def mpeg2(clip: np.ndarray, rng: np.random.Generator, q: int) -> np.ndarray:
     return reencode(clip, "mpeg4", q)
 
 
+# ---------------------------------------------------------------------- draw / render split
+def _jpeg_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+    return jpeg(frames, None, **params)
+
+
+def _codec_frames(codec: str):
+    def kernel(prefix: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+        out = reencode(prefix, codec, **params)
+        return out if len(ids) == len(out) else out[ids]
+    kernel.__name__ = f"_{codec}_frames"
+    return kernel
+
+
 _COMMON = dict(modality="video", category="digital", random=False, temporal=False)
 _CODEC_DEVIATION = (
     "The reference passes -q:v {levels} to ffmpeg, which clamps the quantiser at 31, so its "
@@ -106,14 +127,19 @@ _CODEC_DEVIATION = (
     "The re-encoding runs in memory and keeps every frame aligned (the reference could drop or "
     "shift frames).")
 
-register(Spec(name="jpeg", fn=jpeg, aliases=("JPEG", "JPEG Compression", "jpeg_compression"),
+register(Spec(name="jpeg", fn=jpeg, render=Renderer(kernels={"numpy": _jpeg_frames}),
+              aliases=("JPEG", "JPEG Compression", "jpeg_compression"),
               summary="Per-frame JPEG compression at decreasing quality",
               severities=table("jpeg"), **_COMMON))
-register(Spec(name="mpeg1", fn=mpeg1, aliases=("MPEG1", "Codec1"),
+register(Spec(name="mpeg1", fn=mpeg1,
+              render=Renderer(PREFIX, kernels={"numpy": _codec_frames("mpeg2video")}),
+              aliases=("MPEG1", "Codec1"),
               summary="Whole clip re-encoded with the mpeg2video encoder at a fixed quantiser",
               severities=table("mpeg1"), paper=paper_table("mpeg1"),
               deviation=_CODEC_DEVIATION.format(levels="20, 40, 60, 80, 100"), **_COMMON))
-register(Spec(name="mpeg2", fn=mpeg2, aliases=("MPEG2", "Codec2"),
+register(Spec(name="mpeg2", fn=mpeg2,
+              render=Renderer(PREFIX, kernels={"numpy": _codec_frames("mpeg4")}),
+              aliases=("MPEG2", "Codec2"),
               summary="Whole clip re-encoded with the mpeg4 encoder at a fixed quantiser",
               severities=table("mpeg2"), paper=paper_table("mpeg2"),
               deviation=_CODEC_DEVIATION.format(levels="15, 30, 45, 60, 75"), **_COMMON))

@@ -14,7 +14,7 @@ import numpy as np
 from ..registry import Spec, register
 from ._fast_random import hit_words, map_chunks, normal_table, sample_levels, words
 from ._noise_rows import shot_tables
-from .severities import table
+from .severity_params import table
 
 
 def gaussian_noise(clip: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:

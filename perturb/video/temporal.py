@@ -2,8 +2,8 @@
 
 Each op is split in two: a pure ``*_indices(T, ..., rng)`` function that returns the source
 frame index for every output position (an int array of length T), and :func:`take_frames`,
-which applies it (``clip[idx]``). The index functions know nothing about pixels, so the torch
-kernels and the dataset builder reuse them, and severity is measurable as the mean
+which applies it (``clip[idx]``). The index map is the op's draw (:mod:`.render`): rendering
+any output frames is a gather, identical on every backend, and severity is measurable as the mean
 displacement ``|idx - position|`` (:func:`mean_displacement`). The output always has the input's
 T frames.
 
@@ -21,7 +21,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..registry import Spec, register
-from .severities import paper_table, table
+from .render import INDEX, Renderer
+from .severity_params import paper_table, table
 
 
 def _check_length(n_frames: int) -> int:
@@ -147,15 +148,23 @@ sampling = _reindex(sampling_indices)
 reverse_sampling = _reindex(reverse_sampling_indices)
 freeze = _reindex(freeze_indices)
 
-# name -> index function, for ports (torch) and the builder.
+# name -> index function
 INDEX_FUNCTIONS = {"jumble": jumble_indices, "box_jumble": box_jumble_indices,
                    "sampling": sampling_indices, "reverse_sampling": reverse_sampling_indices,
                    "freeze": freeze_indices}
 
+
+def index_renderer(index_fn: Callable[..., np.ndarray]) -> Renderer:
+    """The renderer of a temporal op: its draw is the index map, rendering a gather."""
+    def draw(rng: np.random.Generator, n_frames: int, params: Any) -> dict[str, np.ndarray]:
+        return {"index": index_fn(n_frames, rng=rng, **params)}
+    return Renderer(INDEX, draw)
+
 _SHORT = ("On a clip shorter than the {what}, {effect}; a single frame is returned unchanged.")
 
 register(Spec(
-    name="jumble", modality="video", category="temporal", fn=jumble, temporal=True,
+    name="jumble", modality="video", category="temporal", fn=jumble,
+    render=index_renderer(jumble_indices), temporal=True,
     summary="Shuffle frames inside consecutive segments; longer segments move frames further.",
     aliases=("Jumble", "Jumbling"),
     severities=table("jumble"), paper=paper_table("jumble"),
@@ -167,7 +176,8 @@ register(Spec(
                + _SHORT.format(what="segment", effect="the whole clip is one segment")),
 ))
 register(Spec(
-    name="box_jumble", modality="video", category="temporal", fn=box_jumble, temporal=True,
+    name="box_jumble", modality="video", category="temporal", fn=box_jumble,
+    render=index_renderer(box_jumble_indices), temporal=True,
     summary="Cut the clip into consecutive segments and shuffle the order of the segments.",
     aliases=("BoxJumble", "Box Jumbling"),
     severities=table("box_jumble"),
@@ -179,7 +189,8 @@ register(Spec(
                "that falls inside one segment comes back unchanged; a single frame always does."),
 ))
 register(Spec(
-    name="sampling", modality="video", category="temporal", fn=sampling, temporal=True, random=False,
+    name="sampling", modality="video", category="temporal", fn=sampling,
+    render=index_renderer(sampling_indices), temporal=True, random=False,
     summary="Slow motion: keep every r-th frame and repeat it r times, trimmed to the input length.",
     aliases=("SampleRate", "Sampling"),
     severities=table("sampling"),
@@ -189,6 +200,7 @@ register(Spec(
 ))
 register(Spec(
     name="reverse_sampling", modality="video", category="temporal", fn=reverse_sampling,
+    render=index_renderer(reverse_sampling_indices),
     temporal=True, random=False,
     summary="Sampling, then reversed in time.",
     aliases=("ReverseSample", "ReverseSampling", "Reverse"),
@@ -198,7 +210,8 @@ register(Spec(
                "ordered by displacement."),
 ))
 register(Spec(
-    name="freeze", modality="video", category="temporal", fn=freeze, temporal=True,
+    name="freeze", modality="video", category="temporal", fn=freeze,
+    render=index_renderer(freeze_indices), temporal=True,
     summary="Keep a random fraction of frames (frame 0 always) and hold each until the next kept one.",
     aliases=("Freeze",),
     severities=table("freeze"),

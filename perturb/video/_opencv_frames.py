@@ -1,4 +1,5 @@
-"""Small numpy/OpenCV helpers shared by the visual perturbation kernels."""
+"""numpy/OpenCV plumbing of the frame-wise kernels: a bounded thread pool, frames stacked along
+the channel axis for one OpenCV call, rounding to uint8, the centre-zoom matrix."""
 from __future__ import annotations
 
 import os
@@ -84,14 +85,3 @@ def centre_zoom_matrix(factor: float, width: int, height: int) -> np.ndarray:
     """2x3 affine map that magnifies an image by ``factor`` about its centre (same output size)."""
     cx, cy = (width - 1) / 2, (height - 1) / 2
     return np.array([[factor, 0, (1 - factor) * cx], [0, factor, (1 - factor) * cy]], dtype=np.float64)
-
-
-def psnr(a: np.ndarray, b: np.ndarray) -> float:
-    """Peak signal-to-noise ratio (dB) between two uint8 arrays; inf when they are equal."""
-    mse = float(np.mean((a.astype(np.float32) - b.astype(np.float32)) ** 2))
-    return float("inf") if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
-
-
-def mean_psnr(clip: np.ndarray, ref: np.ndarray) -> float:
-    """Mean over frames of the per-frame PSNR against a reference clip."""
-    return float(np.mean([psnr(a, b) for a, b in zip(clip, ref)]))

@@ -1,6 +1,6 @@
-"""Severity tables of the visual perturbations: one row per perturbation, one column per severity.
+"""The parameter table of the visual perturbations: one row per perturbation, one column per severity.
 
-``SEVERITIES[name][param]`` is a 5-tuple (severities 1..5). ``PAPER`` holds the reference code's
+``SEVERITY_PARAMS[name][param]`` is a 5-tuple (severities 1..5). ``PAPER_PARAMS`` holds the reference code's
 values where ours differ; the reason is in each perturbation's ``deviation`` text.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 from ..selection import SEVERITY_LEVELS
 
-SEVERITIES: dict[str, dict[str, tuple[Any, ...]]] = {
+SEVERITY_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     # noise
     "gaussian_noise":   {"sigma": (0.08, 0.12, 0.18, 0.26, 0.38)},
     "shot_noise":       {"photons": (250, 100, 50, 30, 15)},
@@ -37,7 +37,7 @@ SEVERITIES: dict[str, dict[str, tuple[Any, ...]]] = {
     "translate":        {"max_shift": (8, 16, 24, 32, 40)},
 }
 
-PAPER: dict[str, dict[str, tuple[Any, ...]]] = {
+PAPER_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     "mpeg1": {"q:v": (20, 40, 60, 80, 100)},
     "mpeg2": {"q:v": (15, 30, 45, 60, 75)},
     "jumble": {"segment": (32, 16, 8, 4, 2)},    # paper text and reference code
@@ -46,10 +46,10 @@ PAPER: dict[str, dict[str, tuple[Any, ...]]] = {
 
 def table(name: str) -> dict[int, dict[str, Any]]:
     """Per-severity parameter dicts {1: {...}, ..., 5: {...}} for a perturbation."""
-    row = SEVERITIES[name]
+    row = SEVERITY_PARAMS[name]
     return {s: {k: v[s - 1] for k, v in row.items()} for s in SEVERITY_LEVELS}
 
 
 def paper_table(name: str) -> dict[int, dict[str, Any]] | None:
-    row = PAPER.get(name)
+    row = PAPER_PARAMS.get(name)
     return None if row is None else {s: {k: v[s - 1] for k, v in row.items()} for s in SEVERITY_LEVELS}

@@ -1,0 +1,239 @@
+"""Two steps for every visual perturbation: draw its parameters, then render the frames asked for.
+
+A :class:`Draw` holds everything a perturbation drew for a clip of T frames (angles, offsets,
+index maps, noise keys), drawn once on the host from the clip's Generator. It renders any set
+of output frames on numpy or torch, and a rendered subset equals the same frames of the full
+output. How an op does this is its :class:`Renderer`, registered on its registry entry
+(``Spec.render``): what output frame t reads, how parameters are drawn, one kernel per backend.
+
+What output frame t reads (``Renderer.reads``):
+
+- ``"frame"``: input frame t only (noise, blur, camera, JPEG).
+- ``"index"``: input frame ``index[t]`` of a drawn index map (temporal ops); rendering is a
+  gather, so it is the same on every backend and device.
+- ``"prefix"``: input frames 0..t (the MPEG codecs). Their encoders carry state from one GOP
+  to the next (rate control and motion search; measured: re-encoding one 12-frame GOP alone
+  changes its P-frames by up to 137 levels), so a GOP window is not rendered alone. They do
+  not look ahead (no B-frames), so encoding frames 0..t gives exactly the whole clip's first
+  t + 1 frames.
+
+A kernel is ``kernel(frames, ids, drawn, params)``: ``frames`` holds the input frames that
+:meth:`Draw.source_indices` names for the sorted unique output frames ``ids`` (uint8
+(N, H, W, 3) numpy; for torch, float32 (N, 3, H, W) holding 0..255 levels), ``drawn`` the
+whole clip's draws and ``params`` the severity's parameters; it returns the output frames
+``ids`` in the same form. An op without a torch kernel renders a torch clip through numpy.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..registry import REGISTRY, Spec
+from ._noise_adapter import FRAME_SEEDED, renderer_for
+from .clip import _is_torch, from_levels, from_numpy, to_levels, to_numpy, torch_layout
+
+FRAME, INDEX, PREFIX = "frame", "index", "prefix"
+BACKENDS = ("numpy", "torch")
+
+Kernel = Callable[[Any, np.ndarray, Mapping[str, np.ndarray], Mapping[str, Any]], Any]
+Drawer = Callable[[np.random.Generator, int, Mapping[str, Any]], dict[str, np.ndarray]]
+
+
+def no_draws(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """The draw of a deterministic op: nothing."""
+    return {}
+
+
+@dataclass(frozen=True)
+class Renderer:
+    """How one visual perturbation draws its parameters and renders frames, per backend."""
+
+    reads: str = FRAME
+    draw: Drawer = no_draws
+    kernels: Mapping[str, Kernel] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.reads not in (FRAME, INDEX, PREFIX):
+            raise ValueError(f"reads must be {FRAME!r}, {INDEX!r} or {PREFIX!r}; got {self.reads!r}")
+        unknown = set(self.kernels) - set(BACKENDS)
+        if unknown:
+            raise ValueError(f"kernel backends must be among {BACKENDS}; got {sorted(unknown)}")
+        if self.reads != INDEX and "numpy" not in self.kernels:
+            raise ValueError("a renderer that computes pixels needs a numpy kernel")
+
+
+class LazyKernel:
+    """A kernel imported on first call, so registering a torch kernel does not import torch."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def __call__(self, *args: Any) -> Any:
+        return getattr(importlib.import_module(self.module), self.name)(*args)
+
+    def __repr__(self) -> str:
+        return f"LazyKernel({self.module}.{self.name})"
+
+
+def torch_kernel(name: str) -> LazyKernel:
+    """The torch kernel ``name`` of :mod:`._torch_kernels`, imported on first use."""
+    return LazyKernel("perturb.video._torch_kernels", name)
+
+
+def renderer_of(spec: Spec) -> Renderer:
+    """The renderer registered on a visual perturbation's entry."""
+    if spec.render is not None:
+        return spec.render
+    found = renderer_for(spec)           # the noise ops, until they register their own
+    if found is None:
+        raise ValueError(f"{spec.name} has no renderer registered on its entry")
+    return found
+
+
+def output_frames(frames: Any, n_frames: int) -> np.ndarray:
+    """Requested output frames as an int64 array (all T of them for None), validated."""
+    if frames is None:
+        return np.arange(n_frames)
+    if _is_torch(frames):
+        frames = frames.detach().cpu().numpy()
+    idx = np.asarray(frames)
+    if idx.ndim != 1 or idx.size == 0 or idx.dtype.kind not in "iu":
+        raise ValueError(f"expected frames as a non-empty 1-D sequence of ints (or None for all); "
+                         f"got {idx.dtype} with shape {idx.shape}")
+    if idx.min() < 0 or idx.max() >= n_frames:
+        raise ValueError(f"expected frame indices in 0..{n_frames - 1} for a {n_frames}-frame clip; "
+                         f"got values from {idx.min()} to {idx.max()}")
+    return idx.astype(np.int64, copy=False)
+
+
+def check_n_frames(n_frames: Any) -> int:
+    if isinstance(n_frames, bool) or not isinstance(n_frames, (int, np.integer)) or n_frames < 1:
+        raise ValueError(f"expected n_frames to be an int >= 1 (the clip's length T); got {n_frames!r}")
+    return int(n_frames)
+
+
+@dataclass(frozen=True, eq=False)
+class Draw:
+    """One perturbation's parameters drawn for a clip of ``n_frames`` frames; renders any frames.
+
+    Small and picklable: the drawn values are a few numbers per frame. The renderer is looked
+    up in the registry by name, not stored.
+    """
+
+    name: str
+    severity: int | None
+    n_frames: int
+    params: Mapping[str, Any]
+    drawn: Mapping[str, np.ndarray]
+
+    @property
+    def renderer(self) -> Renderer:
+        return renderer_of(REGISTRY.get(self.name, "video"))
+
+    @property
+    def native_backends(self) -> tuple[str, ...]:
+        """Backends that render without a round trip through another (a gather runs on both)."""
+        renderer = self.renderer
+        return BACKENDS if renderer.reads == INDEX else tuple(b for b in BACKENDS if b in renderer.kernels)
+
+    def source_indices(self, frames: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
+        """Sorted unique input frame indices needed to render output ``frames`` (None: all)."""
+        return self._sources(output_frames(frames, self.n_frames))
+
+    def _sources(self, ids: np.ndarray) -> np.ndarray:
+        reads = self.renderer.reads
+        if reads == INDEX:
+            return np.unique(self.drawn["index"][ids])
+        if reads == PREFIX:
+            return np.arange(int(ids.max()) + 1)
+        return np.unique(ids)
+
+    def render(self, src: Any, frames: Sequence[int] | np.ndarray | None = None) -> Any:
+        """Output ``frames`` (None: all T) from ``src``, which holds exactly the input frames
+        ``source_indices(frames)`` in that order: uint8 (N, H, W, 3) numpy, or a torch uint8
+        (N, H, W, 3) / float (N, 3, H, W) tensor in [0, 1] on any device. Returns
+        ``len(frames)`` frames of the same type, layout, dtype and device; ``src`` is not modified.
+        """
+        layout = torch_layout(src) if _is_torch(src) else None
+        if layout is None:
+            src, _ = to_numpy(src)
+        return self._render(src, layout, output_frames(frames, self.n_frames))
+
+    def render_clip(self, clip: Any, frames: Sequence[int] | np.ndarray | None = None) -> Any:
+        """Output ``frames`` (None: all T) from the whole input clip (all T frames), of any
+        accepted clip type: ``render(clip[source_indices(frames)], frames)`` without the copy."""
+        layout = torch_layout(clip) if _is_torch(clip) else None
+        if layout is None:
+            clip, _ = to_numpy(clip)
+        return self._render_clip(clip, layout, output_frames(frames, self.n_frames))
+
+    def _render_clip(self, clip: Any, layout: str | None, ids: np.ndarray) -> Any:
+        if len(clip) != self.n_frames:
+            raise ValueError(f"expected the whole {self.n_frames}-frame clip this draw was made for; "
+                             f"got {len(clip)} frames")
+        if self.renderer.reads == INDEX:
+            return _take(clip, self.drawn["index"][ids])
+        need = self._sources(ids)
+        if len(need) == len(clip):
+            src = clip
+        elif self.renderer.reads == PREFIX:
+            src = clip[:len(need)]                       # a view: frames 0..max(ids)
+        else:
+            src = _take(clip, need)
+        return self._render(src, layout, ids)
+
+    def _render(self, src: Any, layout: str | None, ids: np.ndarray) -> Any:
+        """:meth:`render` on a validated clip (``layout`` None for numpy)."""
+        need = self._sources(ids)
+        if len(src) != len(need):
+            raise ValueError(f"expected src to hold the {len(need)} input frames that "
+                             f"source_indices(frames) names for {self.name}; got {len(src)}")
+        renderer = self.renderer
+        if renderer.reads == INDEX:
+            return _take(src, np.searchsorted(need, self.drawn["index"][ids]))
+        unique, order = (ids, None) if _is_increasing(ids) else np.unique(ids, return_inverse=True)
+        if layout is not None and "torch" in renderer.kernels:
+            import torch
+
+            with torch.no_grad():
+                out = renderer.kernels["torch"](to_levels(src, layout), unique, self.drawn, self.params)
+                out = from_levels(out, layout, src.dtype)
+        else:
+            arr, kind = to_numpy(src)
+            out = from_numpy(renderer.kernels["numpy"](arr, unique, self.drawn, self.params), kind)
+        return out if order is None else _take(out, order)
+
+
+def _is_increasing(ids: np.ndarray) -> bool:
+    return bool(np.all(ids[1:] > ids[:-1]))
+
+
+def _take(frames: Any, positions: np.ndarray) -> Any:
+    """frames[positions] for numpy or torch (a new array either way)."""
+    if _is_torch(frames):
+        import torch
+        return frames.detach()[torch.as_tensor(positions, device=frames.device)]
+    return frames[positions]
+
+
+def draw_for(spec: Spec, params: Mapping[str, Any], n_frames: int, rng: np.random.Generator,
+             severity: int | None = None) -> Draw:
+    """Draw ``spec``'s parameters for a clip of ``n_frames`` frames from ``rng``."""
+    n = check_n_frames(n_frames)
+    params = dict(params)
+    drawn = renderer_of(spec).draw(rng, n, params)
+    return Draw(spec.name, severity, n, params, drawn)
+
+
+def perturb_clip(spec: Spec, clip: np.ndarray, rng: np.random.Generator,
+                 params: Mapping[str, Any]) -> np.ndarray:
+    """A whole uint8 clip perturbed by ``spec`` with draws from ``rng`` (the builder's unit step).
+
+    An entry registered with a whole-clip function only (``Spec.fn``) is called with ``rng``.
+    """
+    if spec.render is None and spec.name not in FRAME_SEEDED:
+        return spec.fn(clip, rng, **params)
+    return draw_for(spec, params, len(clip), rng).render_clip(clip)
