@@ -2,8 +2,8 @@
 
 Device-agnostic and batched over frames (conv2d, grid_sample, indexing; no Python loop over
 pixels). Random parameters (angles, offsets, frame indices) come from the numpy sampling
-functions of the numpy kernels, so both paths draw exactly the same ones from one Generator;
-per-value noise comes from a ``torch.Generator`` on the clip's device seeded from it.
+functions of the numpy kernels, so both paths draw exactly the same ones from one Generator.
+The noise ops' torch kernels live beside their numpy twins in :mod:`.noise_kernels`.
 Zoom blur's warps snap source positions to 1/32 pixel, as OpenCV's fixed-point path does for
 the many-channel stacks the numpy kernel warps; rotations sample at exact positions, as
 OpenCV (5.x) does for 3-channel frames. Either way the result matches within one level.
@@ -20,39 +20,6 @@ from .camera import random_angles, rotation_matrix, static_angles, translate_off
 
 # OpenCV's fixed-point bilinear warps resolve source positions to 1/INTER_TAB_SIZE pixel.
 INTER_TAB_SIZE = 32
-
-
-def torch_generator(rng: np.random.Generator, device: torch.device) -> torch.Generator:
-    """A torch Generator on ``device`` seeded from the numpy Generator."""
-    g = torch.Generator(device=device)
-    g.manual_seed(int(rng.integers(0, 2**63)))
-    return g
-
-
-# -------------------------------------------------------------------------------------- noise
-def gaussian_noise(x: torch.Tensor, rng: np.random.Generator, sigma: float) -> torch.Tensor:
-    """x + N(0, 255·sigma)."""
-    g = torch_generator(rng, x.device)
-    return x + torch.randn(x.shape, generator=g, device=x.device, dtype=x.dtype) * (255 * sigma)
-
-
-def shot_noise(x: torch.Tensor, rng: np.random.Generator, photons: float) -> torch.Tensor:
-    """Poisson(x/255 · photons) · 255/photons."""
-    g = torch_generator(rng, x.device)
-    return torch.poisson(x * (photons / 255.0), generator=g) * (255.0 / photons)
-
-
-def impulse_noise(x: torch.Tensor, rng: np.random.Generator, amount: float) -> torch.Tensor:
-    """A fraction ``amount`` of values set to 0 (half) or 255 (half)."""
-    u = torch.rand(x.shape, generator=torch_generator(rng, x.device), device=x.device)
-    salt = torch.where(u < amount / 2, 0.0, 255.0).to(x.dtype)
-    return torch.where(u < amount, salt, x)
-
-
-def speckle_noise(x: torch.Tensor, rng: np.random.Generator, sigma: float) -> torch.Tensor:
-    """x · (1 + N(0, sigma))."""
-    g = torch_generator(rng, x.device)
-    return x * (1 + torch.randn(x.shape, generator=g, device=x.device, dtype=x.dtype) * sigma)
 
 
 # --------------------------------------------------------------------------------------- blur
@@ -174,6 +141,5 @@ def translate(x: torch.Tensor, rng: np.random.Generator, max_shift: int) -> torc
     return x.permute(0, 2, 3, 1)[frames, rows[:, :, None], cols[:, None, :]].permute(0, 3, 1, 2)
 
 
-KERNELS = {f.__name__: f for f in (gaussian_noise, shot_noise, impulse_noise, speckle_noise,
-                                   defocus_blur, motion_blur, zoom_blur,
+KERNELS = {f.__name__: f for f in (defocus_blur, motion_blur, zoom_blur,
                                    static_rotate, rotate, translate)}

@@ -15,10 +15,27 @@ import numpy as np
 from ..registry import Spec
 from ._torch_kernels import KERNELS
 from .clip import torch_layout
+from .noise_kernels import KERNELS as NOISE_KERNELS
+from .noise_kernels import NoiseKernels
 from .temporal import INDEX_FUNCTIONS
 
+
+def on_levels(kernels: NoiseKernels) -> Callable[..., Any]:
+    """A noise op's torch renderer as a kernel(x, rng, **params) on float (T, 3, H, W) levels:
+    one key from ``rng``, every frame rendered (bit-identical to the numpy path)."""
+    import torch
+
+    def kernel(x: Any, rng: np.random.Generator, **params: Any) -> Any:
+        frames = x.permute(0, 2, 3, 1).to(torch.uint8)          # the levels are integers already
+        out = kernels.render_torch(frames, np.arange(x.shape[0]), kernels.draw_key(rng), params)
+        return out.permute(0, 3, 1, 2).to(x.dtype)
+
+    return kernel
+
+
 # name -> kernel(x, rng, **params) on float (T, 3, H, W) 0..255 values; temporal ones re-index.
-TORCH_KERNELS: dict[str, Callable[..., Any]] = {**KERNELS, **INDEX_FUNCTIONS}
+TORCH_KERNELS: dict[str, Callable[..., Any]] = {
+    **KERNELS, **{name: on_levels(k) for name, k in NOISE_KERNELS.items()}, **INDEX_FUNCTIONS}
 
 
 def to_levels(clip: Any, layout: str) -> Any:
