@@ -70,4 +70,7 @@ register(Spec(name="impulse_noise", fn=impulse_noise,
               **_COMMON))
 register(Spec(name="speckle_noise", fn=speckle_noise, aliases=("Speckle", "Speckle Noise"),
               summary="Multiplicative Gaussian noise x + x·N(0, c), drawn per frame",
-              severities=table("speckle_noise"), deviation=_NORMAL + _STREAMS, **_COMMON))
+              severities=table("speckle_noise"),
+              deviation=_NORMAL + " Factors 1 + σz are rounded to multiples of 2^-14 (finer for small "
+                        "σ), so x·(1 + σz) is exact in float32 and rounds alike on every backend."
+                        + _STREAMS, **_COMMON))
