@@ -49,10 +49,15 @@ def test_words_pinned_values() -> None:
     assert draw_key(np.random.default_rng(0)) == 11749869230777074271
 
 
-def test_words_of_a_range_are_that_range_of_the_frame() -> None:
+def test_words_of_a_range_are_that_range_of_the_frame(monkeypatch) -> None:
+    from perturb.video import _keyed_words
+
     whole = words_numpy(99, 1001, 0, 1001)
     for start, stop in [(0, 1), (2, 3), (500, 1001), (1000, 1001), (4, 4)]:
         assert np.array_equal(words_numpy(99, 1001, start, stop), whole[start:stop])
+    monkeypatch.setattr(_keyed_words, "CACHED_PAIRS", 10)          # big-frame path: no cache
+    assert np.array_equal(words_numpy(99, 1001, 0, 1001), whole)
+    assert np.array_equal(words_numpy(99, 1001, 500, 777), whole[500:777])
     with pytest.raises(ValueError, match="even start"):
         words_numpy(99, 1001, 3, 10)
 

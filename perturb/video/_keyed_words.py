@@ -83,6 +83,9 @@ def frame_seeds(key: int, frame_indices: np.ndarray) -> np.ndarray:
     return _mix_numpy(x)
 
 
+CACHED_PAIRS = 1 << 21          # frames up to 4 M values keep their first round cached (8 MB)
+
+
 @lru_cache(maxsize=8)
 def _pair_bases(pairs: int) -> np.ndarray:
     """mix(i) for the value pairs i of a frame (read-only, cached per frame size)."""
@@ -95,7 +98,13 @@ def words_numpy(seed: int, values: int, start: int, stop: int) -> np.ndarray:
     """The uint16 words of values ``start:stop`` of a frame of ``values`` values (``start`` even)."""
     if start % 2 or not 0 <= start <= stop <= values:
         raise ValueError(f"expected an even start and 0 <= start <= stop <= {values}; got {start}:{stop}")
-    h = _pair_bases((values + 1) // 2)[start // 2:(stop + 1) // 2] ^ np.uint32(seed)
+    pairs = (values + 1) // 2
+    first, last = start // 2, (stop + 1) // 2
+    if pairs <= CACHED_PAIRS:
+        h = _pair_bases(pairs)[first:last] ^ np.uint32(seed)
+    else:                                                  # big frames: first round per chunk
+        h = _mix_numpy(np.arange(first, last, dtype=np.uint32))
+        h ^= np.uint32(seed)
     return _mix_numpy(h).view(np.uint16)[:stop - start]
 
 
