@@ -175,9 +175,10 @@ def gaussian_torch(frames: Any, frame_indices: Sequence[int], key: int, params: 
     """The torch twin of :func:`gaussian_numpy` (bit-identical)."""
     import torch
 
-    table = _device_table(gaussian_table(_sigma(params)), frames.device, torch.int64)
+    # integers well inside float32's exact range, and float is the fast path of torch on CPU
+    table = _device_table(gaussian_table(_sigma(params)), frames.device, torch.float32)
     return render_values_torch(frames, frame_indices, key,
-                               lambda x, w: (x.long() + table[w]).clamp_(0, 255).to(torch.uint8))
+                               lambda x, w: (x.float() + table[w]).clamp_(0, 255).to(torch.uint8))
 
 
 def speckle_torch(frames: Any, frame_indices: Sequence[int], key: int, params: Mapping[str, Any]) -> Any:
