@@ -63,7 +63,10 @@ def check_key(key: int) -> int:
 
 
 def check_frame_indices(frame_indices: Any, frames: int) -> np.ndarray:
-    """``frame_indices`` as an int64 array of ``frames`` indices in 0..2^32-1, or a ValueError."""
+    """``frame_indices`` (host integers, or a torch tensor on any device) as an int64 array of
+    ``frames`` indices in 0..2^32-1, or a ValueError."""
+    if hasattr(frame_indices, "detach"):                   # a torch tensor, maybe on the GPU
+        frame_indices = frame_indices.detach().cpu().numpy()
     idx = np.asarray(frame_indices)
     if idx.ndim != 1 or len(idx) != frames or (len(idx) and idx.dtype.kind not in "iu"):
         raise ValueError(f"expected {frames} integer frame indices, one per frame; got "
