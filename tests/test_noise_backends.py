@@ -46,7 +46,8 @@ def test_numpy_and_torch_are_bit_identical(name: str, severity: int, device: str
         clip = odd_clip(shape)
         idx = np.array([5, 0, 2**32 - 1][:shape[0]])
         ref = kernels.render_numpy(clip, idx, KEY, params)
-        got = kernels.render_torch(torch.from_numpy(clip).to(device), torch.from_numpy(idx).to(device), KEY, params)
+        frames, on_device = torch.from_numpy(clip).to(device), torch.from_numpy(idx).to(device)
+        got = kernels.render_torch(frames, on_device, KEY, params)
         assert got.dtype == torch.uint8 and got.device.type == device and tuple(got.shape) == shape
         assert np.array_equal(got.cpu().numpy(), ref), (shape, int((got.cpu().numpy() != ref).sum()))
 

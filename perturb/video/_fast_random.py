@@ -39,7 +39,8 @@ MIN_VALUES = 8                  # OpenCV reads an array of 4 values or fewer as 
 
 def check_frames(frames: np.ndarray) -> np.ndarray:
     """``frames`` as a contiguous uint8 (F, H, W, 3) array, or a ValueError."""
-    if not isinstance(frames, np.ndarray) or frames.dtype != np.uint8 or frames.ndim != 4 or frames.shape[3] != 3:
+    if not isinstance(frames, np.ndarray) or frames.dtype != np.uint8 or frames.ndim != 4 \
+            or frames.shape[3] != 3:
         got = f"{frames.dtype} {frames.shape}" if isinstance(frames, np.ndarray) else type(frames).__name__
         raise ValueError(f"expected uint8 frames of shape (F, H, W, 3); got {got}")
     return np.ascontiguousarray(frames)
@@ -83,7 +84,7 @@ def normal_table() -> np.ndarray:
 
 
 def hit_threshold(amount: float) -> int:
-    """Words below this are impulse hits: 2·round(amount·2^15), so hits split evenly into pepper and salt."""
+    """Words below this are impulse hits: 2·round(amount·2^15), split evenly into pepper and salt."""
     if not 0 <= amount <= 1:
         raise ValueError(f"expected an amount in [0, 1]; got {amount!r}")
     return 2 * round(amount * WORDS / 2)
@@ -141,6 +142,7 @@ def packed_levels(tables: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     keep, alias = tables
     column = np.tile(np.arange(256, dtype=np.uint16), len(keep) // 256)
     full = keep >= 256
-    packed = np.where(full, 255, keep).astype(np.uint16) | (np.where(full, column, alias).astype(np.uint16) << 8)
+    threshold = np.where(full, 255, keep).astype(np.uint16)
+    packed = threshold | (np.where(full, column, alias).astype(np.uint16) << 8)
     packed.setflags(write=False)
     return packed

@@ -152,7 +152,8 @@ def render_values_torch(frames: Any, frame_indices: Sequence[int], key: int,
 
     if not isinstance(frames, torch.Tensor) or frames.dtype != torch.uint8 or frames.ndim != 4 \
             or frames.shape[3] != 3:
-        got = f"{frames.dtype} {tuple(frames.shape)}" if isinstance(frames, torch.Tensor) else type(frames).__name__
+        got = (f"{frames.dtype} {tuple(frames.shape)}" if isinstance(frames, torch.Tensor)
+               else type(frames).__name__)
         raise ValueError(f"expected a uint8 tensor of frames (F, H, W, 3); got {got}")
     seeds = frame_seeds(key, check_frame_indices(frame_indices, frames.shape[0]))
     flat = frames.reshape(frames.shape[0], -1)
