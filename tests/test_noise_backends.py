@@ -146,3 +146,25 @@ def test_strength_grows_strictly_with_severity(name: str) -> None:
     clip = np.ascontiguousarray(sample_clip(4)[:, ::2, ::2])
     errors = [np.abs(apply(clip, name, s, seed=2).astype(np.int16) - clip).mean() for s in SEVERITIES]
     assert all(a < b for a, b in zip(errors, errors[1:])), errors
+
+
+def test_opencv_and_torch_round_exact_products_alike() -> None:
+    """Speckle's last step: ties (x·f ending in .5) go to even on both backends."""
+    import cv2
+
+    x = np.array([1, 3, 5, 7, 1, 3, 255, 2, 9, 11], np.uint8)
+    f = np.array([2.5, 0.5, 0.5, 0.5, 0.5, 1.5, 1.0, -0.25, 0.05556, 30.0], np.float32)
+    ours = cv2.multiply(x, f, dtype=cv2.CV_8U).reshape(-1)
+    ref = (torch.from_numpy(x).float() * torch.from_numpy(f)).round().clamp(0, 255).to(torch.uint8)
+    assert ours.tolist() == ref.tolist() == [2, 2, 2, 4, 0, 4, 255, 0, 1, 255]
+
+
+@pytest.mark.parametrize("name", NOISE_OPS)
+def test_the_whole_clip_call_draws_one_key_and_nothing_else(name: str) -> None:
+    spec = REGISTRY.get(name)
+    rng, ref = np.random.default_rng(8), np.random.default_rng(8)
+    clip = odd_clip((3, 5, 6, 3))
+    out = spec.fn(clip, rng, **spec.params(2))
+    key = KERNELS[name].draw_key(ref)
+    assert rng.bit_generator.state == ref.bit_generator.state
+    assert np.array_equal(out, KERNELS[name].render_numpy(clip, [0, 1, 2], key, spec.params(2)))
