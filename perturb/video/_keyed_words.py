@@ -47,11 +47,11 @@ def _mix_numpy(x: np.ndarray) -> np.ndarray:
 
 
 def _mix_torch(x: Any) -> Any:
-    """The mixer on an int64 tensor of values in 0..2^32-1 (a new tensor)."""
+    """The mixer applied in place to an int64 tensor of values in 0..2^32-1 (returned)."""
     for shift, mult in zip(SHIFTS, (M1, M2, None)):
-        x = x ^ (x >> shift)
+        x ^= x >> shift
         if mult is not None:
-            x = (x * mult) & MASK
+            x.mul_(mult).bitwise_and_(MASK)
     return x
 
 
@@ -118,5 +118,5 @@ def words_torch(seeds: np.ndarray, values: int, device: Any) -> Any:
     pairs = (values + 1) // 2
     base = _mix_torch(torch.arange(pairs, dtype=torch.int64, device=device))
     s = torch.as_tensor(np.asarray(seeds, dtype=np.int64), device=device)[:, None]
-    h = _mix_torch(base[None] ^ s)
+    h = _mix_torch(base[None] ^ s)                     # a new tensor, mixed in place
     return torch.stack((h & 0xFFFF, h >> 16), dim=-1).reshape(len(seeds), 2 * pairs)[:, :values]

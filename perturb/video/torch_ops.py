@@ -66,5 +66,9 @@ def run_torch(spec: Spec, clip: Any, rng: np.random.Generator, params: dict[str,
         if spec.name in INDEX_FUNCTIONS:
             idx = INDEX_FUNCTIONS[spec.name](clip.shape[0], rng=rng, **params)
             return clip.detach()[torch.as_tensor(idx, device=clip.device)]
+        if spec.name in NOISE_KERNELS and layout == "THWC":     # uint8 frames: no float round trip
+            noise = NOISE_KERNELS[spec.name]
+            frames = clip.detach().contiguous()
+            return noise.render_torch(frames, np.arange(clip.shape[0]), noise.draw_key(rng), params)
         out = TORCH_KERNELS[spec.name](to_levels(clip, layout), rng, **params)
         return from_levels(out, layout, clip.dtype)
