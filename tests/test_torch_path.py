@@ -1,4 +1,5 @@
-"""The torch path of perturb.video.apply agrees with the numpy path (on CPU; on CUDA when present)."""
+"""The torch path of perturb.video.apply agrees with the numpy path (on CPU; on CUDA when present):
+noise exactly, interpolating renders within one level."""
 from __future__ import annotations
 
 import numpy as np
@@ -72,10 +73,11 @@ def residual(out: np.ndarray, clip: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("name", NOISE)
 def test_noise_is_bit_identical_to_numpy(name: str, severity: int, device: str) -> None:
     clip = np.ascontiguousarray(sample_clip(8)[:, ::2, ::2])            # 8 x 112 x 112, real content
-    t_out = apply(torch.from_numpy(clip).to(device), name, severity, seed=3).cpu().numpy()
-    n_out = apply(clip, name, severity, seed=3)
-    assert np.array_equal(t_out, n_out)
-    assert residual(n_out, clip).std() > 1
+    for seed in (3, 4):
+        t_out = apply(torch.from_numpy(clip).to(device), name, severity, seed=seed).cpu().numpy()
+        n_out = apply(clip, name, severity, seed=seed)
+        assert np.array_equal(t_out, n_out)
+        assert residual(n_out, clip).std() > 1
 
 
 @pytest.mark.parametrize("name", NOISE)
@@ -107,10 +109,9 @@ def test_float_tchw_in_float_tchw_out(name: str, dtype, device: str) -> None:
     assert out.dtype == dtype and out.device == x.device and out.shape == x.shape
     assert torch.equal(x, before), "the input was modified"
     assert 0 <= float(out.min()) and float(out.max()) <= 1
-    if name != "gaussian_noise":
-        ref = apply(clip, name, 3, seed=4)
-        got = out.permute(0, 2, 3, 1).cpu().double().numpy() * 255
-        assert np.abs(got - ref).max() <= 1 + 1e-4          # float32 carries 1e-5 of rounding
+    ref = apply(clip, name, 3, seed=4)
+    got = out.permute(0, 2, 3, 1).cpu().double().numpy() * 255
+    assert np.abs(got - ref).max() <= (1e-4 if name == "gaussian_noise" else 1 + 1e-4)   # noise: exact
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -1,28 +1,24 @@
-"""Cheap per-value randomness for the noise ops: 16-bit words instead of a float draw per value.
+"""Cheap per-value randomness for the noise ops: one 16-bit word per value, turned into a draw by a table.
 
-Noise on a uint8 clip needs a random draw for each of T·H·W·3 values, and numpy's float
-samplers (ziggurat normals, Poisson) dominate the cost. Here every value costs one 16-bit word
-from the Generator, turned into the draw through a small table:
+Noise on a uint8 clip needs a random draw for each of T·H·W·3 values. Every value costs one
+16-bit counter-based word (:mod:`._keyed_words`: a function of the clip's key, the frame index
+and the value's position), turned into the draw through a small table that numpy and torch share:
 
 - :func:`normal_table`: the standard normal's 65,536 quantiles at (j + 1/2)/65,536, so a
   uniform word picks a normal value. Probabilities are resolved to 2^-16 and the tails are cut
   at ±4.33σ; the variance is 0.99985 of the exact one. After scaling and rounding to uint8
   levels this is indistinguishable from a float normal for any measurement on a clip.
-- :func:`sample_levels`: any per-value map whose output depends on the input level only (shot
+- :func:`level_tables`: any per-value map whose output depends on the input level only (shot
   noise): 256 discrete distributions, one alias table each (top byte of the word picks a column,
   low byte decides between the column and its alias, so cell probabilities are resolved to
   2^-16).
+- :func:`hit_threshold`: impulse noise from the same single word per value: below a threshold
+  is a hit, and the lower half of the hits is pepper.
 
-- :func:`hit_words`: impulse noise from the same single word per value: below a threshold is a
-  hit, and the lower half of the hits is pepper.
-
-Words are the raw output of the bit generator (four per 64-bit draw). Every frame draws from its
-own child Generator (SFC64, the fastest of numpy's bit generators), seeded by one draw per frame
-from the caller's (:func:`frame_generators`), so a clip perturbed in consecutive chunks of frames
-with one Generator gives exactly the whole-clip result (the dataset builder streams noise that way).
-Frames run on the kernels' thread pool (:func:`._opencv_frames.run_parallel`; numpy releases the GIL
-in these loops), so a worker held to one OpenCV thread (the dataset builder's) stays on one. The
-result depends on the seed only, never on the number of threads.
+:func:`render_values` runs a numpy sampler over requested frames, CHUNK values at a time, with
+frames on the kernels' thread pool (:func:`._opencv_frames.run_parallel`; numpy releases the GIL in
+these loops), so a worker held to one OpenCV thread (the dataset builder's) stays on one. The
+result depends on the key and frame indices only, never on the number of threads or the chunking.
 """
 from __future__ import annotations
 
@@ -34,14 +30,47 @@ import cv2
 import numpy as np
 
 from ._opencv_frames import run_parallel
+from ._keyed_words import check_frame_indices, frame_seeds, words_numpy
 
 WORDS = 1 << 16
-CHUNK = 1 << 18                 # values per step: a 224² frame in one, big frames in pieces
+CHUNK = 1 << 18                 # values per step (even): a 224² frame in one, big frames in pieces
+MIN_VALUES = 8                  # OpenCV reads an array of 4 values or fewer as a scalar: pad to this
 
 
-def words(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` uniform 16-bit words: the bit generator's raw 64-bit output cut in four."""
-    return rng.bit_generator.random_raw((n + 3) // 4).view(np.uint16)[:n]
+def check_frames(frames: np.ndarray) -> np.ndarray:
+    """``frames`` as a contiguous uint8 (F, H, W, 3) array, or a ValueError."""
+    if not isinstance(frames, np.ndarray) or frames.dtype != np.uint8 or frames.ndim != 4 \
+            or frames.shape[3] != 3:
+        got = f"{frames.dtype} {frames.shape}" if isinstance(frames, np.ndarray) else type(frames).__name__
+        raise ValueError(f"expected uint8 frames of shape (F, H, W, 3); got {got}")
+    return np.ascontiguousarray(frames)
+
+
+def render_values(frames: np.ndarray, frame_indices: np.ndarray, key: int,
+                  sample: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """A new uint8 array: each frame's values ``x`` become ``sample(x, words)`` (1-D, same length).
+
+    Frame t draws the words of frame index ``frame_indices[t]`` under ``key``, so rendering a
+    subset of a clip's frames gives exactly those frames of the whole clip.
+    """
+    frames = check_frames(frames)
+    seeds = frame_seeds(key, check_frame_indices(frame_indices, len(frames)))
+    out = np.empty_like(frames)
+    n = frames[0].size if len(frames) else 0
+
+    def frame(t: int) -> None:
+        x, o = frames[t].reshape(-1), out[t].reshape(-1)
+        for start in range(0, n, CHUNK):
+            stop = min(start + CHUNK, n)
+            w = words_numpy(int(seeds[t]), n, start, stop)
+            if stop - start < MIN_VALUES:
+                pad = MIN_VALUES - (stop - start)
+                o[start:stop] = sample(np.pad(x[start:stop], (0, pad)), np.pad(w, (0, pad)))[:stop - start]
+            else:
+                o[start:stop] = sample(x[start:stop], w)
+
+    run_parallel(frame, range(len(frames)))
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -54,52 +83,20 @@ def normal_table() -> np.ndarray:
     return table
 
 
-def frame_generators(rng: np.random.Generator, frames: int) -> list[np.random.Generator]:
-    """One child Generator (SFC64) per frame, seeded by ``frames`` sequential draws from ``rng``.
-
-    Sequential draws concatenate across calls, so a clip cut into consecutive chunks and
-    passed chunk by chunk with the same ``rng`` gets the same children as in one call.
-    """
-    return [np.random.Generator(np.random.SFC64(int(s))) for s in rng.integers(0, 2**63, size=frames)]
-
-
-def per_frame_draws(clip: np.ndarray, rng: np.random.Generator,
-                    fn: Callable[[np.ndarray, np.ndarray, np.random.Generator], None]) -> np.ndarray:
-    """A new uint8 clip filled by ``fn(frame, out_frame, generator)`` with each frame's own child.
-
-    Frames run on the kernels' thread pool; the result depends on the seed only.
-    """
-    clip = np.ascontiguousarray(clip)
-    out = np.empty_like(clip)
-    gens = frame_generators(rng, len(clip))
-    run_parallel(lambda t: fn(clip[t].reshape(-1), out[t].reshape(-1), gens[t]), range(len(clip)))
-    return out
-
-
-def map_chunks(clip: np.ndarray, rng: np.random.Generator,
-               fn: Callable[[np.ndarray, np.random.Generator], np.ndarray]) -> np.ndarray:
-    """A new uint8 clip whose values are ``fn(values, generator)``, CHUNK values at a time.
-
-    Every frame draws from its own child Generator (:func:`frame_generators`), so applying
-    this to consecutive chunks of frames with one ``rng`` equals one call on the whole clip.
-    """
-    def frame(x: np.ndarray, out: np.ndarray, gen: np.random.Generator) -> None:
-        for start in range(0, x.size, CHUNK):
-            sl = slice(start, start + CHUNK)
-            out[sl] = fn(x[sl], gen)
-
-    return per_frame_draws(clip, rng, frame)
+def hit_threshold(amount: float) -> int:
+    """Words below this are impulse hits: 2·round(amount·2^15), split evenly into pepper and salt."""
+    if not 0 <= amount <= 1:
+        raise ValueError(f"expected an amount in [0, 1]; got {amount!r}")
+    return 2 * round(amount * WORDS / 2)
 
 
 def hit_words(x: np.ndarray, w: np.ndarray, amount: float) -> np.ndarray:
-    """Impulse noise on values ``x`` from one uniform 16-bit word each (``w``, same shape).
+    """Impulse noise on values ``x`` from one uniform 16-bit word each (``w``, same shape, > 4 values).
 
-    A word below 2·round(amount·2^15) is a hit (probability ``amount`` resolved to 2^-15); hits
+    A word below :func:`hit_threshold` is a hit (probability ``amount`` resolved to 2^-15); hits
     in the lower half of that range become 0, the rest 255, so salt and pepper are exactly even.
     """
-    if not 0 <= amount <= 1:
-        raise ValueError(f"expected an amount in [0, 1]; got {amount!r}")
-    below = 2 * round(amount * WORDS / 2)
+    below = hit_threshold(amount)
     if below >= WORDS:                                   # every value is hit
         return np.where(w < WORDS // 2, np.uint8(0), np.uint8(255))
     salt = cv2.compare(w, below, cv2.CMP_LT)            # 255 at hits
@@ -136,18 +133,16 @@ def level_tables(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keep, alias
 
 
-def sample_levels(clip: np.ndarray, rng: np.random.Generator,
-                  tables: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """Every uint8 value x replaced by a draw from row x of ``level_tables`` (a new array)."""
+def packed_levels(tables: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """:func:`level_tables` in one uint16 per cell: threshold (0..255) | alias << 8.
+
+    A threshold of 256 (always the column) becomes 255 with the column itself as alias, which
+    draws the same: one gather per value instead of two.
+    """
     keep, alias = tables
-
-    def draw(x: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-        w = words(gen, x.size)
-        column = w >> 8
-        idx = x.astype(np.uint16)
-        idx <<= 8
-        idx |= column
-        w &= 0xFF
-        return np.where(w < np.take(keep, idx, mode="clip"), column, np.take(alias, idx, mode="clip"))
-
-    return map_chunks(clip, rng, draw)
+    column = np.tile(np.arange(256, dtype=np.uint16), len(keep) // 256)
+    full = keep >= 256
+    threshold = np.where(full, 255, keep).astype(np.uint16)
+    packed = threshold | (np.where(full, column, alias).astype(np.uint16) << 8)
+    packed.setflags(write=False)
+    return packed

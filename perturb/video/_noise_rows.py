@@ -1,4 +1,4 @@
-"""Shot noise's exact per-level output distributions, as alias tables for :func:`sample_levels`.
+"""Shot noise's exact per-level output distributions, as alias tables for the shot noise kernels.
 
 ``round(clip(Poisson(x · photons / 255) · 255 / photons, 0, 255))`` depends on the uint8 input
 x only, and every count of ``ceil(photons)`` or more gives 255, so each level has a finite

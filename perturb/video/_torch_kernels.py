@@ -8,6 +8,7 @@ loop over pixels). Zoom blur's warps snap source positions to 1/32 pixel, as Ope
 fixed-point path does for the many-channel stacks the numpy kernel warps; rotations sample at
 exact positions, as OpenCV (5.x) does for 3-channel frames. Either way the result matches
 within one level.
+The noise ops' torch kernels live beside their numpy twins in :mod:`.noise_kernels`.
 """
 from __future__ import annotations
 

@@ -128,3 +128,19 @@ def from_levels(x: Any, layout: str, dtype: Any) -> Any:
     if layout == "THWC":
         return x.permute(0, 2, 3, 1).to(torch.uint8).contiguous()
     return (x.to(dtype) / 255.0).contiguous()
+
+
+def to_uint8_frames(clip: Any, layout: str) -> Any:
+    """A torch clip as contiguous uint8 (T, H, W, 3) frames (float clips quantised as to_levels)."""
+    import torch
+
+    if layout == "THWC":
+        return clip.detach().contiguous()
+    return to_levels(clip, layout).to(torch.uint8).permute(0, 2, 3, 1).contiguous()
+
+
+def from_uint8_frames(frames: Any, layout: str, dtype: Any) -> Any:
+    """uint8 (T, H, W, 3) frames back to a torch clip of ``layout`` and ``dtype``."""
+    if layout == "THWC":
+        return frames
+    return (frames.permute(0, 3, 1, 2).to(dtype) / 255.0).contiguous()

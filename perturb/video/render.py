@@ -32,8 +32,8 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..registry import REGISTRY, Spec
-from ._noise_adapter import FRAME_SEEDED, renderer_for
-from .clip import _is_torch, from_levels, from_numpy, to_levels, to_numpy, torch_layout
+from .clip import (_is_torch, from_levels, from_numpy, from_uint8_frames, to_levels, to_numpy,
+                   to_uint8_frames, torch_layout)
 
 FRAME, INDEX, PREFIX = "frame", "index", "prefix"
 BACKENDS = ("numpy", "torch")
@@ -54,6 +54,7 @@ class Renderer:
     reads: str = FRAME
     draw: Drawer = no_draws
     kernels: Mapping[str, Kernel] = field(default_factory=dict)
+    torch_frames: str = "levels"     # the torch kernel's input: float levels, or "uint8" (N, H, W, 3)
 
     def __post_init__(self) -> None:
         if self.reads not in (FRAME, INDEX, PREFIX):
@@ -61,6 +62,8 @@ class Renderer:
         unknown = set(self.kernels) - set(BACKENDS)
         if unknown:
             raise ValueError(f"kernel backends must be among {BACKENDS}; got {sorted(unknown)}")
+        if self.torch_frames not in ("levels", "uint8"):
+            raise ValueError(f"torch_frames must be 'levels' or 'uint8'; got {self.torch_frames!r}")
         if self.reads != INDEX and "numpy" not in self.kernels:
             raise ValueError("a renderer that computes pixels needs a numpy kernel")
 
@@ -85,12 +88,9 @@ def torch_kernel(name: str) -> LazyKernel:
 
 def renderer_of(spec: Spec) -> Renderer:
     """The renderer registered on a visual perturbation's entry."""
-    if spec.render is not None:
-        return spec.render
-    found = renderer_for(spec)           # the noise ops, until they register their own
-    if found is None:
+    if spec.render is None:
         raise ValueError(f"{spec.name} has no renderer registered on its entry")
-    return found
+    return spec.render
 
 
 def output_frames(frames: Any, n_frames: int) -> np.ndarray:
@@ -198,9 +198,14 @@ class Draw:
         if layout is not None and "torch" in renderer.kernels:
             import torch
 
+            kernel = renderer.kernels["torch"]
             with torch.no_grad():
-                out = renderer.kernels["torch"](to_levels(src, layout), unique, self.drawn, self.params)
-                out = from_levels(out, layout, src.dtype)
+                if renderer.torch_frames == "uint8":
+                    out = kernel(to_uint8_frames(src, layout), unique, self.drawn, self.params)
+                    out = from_uint8_frames(out, layout, src.dtype)
+                else:
+                    out = kernel(to_levels(src, layout), unique, self.drawn, self.params)
+                    out = from_levels(out, layout, src.dtype)
         else:
             arr, kind = to_numpy(src)
             out = from_numpy(renderer.kernels["numpy"](arr, unique, self.drawn, self.params), kind)
@@ -234,6 +239,6 @@ def perturb_clip(spec: Spec, clip: np.ndarray, rng: np.random.Generator,
 
     An entry registered with a whole-clip function only (``Spec.fn``) is called with ``rng``.
     """
-    if spec.render is None and spec.name not in FRAME_SEEDED:
+    if spec.render is None:
         return spec.fn(clip, rng, **params)
     return draw_for(spec, params, len(clip), rng).render_clip(clip)

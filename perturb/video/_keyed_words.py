@@ -1,0 +1,122 @@
+"""Counter-based random words for the noise ops: the same 16-bit words from numpy and torch, on any device.
+
+A clip's noise is a pure function of one 64-bit key, drawn once from the clip's Generator
+(:func:`draw_key`), the frame's index in the clip and the value's position in the frame. Any
+subset or window of frames therefore renders exactly as the same frames of the whole clip, and
+numpy, torch on CPU and torch on CUDA compute the same integers.
+
+The mixer is a two-round 32-bit xorshift-multiply hash (a bijection on 32-bit integers). Both
+multipliers are below 2^31, so torch runs it exactly in int64 (products stay below 2^63, masked
+back to 32 bits) on every device; numpy runs it in wrapping uint32 arithmetic.
+
+- frame seed: ``s = mix(mix(f ^ key_lo) ^ key_hi)`` for frame index f (on the host, for both);
+- value pair i of a frame: ``h = mix(mix(i) ^ s)``; value 2i takes h's low 16 bits, 2i + 1 its
+  high 16 bits (the little-endian view of the uint32 array).
+"""
+from __future__ import annotations
+
+import sys
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+MASK = 0xFFFFFFFF
+M1, M2 = 0x21F0AAAD, 0x735A2D97          # odd and below 2^31: exact in torch int64 products
+SHIFTS = (16, 15, 15)
+KEY_MAX = 2**64
+
+if sys.byteorder != "little":            # words are the uint32 hashes viewed as uint16 pairs
+    raise ImportError("perturb's noise words assume a little-endian machine")
+
+
+def draw_key(rng: np.random.Generator) -> int:
+    """The clip's noise key: one 64-bit draw from its Generator (the only draw a noise op makes)."""
+    return int(rng.integers(0, KEY_MAX, dtype=np.uint64))
+
+
+def _mix_numpy(x: np.ndarray) -> np.ndarray:
+    """The mixer applied in place to a uint32 array (returned)."""
+    tmp = np.empty_like(x)
+    for shift, mult in zip(SHIFTS, (M1, M2, None)):
+        np.right_shift(x, shift, out=tmp)
+        x ^= tmp
+        if mult is not None:
+            x *= np.uint32(mult)
+    return x
+
+
+def _mix_torch(x: Any) -> Any:
+    """The mixer applied in place to an int64 tensor of values in 0..2^32-1 (returned)."""
+    for shift, mult in zip(SHIFTS, (M1, M2, None)):
+        x ^= x >> shift
+        if mult is not None:
+            x.mul_(mult).bitwise_and_(MASK)
+    return x
+
+
+def check_key(key: int) -> int:
+    """``key`` as a Python int in 0..2^64-1, or a ValueError."""
+    if isinstance(key, (bool, np.bool_)) or not isinstance(key, (int, np.integer)) or not 0 <= key < KEY_MAX:
+        raise ValueError(f"expected a noise key: an int in [0, 2**64); got {key!r}")
+    return int(key)
+
+
+def check_frame_indices(frame_indices: Any, frames: int) -> np.ndarray:
+    """``frame_indices`` (host integers, or a torch tensor on any device) as an int64 array of
+    ``frames`` indices in 0..2^32-1, or a ValueError."""
+    if hasattr(frame_indices, "detach"):                   # a torch tensor, maybe on the GPU
+        frame_indices = frame_indices.detach().cpu().numpy()
+    idx = np.asarray(frame_indices)
+    if idx.ndim != 1 or len(idx) != frames or (len(idx) and idx.dtype.kind not in "iu"):
+        raise ValueError(f"expected {frames} integer frame indices, one per frame; got "
+                         f"{idx.dtype} array of shape {idx.shape}")
+    if len(idx) and (idx.min() < 0 or idx.max() > MASK):
+        raise ValueError(f"frame indices must lie in [0, 2**32); got {idx.min()}..{idx.max()}")
+    return idx.astype(np.int64)
+
+
+def frame_seeds(key: int, frame_indices: np.ndarray) -> np.ndarray:
+    """The uint32 seed of each frame index under ``key`` (computed on the host for every backend)."""
+    key = check_key(key)
+    x = np.asarray(frame_indices, dtype=np.int64).astype(np.uint32)
+    x ^= np.uint32(key & MASK)
+    _mix_numpy(x)
+    x ^= np.uint32(key >> 32)
+    return _mix_numpy(x)
+
+
+CACHED_PAIRS = 1 << 21          # frames up to 4 M values keep their first round cached (8 MB)
+
+
+@lru_cache(maxsize=8)
+def _pair_bases(pairs: int) -> np.ndarray:
+    """mix(i) for the value pairs i of a frame (read-only, cached per frame size)."""
+    base = _mix_numpy(np.arange(pairs, dtype=np.uint32))
+    base.setflags(write=False)
+    return base
+
+
+def words_numpy(seed: int, values: int, start: int, stop: int) -> np.ndarray:
+    """The uint16 words of values ``start:stop`` of a frame of ``values`` values (``start`` even)."""
+    if start % 2 or not 0 <= start <= stop <= values:
+        raise ValueError(f"expected an even start and 0 <= start <= stop <= {values}; got {start}:{stop}")
+    pairs = (values + 1) // 2
+    first, last = start // 2, (stop + 1) // 2
+    if pairs <= CACHED_PAIRS:
+        h = _pair_bases(pairs)[first:last] ^ np.uint32(seed)
+    else:                                                  # big frames: first round per chunk
+        h = _mix_numpy(np.arange(first, last, dtype=np.uint32))
+        h ^= np.uint32(seed)
+    return _mix_numpy(h).view(np.uint16)[:stop - start]
+
+
+def words_torch(seeds: np.ndarray, values: int, device: Any) -> Any:
+    """The words (int64, 0..65535) of ``values`` values per frame, one row per seed, on ``device``."""
+    import torch
+
+    pairs = (values + 1) // 2
+    base = _mix_torch(torch.arange(pairs, dtype=torch.int64, device=device))
+    s = torch.as_tensor(np.asarray(seeds, dtype=np.int64), device=device)[:, None]
+    h = _mix_torch(base[None] ^ s)                     # a new tensor, mixed in place
+    return torch.stack((h & 0xFFFF, h >> 16), dim=-1).reshape(len(seeds), 2 * pairs)[:, :values]
