@@ -42,6 +42,7 @@ class Spec:
     needs_parse: bool = False          # text: runs on a spaCy Doc
     resources: tuple[str, ...] = ()    # text: NLP resources used
     extra: Mapping[str, Any] = field(default_factory=dict)
+    version: int = 1                   # implementation version: bump when the kernel's output changes (cache key)
 
     @property
     def has_severity(self) -> bool:
