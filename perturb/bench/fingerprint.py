@@ -38,7 +38,7 @@ def _safetensors_header(path: Path) -> bytes:
 def _content(path: Path) -> str:
     """Hash of a config/index file's bytes, a safetensors header, or the ends of another weight file."""
     if path.suffix == ".safetensors":
-        data = _safetensors_header(path)
+        data = _safetensors_header(path) + _ends(path)      # the ends catch same-shape retrained weights
     elif path.suffix == ".json":
         data = path.read_bytes()
     else:
@@ -58,8 +58,8 @@ def _ends(path: Path) -> bytes:
 def checkpoint_fingerprint(path: str | os.PathLike) -> str:
     """Fingerprint of a local checkpoint directory (or file): its weight and config files.
 
-    Names, sizes and mtimes of every file, plus a hash of each config / index JSON and each
-    safetensors header. The content hashes are kept in a sidecar in the directory keyed by the
+    Names, sizes and mtimes of every file, plus a hash of each config / index JSON and of each
+    safetensors header and first and last 64 KiB. The content hashes are kept in a sidecar in the directory keyed by the
     files' stat, so an unchanged checkpoint is not read again.
     """
     root = Path(path)
@@ -105,13 +105,13 @@ def model_version(name_or_path: str) -> str:
     return f"rev:{revision}" if revision else f"name:{name_or_path}"
 
 
-_FILE_MEMO: dict[tuple[str, int, int], str] = {}
+_FILE_MEMO: dict[tuple[str, int, int, int, int], str] = {}
 
 
 def file_identity(path: str | os.PathLike) -> str:
-    """Size, mtime and a hash of the first and last 64 KiB of a file (memoised on its stat)."""
+    """Size, mtime and a hash of the first and last 64 KiB of a file (memoised on its stat, ctime included)."""
     st = os.stat(path)
-    memo = (os.fspath(path), st.st_size, st.st_mtime_ns)
+    memo = (os.fspath(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     if memo not in _FILE_MEMO:
         _FILE_MEMO[memo] = digest(st.st_size, st.st_mtime_ns, hashlib.sha256(_ends(Path(path))).hexdigest())
     return _FILE_MEMO[memo]
