@@ -353,3 +353,27 @@ def test_every_bench_output_is_written_atomically(dataset, tmp_path, monkeypatch
     assert main(["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(out), *BENCH]) == 0
     assert {"results.json", "results.csv", "report.md", "report.html"} <= set(written)
     assert not list(out.glob(".*tmp"))
+
+
+def test_rebuilt_clip_of_a_built_directory_is_encoded_again(dataset, tmp_path):
+    import shutil
+
+    from perturb.bench.sources import Built
+    from perturb.dataset.builder import build
+    from perturb.dataset.readers import read_dataset
+
+    built = tmp_path / "built"
+    assert build(str(dataset), built, video_perturbations=["translate"], severities=[1],
+                 text_perturbations=[], jobs=1, progress=False).ok
+    data = make_data(read_dataset(str(dataset)), "captions", str(dataset))
+
+    def run():
+        model = Counting()
+        benchmark(model, data, video=["translate"], severities=[1], text=[], bootstrap=0,
+                  source=Built(built), cache_dir=str(tmp_path / "cache"), settings=QUIET)
+        return model.videos
+    assert run() == 8 and run() == 0
+    outputs = sorted(p for p in built.rglob("*") if p.is_file() and "translate" in p.parts)
+    assert len(outputs) == 4
+    shutil.copyfile(outputs[1], outputs[0])                   # one clip rebuilt differently
+    assert run() == 1

@@ -133,6 +133,15 @@ class Encoder:
             self._item_fps = {it.item_id: item_fingerprint(it) for it in self.data.items}
         return self._item_fps
 
+    def video_fingerprints(self, perturbation: str, severity: int | None) -> dict[str, str]:
+        """Per-item identity of the clips a configuration encodes (source video, built output)."""
+        base = self.item_fingerprints()
+        identity = getattr(self.source, "identity", None)
+        if identity is None or perturbation == CLEAN:
+            return base
+        extra = {it.item_id: identity(it, perturbation, severity) for it in self.data.items}
+        return {i: digest(fp, extra[i]) if extra[i] else fp for i, fp in base.items()}
+
     def _fill(self, key: CacheKey, ids: Sequence[str], inputs: Callable[[list[int]], Iterator[Any]],
               encode: Callable[[list[Any]], np.ndarray], desc: str,
               fingerprints: dict[str, str] | None = None) -> np.ndarray:
@@ -176,7 +185,8 @@ class Encoder:
             else:
                 emb = self._fill(self._key("video", perturbation, severity), ids,
                                  self._clips(perturbation, severity), self.model.encode_videos,
-                                 f"videos {perturbation} {severity or ''}".strip(), self.item_fingerprints())
+                                 f"videos {perturbation} {severity or ''}".strip(),
+                                 self.video_fingerprints(perturbation, severity))
             self.memo[memo_key] = emb
         return self.memo[memo_key]
 
@@ -205,7 +215,7 @@ class Encoder:
         def score_rows(clips: list[np.ndarray]) -> np.ndarray:
             return np.stack([self.model.score([c] * len(texts), texts) for c in clips])
         queries = digest(self.data.query_ids, [text_fingerprint(t) for t in texts])
-        fps = {i: digest(fp, queries) for i, fp in self.item_fingerprints().items()}
+        fps = {i: digest(fp, queries) for i, fp in self.video_fingerprints(job.video, job.severity).items()}
         rows = self._fill(key, self.data.item_ids, self._clips(job.video, job.severity), score_rows,
                           f"pairs {job.label()}", fps)
         return rows.T                                                   # (Q, N)
