@@ -377,3 +377,24 @@ def test_rebuilt_clip_of_a_built_directory_is_encoded_again(dataset, tmp_path):
     assert len(outputs) == 4
     shutil.copyfile(outputs[1], outputs[0])                   # one clip rebuilt differently
     assert run() == 1
+
+
+def test_model_version_of_paths_hub_names_and_unknown_names(tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    from perturb.bench.fingerprint import model_version
+    (tmp_path / "ckpt").mkdir()
+    (tmp_path / "ckpt" / "config.json").write_text("{}")
+    assert model_version(str(tmp_path / "ckpt")).startswith("ckpt:")
+    refs = tmp_path / "hub" / "models--org--tiny" / "refs"
+    refs.mkdir(parents=True)
+    (refs / "main").write_text("0123abcd\n")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    assert model_version("org/tiny") == "rev:0123abcd"
+    assert model_version("org/not-cached") == "name:org/not-cached"
+
+
+def test_bad_timeout_exits_2(dataset, tmp_path, capsys):
+    assert main(["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(tmp_path / "o"),
+                 *BENCH, "--timeout", "0"]) == 2
+    assert "--timeout must be > 0" in capsys.readouterr().err

@@ -60,13 +60,16 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             return None
-        if mode == "trickle":
-            self.send_response(200)
-            self.send_header("Content-Length", "100")
-            self.end_headers()
+        if mode in ("trickle", "slowheaders"):
             try:
+                if mode == "trickle":
+                    self.send_response(200)
+                    self.send_header("Content-Length", "100")
+                    self.end_headers()
+                else:
+                    self.wfile.write(b"HTTP/1.0 200 OK\r\n")
                 for _ in range(100):
-                    self.wfile.write(b" ")
+                    self.wfile.write(b" " if mode == "trickle" else b"X-Slow: 1\r\n")
                     self.wfile.flush()
                     Handler.trickled += 1
                     time.sleep(0.05)
@@ -188,8 +191,9 @@ def test_truncated_reply_is_retried_like_a_connection_error(server, sleeps):
         HttpAdapter(server, retries=0).encode_texts(["x"])
 
 
-def test_timeout_is_a_deadline_for_the_whole_request(server):
-    Handler.mode = "trickle"                                        # 1 byte every 50 ms, 100 bytes
+@pytest.mark.parametrize("mode", ["trickle", "slowheaders"])
+def test_timeout_is_a_deadline_for_the_whole_request(server, mode):
+    Handler.mode = mode                                             # a body byte / header line every 50 ms
     adapter = HttpAdapter(server, timeout=0.5, retries=0)
     with pytest.raises(HttpModelError, match=rf"{server}/encode_texts .*timeout 0.5s.*within 0.5s"):
         adapter.encode_texts(["x"])

@@ -118,6 +118,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         text = [s.name for s in REGISTRY.resolve(args.text_perturbations, "text")]
         data = _data(args)
         _check_model_spec(args.model)
+        if not args.timeout > 0:
+            raise ValueError(f"--timeout must be > 0 seconds; got {args.timeout}")
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e)) from e
     out = Path(args.out)

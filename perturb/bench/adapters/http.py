@@ -14,6 +14,8 @@ from __future__ import annotations
 import base64
 import io
 import json
+import socket
+import threading
 import time
 import http.client
 import urllib.parse
@@ -27,6 +29,13 @@ from .frames import frame_indices
 
 class HttpModelError(PerturbError, RuntimeError):
     """The model server could not be reached or answered something unexpected."""
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
 
 
 def _describe(e: BaseException) -> str:
@@ -99,26 +108,40 @@ class HttpAdapter:
             return left
 
         conn = conn_type(parts.hostname, parts.port, timeout=remaining())
+        watchdog = None
         try:
             path = parts.path + (f"?{parts.query}" if parts.query else "")
+            conn.connect()
+            sock = conn.sock
+            # whatever blocks (slow headers included) is woken at the deadline by shutting the socket
+            watchdog = threading.Timer(remaining(), _shut, (sock,))
+            watchdog.daemon = True
+            watchdog.start()
             conn.request(method, path or "/", body=body, headers={"Content-Type": "application/json"})
-            conn.sock.settimeout(remaining())
+            sock.settimeout(remaining())
             resp = conn.getresponse()
             chunks = []
             while True:                               # read in pieces so a trickle cannot pass the deadline
-                if conn.sock is not None:
-                    conn.sock.settimeout(remaining())
+                sock.settimeout(remaining())
                 chunk = resp.read1(1 << 16)
                 if not chunk:
                     break
                 chunks.append(chunk)
-                remaining()
+            remaining()                               # woken by the watchdog: a timeout, not a short reply
             raw = b"".join(chunks)
             length = resp.getheader("Content-Length")
             if length is not None and length.isdigit() and len(raw) < int(length):
                 raise http.client.IncompleteRead(raw, int(length) - len(raw))
             return resp.status, {k.lower(): v for k, v in resp.getheaders()}, raw
+        except OSError:
+            remaining()                               # past the deadline: say so
+            raise
+        except http.client.HTTPException:
+            remaining()
+            raise
         finally:
+            if watchdog is not None:
+                watchdog.cancel()
             conn.close()
 
     def _post(self, endpoint: str, payload: dict[str, Any]) -> dict[str, Any]:
