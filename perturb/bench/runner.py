@@ -158,7 +158,8 @@ class Encoder:
                                      f"model {self.model.id} ({desc})")   # nothing bad is cached
                     width = out.shape[1]
                     self.cache.save(key, got, out, fingerprints)
-                    self.progress["rows_cached"] += len(got) * (self.cache.root is not None)
+                    if self.cache.root is not None:
+                        self.progress["rows_cached"] += len(got)
                     rows.update(zip(got, out))
                     bar.update(len(batch))
         out = np.stack([rows[i] for i in ids]).astype(np.float32)
