@@ -234,8 +234,8 @@ def test_server_that_stays_down_leaves_finished_batches_cached(server, tmp_path,
     (root / "captions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     argv = ["bench", "--model", f"http:{server}", "--dataset", str(root / "captions.jsonl"), "--out",
             str(tmp_path / "out"), "--video-perturbations", "none", "--text-perturbations", "none",
-            "--bootstrap", "0", "--no-progress", "--batch-size", "2", "--frames", "2", "--cache-key", "m1"]
-    Handler.mode, Handler.videos_before_down = "down", 1
+            "--bootstrap", "0", "--no-progress", "--batch-size", "2", "--frames", "2"]
+    Handler.mode, Handler.videos_before_down, Handler.version = "down", 1, "v1"
     assert main(argv) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"perturb bench: error: {server}/encode_videos failed after 4 attempts")

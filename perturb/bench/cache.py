@@ -19,7 +19,7 @@ import time
 import uuid
 import warnings
 import zipfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -54,6 +54,7 @@ class CacheKey:
     settings: str = ""         # e.g. decoding options
     model_version: str = ""    # checkpoint fingerprint, hub revision, cache_version, --cache-key
     recipe: str = ""           # perturbation parameters + implementation version
+    dataset_name: str = field(default="", compare=False)   # for people (perturb cache ls), not the key
 
     def folder(self, root: Path) -> Path:
         sev = "none" if self.severity is None else str(self.severity)

@@ -27,7 +27,7 @@ def register(subparsers: Any) -> None:
         q.add_argument("dir", metavar="DIR", help="the cache directory (perturb bench --cache, default OUT/cache)")
     for q in (ls, rm):
         q.add_argument("--model", help="only entries whose model id contains this")
-        q.add_argument("--dataset", help="only entries of this dataset fingerprint")
+        q.add_argument("--dataset", help="only entries of this dataset (name or fingerprint)")
         q.add_argument("--perturbation", help="only entries whose perturbation contains this")
     rm.add_argument("--all", action="store_true", help="remove every entry")
     prune.add_argument("--older-than", type=float, metavar="DAYS", help="also remove entries unused this long")
@@ -45,7 +45,7 @@ def _size(n: float) -> str:
 def _matches(entry: dict[str, Any], args: argparse.Namespace) -> bool:
     key = entry["key"]
     return ((args.model is None or args.model in str(key.get("model", "")))
-            and (args.dataset is None or args.dataset == key.get("dataset"))
+            and (args.dataset is None or args.dataset in (key.get("dataset"), key.get("dataset_name")))
             and (args.perturbation is None or args.perturbation in str(key.get("perturbation", ""))))
 
 
@@ -63,7 +63,8 @@ def _describe(entry: dict[str, Any], root: Path) -> str:
     k = entry["key"]
     sev = "" if k.get("severity") is None else f"@{k['severity']}"
     version = k.get("model_version") or "name only"
-    return (f"{k.get('model', '?')} [{version}] {k.get('dataset', '?')} {k.get('modality', '?')} "
+    dataset = f"{k['dataset_name']} ({k.get('dataset', '?')})" if k.get("dataset_name") else k.get("dataset", "?")
+    return (f"{k.get('model', '?')} [{version}] {dataset} {k.get('modality', '?')} "
             f"{k.get('perturbation', '?')}{sev} seed {k.get('seed', '?')}  "
             f"({entry['folder'].relative_to(root)})")
 

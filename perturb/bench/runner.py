@@ -125,7 +125,7 @@ class Encoder:
         settings = self.source.settings if modality != "text" else ""
         return CacheKey(self.model.id, self.data.fingerprint(), modality, perturbation, severity,
                         self.source.seed, settings, model_version=self.model.cache_version or "",
-                        recipe=recipe(modality, perturbation, severity))
+                        recipe=recipe(modality, perturbation, severity), dataset_name=self.data.name)
 
     def item_fingerprints(self) -> dict[str, str]:
         """Per-item identity of each video (file size, mtime, content hash), computed once."""
