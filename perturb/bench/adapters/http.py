@@ -110,14 +110,14 @@ class HttpAdapter:
         conn = conn_type(parts.hostname, parts.port, timeout=remaining())
         watchdog = None
         try:
-            path = parts.path + (f"?{parts.query}" if parts.query else "")
+            path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
             conn.connect()
             sock = conn.sock
             # whatever blocks (slow headers included) is woken at the deadline by shutting the socket
             watchdog = threading.Timer(remaining(), _shut, (sock,))
             watchdog.daemon = True
             watchdog.start()
-            conn.request(method, path or "/", body=body, headers={"Content-Type": "application/json"})
+            conn.request(method, path, body=body, headers={"Content-Type": "application/json"})
             sock.settimeout(remaining())
             resp = conn.getresponse()
             chunks = []
@@ -133,11 +133,8 @@ class HttpAdapter:
             if length is not None and length.isdigit() and len(raw) < int(length):
                 raise http.client.IncompleteRead(raw, int(length) - len(raw))
             return resp.status, {k.lower(): v for k, v in resp.getheaders()}, raw
-        except OSError:
+        except (OSError, http.client.HTTPException):
             remaining()                               # past the deadline: say so
-            raise
-        except http.client.HTTPException:
-            remaining()
             raise
         finally:
             if watchdog is not None:
