@@ -46,8 +46,8 @@ class Handler(BaseHTTPRequestHandler):
         mode = Handler.mode
         if mode == "flaky" and len(Handler.hits) % 2 == 1:
             return self._send(503, b'{"error": "warming up"}')
-        if mode == "busy" and len(Handler.hits) == 1:
-            self.send_response(429)
+        if mode in ("busy", "unavailable") and len(Handler.hits) == 1:
+            self.send_response(429 if mode == "busy" else 503)
             self.send_header("Retry-After", "1")
             self.send_header("Content-Length", "2")
             self.end_headers()
@@ -170,8 +170,9 @@ def sleeps(monkeypatch):
     return waited
 
 
-def test_429_with_retry_after_is_honoured(server, sleeps):
-    Handler.mode = "busy"
+@pytest.mark.parametrize("mode", ["busy", "unavailable"])          # 429, 503
+def test_429_and_503_with_retry_after_are_honoured(server, sleeps, mode):
+    Handler.mode = mode
     adapter = HttpAdapter(server, retries=2, backoff=0.01)
     assert adapter.encode_texts(["a b"]).tolist() == [[3.0, 1.0, 1.0]]
     assert len(Handler.hits) == 2 and sleeps == [1.0]              # waited as asked, then 200
