@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "perturb.contrast.cli",
     "perturb.dataset.cli",
     "perturb.bench.cli",
+    "perturb.bench.cache_cli",
     "perturb.gate.cli",
 )
 

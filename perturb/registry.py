@@ -50,6 +50,7 @@ class Spec:
     extra: Mapping[str, Any] = field(default_factory=dict)
     # video: how parameters are drawn and frames rendered, per backend (perturb.video.render.Renderer)
     render: Any = None
+    version: int = 1                   # implementation version: bump when the kernel's output changes (cache key)
 
     @property
     def has_severity(self) -> bool:

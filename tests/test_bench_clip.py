@@ -17,10 +17,14 @@ from perturb.bench.runner import Settings  # noqa: E402
 
 @pytest.fixture(scope="module")
 def tiny_clip(tmp_path_factory):
+    return save_tiny_clip(tmp_path_factory.mktemp("tiny-clip"))
+
+
+def save_tiny_clip(root, seed: int = 0):
+    """A tiny random CLIP (weights from ``seed``) and its tokenizer saved under ``root``."""
     from transformers import CLIPConfig, CLIPModel, CLIPTokenizer
     from transformers.convert_slow_tokenizer import bytes_to_unicode
 
-    root = tmp_path_factory.mktemp("tiny-clip")
     chars = list(bytes_to_unicode().values())                 # a byte-level vocabulary, no merges
     vocab = {c: i for i, c in enumerate(chars)}
     vocab.update({c + "</w>": len(chars) + i for i, c in enumerate(chars)})
@@ -33,7 +37,7 @@ def tiny_clip(tmp_path_factory):
         vision_config=dict(image_size=32, patch_size=8, hidden_size=32, intermediate_size=64,
                            num_hidden_layers=1, num_attention_heads=2),
         projection_dim=16)
-    torch.manual_seed(0)          # test-only: the tiny model's random init (the library never seeds globally)
+    torch.manual_seed(seed)       # test-only: the tiny model's random init (the library never seeds globally)
     CLIPModel(cfg).save_pretrained(root)
     (root / "preprocessor_config.json").write_text(json.dumps(
         {"crop_size": {"height": 32, "width": 32}, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.25, 0.25, 0.25]}))
@@ -62,3 +66,34 @@ def test_clip_adapter_rejects_missing_cuda(tiny_clip):
         pytest.skip("a CUDA device is present")
     with pytest.raises(RuntimeError, match="CUDA"):
         load_model(f"clip:{tiny_clip}", device="cuda")
+
+
+def test_retrained_weights_at_the_same_path_are_not_served_from_the_cache(tmp_path, capsys):
+    from perturb.bench.fixtures import tiny_items
+    from perturb.cli import main
+    from perturb.video.io import write
+
+    rows = []
+    for it in tiny_items(6, frames=4, size=32):
+        write(tmp_path / f"{it.item_id}.mkv", it.meta["clip"], fps=4.0)
+        rows += [{"video_id": it.item_id, "video_path": f"{it.item_id}.mkv", "caption": c} for c in it.captions]
+    (tmp_path / "captions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    model, out = tmp_path / "m", tmp_path / "out"
+    argv = ["bench", "--model", f"clip:{model}", "--dataset", str(tmp_path / "captions.jsonl"), "--out", str(out),
+            "--video-perturbations", "none", "--text-perturbations", "none", "--bootstrap", "0",
+            "--no-progress", "--device", "cpu", "--frames", "2"]
+
+    def run():
+        assert main(argv) == 0
+        passes = int(capsys.readouterr().out.split(" forward passes")[0].rsplit(" ", 1)[1])
+        return json.loads((out / "results.json").read_text())["clean"], passes
+    save_tiny_clip(model, seed=0)
+    first, passes = run()
+    assert passes > 0
+    assert run() == (first, 0)                               # unchanged weights: all from the cache
+    save_tiny_clip(model, seed=1)                            # "retrained", saved to the same path
+    second, passes = run()
+    assert passes > 0 and second != first
+    fresh = tmp_path / "fresh"
+    assert main([*argv[:argv.index("--out") + 1], str(fresh), *argv[argv.index("--out") + 2:]]) == 0
+    assert json.loads((fresh / "results.json").read_text())["clean"] == second

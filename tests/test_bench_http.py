@@ -18,8 +18,17 @@ from perturb.bench.runner import Settings
 
 
 class Handler(BaseHTTPRequestHandler):
-    mode = "ok"            # ok | flaky | slow | notjson | badshape | missing | client_error
+    mode = "ok"            # ok | flaky | slow | notjson | badshape | missing | client_error | busy | cut | trickle | down
     hits: list = []
+    items: list = []       # (endpoint, number of items) of every request answered 200
+    version = None         # what GET /info answers (None: 404)
+    videos_before_down = 1
+    trickled = 0
+
+    def do_GET(self):
+        if self.path == "/info" and Handler.version is not None:
+            return self._send(200, json.dumps({"version": Handler.version}).encode())
+        return self._send(404, b'{"error": "no such endpoint"}')
 
     def log_message(self, *args):       # keep test output clean
         pass
@@ -37,6 +46,39 @@ class Handler(BaseHTTPRequestHandler):
         mode = Handler.mode
         if mode == "flaky" and len(Handler.hits) % 2 == 1:
             return self._send(503, b'{"error": "warming up"}')
+        if mode in ("busy", "unavailable") and len(Handler.hits) == 1:
+            self.send_response(429 if mode == "busy" else 503)
+            self.send_header("Retry-After", "1")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            return self.wfile.write(b"{}")
+        if mode == "cut" and len(Handler.hits) == 1:
+            self.send_response(200)
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b'{"embeddings": [[1.0, ')
+            self.wfile.flush()
+            self.close_connection = True
+            return None
+        if mode in ("trickle", "slowheaders"):
+            try:
+                if mode == "trickle":
+                    self.send_response(200)
+                    self.send_header("Content-Length", "100")
+                    self.end_headers()
+                else:
+                    self.wfile.write(b"HTTP/1.0 200 OK\r\n")
+                for _ in range(100):
+                    self.wfile.write(b" " if mode == "trickle" else b"X-Slow: 1\r\n")
+                    self.wfile.flush()
+                    Handler.trickled += 1
+                    time.sleep(0.05)
+            except OSError:
+                pass                                  # the client gave up: the point of the test
+            return None
+        if mode == "down" and self.path.endswith("encode_videos"):
+            if sum(e == "/encode_videos" for e, _ in Handler.items) >= Handler.videos_before_down:
+                return self._send(503, b'{"error": "down"}')
         if mode == "slow":
             time.sleep(0.5)
         if mode == "client_error":
@@ -56,12 +98,15 @@ class Handler(BaseHTTPRequestHandler):
             emb = emb[:-1]
         if mode == "missing":
             return self._send(200, json.dumps({"vectors": emb}).encode())
+        if Handler.version == "b":
+            emb = [[-x for x in row] for row in emb]         # "another model" behind the same URL
+        Handler.items.append((self.path, len(emb)))
         return self._send(200, json.dumps({"embeddings": emb}).encode())
 
 
 @pytest.fixture()
 def server():
-    Handler.mode, Handler.hits = "ok", []
+    Handler.mode, Handler.hits, Handler.items, Handler.version, Handler.trickled = "ok", [], [], None, 0
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -114,3 +159,89 @@ def test_unreachable_server():
         adapter.encode_texts(["x"])
     with pytest.raises(ValueError, match="http"):
         HttpAdapter("ftp://x")
+
+
+@pytest.fixture()
+def sleeps(monkeypatch):
+    """Record the adapter's waits instead of sleeping."""
+    import perturb.bench.adapters.http as http_mod
+    waited: list = []
+    monkeypatch.setattr(http_mod.time, "sleep", waited.append)
+    return waited
+
+
+@pytest.mark.parametrize("mode", ["busy", "unavailable"])          # 429, 503
+def test_429_and_503_with_retry_after_are_honoured(server, sleeps, mode):
+    Handler.mode = mode
+    adapter = HttpAdapter(server, retries=2, backoff=0.01)
+    assert adapter.encode_texts(["a b"]).tolist() == [[3.0, 1.0, 1.0]]
+    assert len(Handler.hits) == 2 and sleeps == [1.0]              # waited as asked, then 200
+    Handler.hits = []
+    capped = HttpAdapter(server, retries=1, backoff=0.01, max_retry_after=0.25)
+    capped.encode_texts(["x"])
+    assert sleeps[-1] == 0.25                                        # bounded
+
+
+def test_truncated_reply_is_retried_like_a_connection_error(server, sleeps):
+    Handler.mode = "cut"
+    adapter = HttpAdapter(server, retries=2, backoff=0.01)
+    assert adapter.encode_texts(["a b", "c"]).tolist() == [[3.0, 1.0, 1.0], [1.0, 0.0, 1.0]]
+    assert len(Handler.hits) == 2
+    Handler.hits = []
+    with pytest.raises(HttpModelError, match=rf"{server}/encode_texts failed after 1 attempts.*cut short"):
+        HttpAdapter(server, retries=0).encode_texts(["x"])
+
+
+@pytest.mark.parametrize("mode", ["trickle", "slowheaders"])
+def test_timeout_is_a_deadline_for_the_whole_request(server, mode):
+    Handler.mode = mode                                             # a body byte / header line every 50 ms
+    adapter = HttpAdapter(server, timeout=0.5, retries=0)
+    with pytest.raises(HttpModelError, match=rf"{server}/encode_texts .*timeout 0.5s.*within 0.5s"):
+        adapter.encode_texts(["x"])
+    assert Handler.trickled < 60                                    # cut off, not read to the end
+
+
+def test_info_version_keys_the_cache(server, tmp_path, capsys):
+    data = tiny_data(3)
+
+    def run():
+        Handler.items = []
+        return benchmark(load_model(f"http:{server}", frames=2), data, video=[], text=[], bootstrap=0,
+                         cache_dir=str(tmp_path), settings=Settings(progress=False))
+    run()
+    assert "keyed by its name only" in capsys.readouterr().err     # no GET /info: a notice
+    Handler.version = "a"
+    run()
+    assert Handler.items                                            # a version: a new key
+    run()
+    assert Handler.items == []
+    Handler.version = "b"                                           # another model, same URL
+    run()
+    assert sum(n for _, n in Handler.items) == 3 + 6                # everything re-encoded
+    assert "keyed by its name only" not in capsys.readouterr().err
+
+
+def test_server_that_stays_down_leaves_finished_batches_cached(server, tmp_path, capsys, sleeps):
+    from perturb.cli import main
+    from perturb.video.io import write
+    from perturb.bench.fixtures import tiny_items
+
+    root = tmp_path / "ds"
+    root.mkdir()
+    rows = []
+    for it in tiny_items(5, frames=6, size=32):
+        write(root / f"{it.item_id}.mkv", it.meta["clip"], fps=6.0)
+        rows += [{"video_id": it.item_id, "video_path": f"{it.item_id}.mkv", "caption": c} for c in it.captions]
+    (root / "captions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    argv = ["bench", "--model", f"http:{server}", "--dataset", str(root / "captions.jsonl"), "--out",
+            str(tmp_path / "out"), "--video-perturbations", "none", "--text-perturbations", "none",
+            "--bootstrap", "0", "--no-progress", "--batch-size", "2", "--frames", "2"]
+    Handler.mode, Handler.videos_before_down, Handler.version = "down", 1, "v1"
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"perturb bench: error: {server}/encode_videos failed after 4 attempts")
+    assert "12 rows newly cached" in err[0] and "re-run the same command to resume" in err[0]  # 10 texts, 2 videos
+    assert Handler.items == [("/encode_texts", 2)] * 5 + [("/encode_videos", 2)]
+    Handler.mode, Handler.items = "ok", []                          # the server recovers
+    assert main(argv) == 0
+    assert Handler.items == [("/encode_videos", 2), ("/encode_videos", 1)]   # only what was missing

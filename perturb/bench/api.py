@@ -1,6 +1,7 @@
 """``benchmark()``: one call from a model and a dataset to a results document."""
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any, Sequence
 
@@ -25,6 +26,20 @@ def _default_id(obj: Any) -> str:
     return f"callable:{getattr(kind, '__module__', '?')}.{getattr(kind, '__qualname__', type(obj).__name__)}"
 
 
+_NOTICED: set[str] = set()
+
+
+def notice_unversioned(m: Model) -> None:
+    """Say once per model that its cache entries are keyed by its name only (no version known)."""
+    if m.cache_version is not None or m.id in _NOTICED:
+        return
+    _NOTICED.add(m.id)
+    print(f"perturb bench: note: {m.id} reports no version (a cache_version attribute, or GET /info "
+          f"for an http model), so its cached embeddings are keyed by its name only; after changing "
+          f"the model pass --cache-key STRING (or a new --cache) to pin which numbers are reused",
+          file=sys.stderr)
+
+
 def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str] = (),
               text: Sequence[str] = (), severities: Sequence[int] = SEVERITY_LEVELS,
               pairs: Sequence[tuple[str, str]] = (), metric: str = "t2v.R@5",
@@ -33,23 +48,31 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
               backend: str | None = None, scheduler: str | None = None, n_workers: int = 2,
               model_options: dict[str, Any] | None = None,
               stats: dict[str, Any] | None = None, mc: str | None = None,
-              entailment: str | None = None) -> dict[str, Any]:
+              entailment: str | None = None, cache_key: str | None = None) -> dict[str, Any]:
     """Run clean + every configuration and return the results.json document.
 
     ``model`` is a :class:`Model`, any encoder object, or a spec string (``clip:...``,
     ``callable:MODULE:ATTR``...); sharding over ``backend="dask"`` needs the spec string.
     ``bootstrap=0`` turns confidence intervals off. ``mc`` / ``entailment`` name contrast-set
     files evaluated on the clean videos (top-level ``mc`` and ``entailment`` keys). ``stats``, if given, receives the run time and
-    the number of forward passes made in this process.
+    the number of forward passes made in this process, and (also when the run fails) under
+    ``progress`` the configurations finished and rows cached. ``cache_key`` pins the version the
+    embedding cache keys the model by (else its checkpoint, revision, ``cache_version`` or name).
     """
     settings = settings or Settings(seed=data.seed)
     parse_metric(metric)
     spec = model if isinstance(model, str) else None
     m = load_model(model, **(model_options or {})) if spec else wrap(model, _default_id(model))
+    if cache_key is not None:
+        m.cache_key = cache_key
+    if cache_dir is not None and m.needs_media:
+        notice_unversioned(m)
     source = source or OnTheFly(seed=settings.seed)
     jobs = plan(video, text, severities, pairs)
     encoder = Encoder(m, data, source, EmbeddingCache(cache_dir), settings,
                       with_ap=data.extra_positives > 0 or metric.endswith("mAP"))
+    if stats is not None:
+        stats["progress"] = encoder.progress
     t0 = time.perf_counter()
     before = m.forward_passes()
     clean, runs, skipped = run_jobs(encoder, jobs, backend=backend, scheduler=scheduler, n_workers=n_workers,

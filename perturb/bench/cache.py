@@ -1,22 +1,39 @@
-"""On-disk embedding cache, keyed by model, dataset, modality, perturbation, severity and seed.
+"""On-disk embedding cache, keyed by everything the numbers depend on.
 
-Each encoded batch is written as its own ``part-*.npz`` (ids + rows, atomically), so an
-interrupted run resumes at the last finished batch and a subset reuses rows of a larger run.
+A :class:`CacheKey` names a folder: model id and version (checkpoint fingerprint, hub revision,
+``cache_version``...), dataset, modality, perturbation with its parameters and implementation
+version, severity, seed and decoding options. Each encoded batch is one ``part-*.npz`` holding
+ids, rows and each row's item fingerprint (video file identity or caption text), so an edited
+caption or a replaced video re-encodes only itself; an interrupted run resumes at the last
+finished batch and a subset reuses rows of a larger run. Rows are checked before they are
+written; parts are written atomically (fsync, rename); a damaged part is named and recomputed.
 """
 from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import re
+import time
 import uuid
-from dataclasses import dataclass
+import warnings
+import zipfile
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..fileio import write_atomic
+from ..errors import PerturbError
+from ..fileio import write_atomic, write_json
+
+KEY_FILE = "key.json"
+STALE_TMP_S = 3600.0                 # a temporary older than this belongs to a dead writer
+
+
+class BadEmbeddingsError(PerturbError, ValueError):
+    """A model returned rows that must not be cached (non-finite, empty or of the wrong width)."""
 
 
 def _slug(text: str) -> str:
@@ -26,7 +43,7 @@ def _slug(text: str) -> str:
 
 @dataclass(frozen=True)
 class CacheKey:
-    """Everything an embedding depends on."""
+    """Everything an embedding depends on (per-item video/caption identity lives with each row)."""
 
     model: str
     dataset: str
@@ -35,11 +52,67 @@ class CacheKey:
     severity: int | None
     seed: int
     settings: str = ""         # e.g. decoding options
+    model_version: str = ""    # checkpoint fingerprint, hub revision, cache_version, --cache-key
+    recipe: str = ""           # perturbation parameters + implementation version
+    dataset_name: str = field(default="", compare=False)   # for people (perturb cache ls), not the key
 
     def folder(self, root: Path) -> Path:
         sev = "none" if self.severity is None else str(self.severity)
-        return (root / _slug(self.model) / self.dataset / self.modality / _slug(self.perturbation)
-                / sev / f"seed{self.seed}-{_slug(self.settings)}")
+        version = hashlib.sha256(self.model_version.encode()).hexdigest()[:12]
+        tail = _slug(f"{self.settings}|{self.recipe}")
+        return (root / _slug(self.model) / f"v-{version}" / self.dataset / self.modality
+                / _slug(self.perturbation) / sev / f"seed{self.seed}-{tail}")
+
+
+def check_rows(rows: object, n: int, width: int | None, what: str) -> np.ndarray:
+    """``rows`` as float32 (n, D) with D > 0, all finite, D == ``width`` when given; else BadEmbeddingsError."""
+    arr = np.asarray(rows, dtype=np.float32)
+    if arr.ndim != 2 or arr.shape[0] != n:
+        raise BadEmbeddingsError(f"{what}: expected {n} rows (2-D); got shape {arr.shape}")
+    if arr.shape[1] == 0:
+        raise BadEmbeddingsError(f"{what}: returned embeddings of width 0")
+    if width is not None and arr.shape[1] != width:
+        raise BadEmbeddingsError(f"{what}: returned width {arr.shape[1]}, but this run's other rows "
+                                 f"have width {width}")
+    if not np.isfinite(arr).all():
+        raise BadEmbeddingsError(f"{what}: returned NaN or inf values")
+    return arr
+
+
+def _read_part(part: Path) -> tuple[list[str], np.ndarray, list[str]]:
+    """ids, rows and fingerprints of one part; ValueError when it is damaged or inconsistent."""
+    try:
+        with np.load(part, allow_pickle=False) as z:
+            ids, rows = z["ids"].tolist(), np.asarray(z["rows"])
+            fps = z["fps"].tolist() if "fps" in z.files else [""] * len(ids)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile) as e:
+        raise ValueError(f"unreadable ({type(e).__name__}: {e})") from None
+    if rows.ndim != 2 or len(ids) != len(rows) or len(fps) != len(ids) or rows.shape[1] == 0:
+        raise ValueError(f"inconsistent ({len(ids)} ids, {len(fps)} fingerprints, rows {rows.shape})")
+    if not np.isfinite(rows).all():
+        raise ValueError("holds NaN or inf rows")
+    return ids, rows, fps
+
+
+def _discard(part: Path, why: str) -> None:
+    warnings.warn(f"embedding cache: {part} is {why}; its rows will be recomputed", stacklevel=3)
+    try:
+        part.unlink()
+    except OSError:
+        pass
+
+
+def clean_temporaries(folder: Path, older_than: float = STALE_TMP_S) -> int:
+    """Remove temporaries of writers that died (older than ``older_than`` s); how many went."""
+    gone, now = 0, time.time()
+    for tmp in folder.glob(".*.tmp*") if folder.is_dir() else []:
+        try:
+            if now - tmp.stat().st_mtime > older_than:
+                tmp.unlink()
+                gone += 1
+        except OSError:
+            pass
+    return gone
 
 
 class EmbeddingCache:
@@ -48,29 +121,65 @@ class EmbeddingCache:
     def __init__(self, root: str | os.PathLike | None) -> None:
         self.root = Path(root) if root is not None else None
 
-    def load(self, key: CacheKey, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """Cached rows for those of ``ids`` that are present."""
+    def load(self, key: CacheKey, ids: Sequence[str],
+             fingerprints: Mapping[str, str] | None = None) -> dict[str, np.ndarray]:
+        """Cached rows for those of ``ids`` present with the same fingerprint (when given).
+
+        A damaged part, or one whose width disagrees with the rest, is named in a warning,
+        removed and its rows recomputed.
+        """
         if self.root is None:
             return {}
         folder = key.folder(self.root)
-        wanted, found = set(ids), {}
-        for part in sorted(folder.glob("part-*.npz")) if folder.is_dir() else []:
+        if not folder.is_dir():
+            return {}
+        clean_temporaries(folder)
+        wanted, found, widths = set(ids), {}, {}
+        parts: list[tuple[Path, list[str], np.ndarray, list[str]]] = []
+        for part in sorted(folder.glob("part-*.npz")):
             try:
-                with np.load(part, allow_pickle=False) as z:
-                    for i, row in zip(z["ids"].tolist(), z["rows"]):
-                        if i in wanted:
-                            found[i] = row
-            except (OSError, ValueError, KeyError):
-                continue                  # a damaged part is recomputed
+                got_ids, rows, fps = _read_part(part)
+            except ValueError as e:
+                _discard(part, str(e))
+                continue
+            parts.append((part, got_ids, rows, fps))
+            widths[rows.shape[1]] = widths.get(rows.shape[1], 0) + len(rows)
+        width = max(widths, key=widths.get) if widths else None
+        for part, got_ids, rows, fps in parts:
+            if rows.shape[1] != width:
+                _discard(part, f"inconsistent (width {rows.shape[1]}, the others {width})")
+                continue
+            for i, row, fp in zip(got_ids, rows, fps):
+                if i in wanted and (fingerprints is None or fingerprints.get(i) == fp):
+                    found[i] = row
         return found
 
-    def save(self, key: CacheKey, ids: Sequence[str], rows: np.ndarray) -> None:
-        """Store one batch of rows atomically."""
+    def save(self, key: CacheKey, ids: Sequence[str], rows: np.ndarray,
+             fingerprints: Mapping[str, str] | None = None) -> None:
+        """Check and store one batch of rows atomically (fsynced, then renamed)."""
         if self.root is None or not len(ids):
             return
+        arr = check_rows(rows, len(ids), None, key.model)
         folder = key.folder(self.root)
         folder.mkdir(parents=True, exist_ok=True)
-        name = f"part-{uuid.uuid4().hex}"
+        if not (folder / KEY_FILE).exists():
+            write_json(folder / KEY_FILE, {**asdict(key), "created": time.time()})
         buf = io.BytesIO()
-        np.savez(buf, ids=np.asarray(list(ids), dtype=str), rows=np.asarray(rows))
-        write_atomic(folder / f"{name}.npz", buf.getvalue())
+        np.savez(buf, ids=np.asarray(list(ids), dtype=str), rows=arr,
+                 fps=np.asarray([(fingerprints or {}).get(i, "") for i in ids], dtype=str))
+        write_atomic(folder / f"part-{uuid.uuid4().hex}.npz", buf.getvalue())
+
+
+def entries(root: str | os.PathLike) -> list[dict]:
+    """Every cache entry under ``root``: its folder, key (from key.json), parts, rows and bytes."""
+    out = []
+    for key_file in sorted(Path(root).rglob(KEY_FILE)):
+        folder = key_file.parent
+        try:
+            key = json.loads(key_file.read_text())
+        except (OSError, ValueError):
+            key = {}
+        parts = sorted(folder.glob("part-*.npz"))
+        size = sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
+        out.append({"folder": folder, "key": key, "parts": parts, "bytes": size})
+    return out

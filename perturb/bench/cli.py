@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import PerturbError, UsageError
+from ..fileio import write_atomic
 from ..selection import add_selection_arguments
 
 
@@ -45,6 +48,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--workers", type=int, default=2, help="decode/perturb threads (default 2)")
     p.add_argument("--cache", metavar="DIR", help="embedding cache (default OUT/cache)")
     p.add_argument("--no-cache", action="store_true", help="do not cache embeddings")
+    p.add_argument("--cache-key", metavar="STRING",
+                   help="pin the model version the cache keys embeddings by (for callable/http models "
+                   "without cache_version or GET /info); change it whenever the model changes")
     p.add_argument("--backend", choices=("dask", "ray", "loky"), help="shard configurations over this engine")
     p.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler / Ray cluster")
     p.add_argument("--jobs", type=int, default=2, help="workers of a local cluster (default 2)")
@@ -53,6 +59,7 @@ def register(subparsers: Any) -> None:
                         "after it; recorded in results.json, and compare refuses to mix the two")
     p.add_argument("--timeout", type=float, default=60.0, help="http adapter timeout in seconds")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--debug", action="store_true", help="on a runtime failure, show the Python traceback")
     p.set_defaults(func=cmd_bench)
 
     p = subparsers.add_parser("report", help="combine results.json files of several models into one report")
@@ -106,33 +113,81 @@ def cmd_bench(args: argparse.Namespace) -> int:
         video = [s.name for s in REGISTRY.resolve(args.video_perturbations, "video")]
         text = [s.name for s in REGISTRY.resolve(args.text_perturbations, "text")]
         data = _data(args)
+        if not args.timeout > 0:
+            raise ValueError(f"--timeout must be > 0 seconds; got {args.timeout}")
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e)) from e
     out = Path(args.out)
+    check_out_dir(out)
+    cache_dir = None if args.no_cache else (args.cache or str(out / "cache"))
     settings = Settings(seed=args.seed, batch_size=args.batch_size, workers=args.workers, ties=args.ties,
                         progress=not args.no_progress)
-    source = Built(args.built, seed=args.seed) if args.built else OnTheFly(
-        seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames)
     options = {"device": args.device, "batch_size": args.batch_size, "frames": args.frames,
-               "timeout": args.timeout}
+               "timeout": args.timeout, "cache_key": args.cache_key}
     stats: dict[str, Any] = {}
     try:
+        source = Built(args.built, seed=args.seed) if args.built else OnTheFly(
+            seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames)
         doc = benchmark(args.model, data, video=video, text=text, severities=severities,
-                        pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap, level=args.level,
-                        source=source, cache_dir=None if args.no_cache else (args.cache or str(out / "cache")),
-                        settings=settings, backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
+                        pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap,
+                        level=args.level, source=source, cache_dir=cache_dir, settings=settings,
+                        backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
                         model_options=options, stats=stats, mc=args.mc, entailment=args.entailment)
+        write_json(doc, out / "results.json")
+        write_csv(doc, out / "results.csv")
+        paths = write_reports([doc], out)
     except ModelSpecError as e:          # e.g. callable:MODULE:ATTR naming no module or attribute
         raise UsageError(str(e)) from None
-    write_json(doc, out / "results.json")
-    write_csv(doc, out / "results.csv")
-    paths = write_reports([doc], out)
+    except UsageError:
+        raise
+    except Exception as e:                               # runtime failure: one line, resumable
+        if args.debug:
+            raise
+        print(f"perturb bench: error: {failure_message(e, args.model, stats.get('progress'), cache_dir)}",
+              file=sys.stderr)
+        return 1
     print_summary(doc)
     for s in doc.get("skipped", []):
         print(f"skipped {s['modality']} {s['perturbation']}: {s['reason']}")
     print(f"{stats['configs']} configurations in {stats['seconds']} s, {stats['forward_passes']} forward "
           f"passes; wrote {out / 'results.json'}, results.csv, {paths['md'].name}, {paths['html'].name}")
     return 0
+
+
+def check_out_dir(out: Path) -> None:
+    """``--out`` must be (or become) a writable directory; else a UsageError saying why."""
+    for parent in (out, *out.parents):
+        if parent.exists() or parent.is_symlink():
+            if not parent.is_dir():
+                where = "is a file" if parent == out else f"is under {parent}, which is a file"
+                raise UsageError(f"--out {out} {where}; expected a directory")
+            break
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_atomic(out / ".perturb-write-check", b"").unlink()
+    except OSError as e:
+        raise UsageError(f"--out {out} is not writable ({e.strerror or e})") from e
+
+
+def failure_message(error: BaseException, model: str, progress: dict[str, Any] | None,
+                    cache_dir: str | None) -> str:
+    """What failed (endpoint, model or path), what finished and is cached, and how to resume."""
+    if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+        what = f"disk full (no space left on device) writing {error.filename or cache_dir or 'output'}"
+    elif isinstance(error, PerturbError):
+        what = str(error)                                 # names the URL / model / file already
+    elif isinstance(error, OSError) and error.filename:
+        what = f"{error.strerror or error}: {error.filename}"
+    else:
+        what = f"model {model} failed: {type(error).__name__}: {error}"
+    finished = (progress or {}).get("finished", [])
+    done = (f"finished {len(finished)} embedding sets ({', '.join(finished[-3:])}"
+            f"{', ...' if len(finished) > 3 else ''})" if finished else "no embedding set finished")
+    if cache_dir is None:
+        return f"{what}; {done}; nothing is cached (--no-cache), so re-running starts over"
+    rows = (progress or {}).get("rows_cached", 0)
+    return (f"{what}; {done}, {rows} rows newly cached in {cache_dir}; "
+            f"re-run the same command to resume from there")
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import html
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..fileio import write_atomic
 from . import plots
 
 MODALITIES = ("video", "text", "both")
@@ -151,6 +152,6 @@ def write_reports(docs: Sequence[dict[str, Any]], out: str | Path, extra_html: s
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"md": out / "report.md", "html": out / "report.html"}
-    paths["md"].write_text(markdown(docs))
-    paths["html"].write_text(html_report(docs, extra_html))
+    write_atomic(paths["md"], markdown(docs))
+    write_atomic(paths["html"], html_report(docs, extra_html))
     return paths

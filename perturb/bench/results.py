@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
@@ -138,9 +139,10 @@ def tidy_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
 def write_csv(doc: dict[str, Any], path: str | os.PathLike) -> Path:
     """Write the tidy results.csv (empty cells for null)."""
     path = Path(path)
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
-        w.writeheader()
-        for row in tidy_rows(doc):
-            w.writerow({k: "" if row[k] is None else row[k] for k in CSV_FIELDS})
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=CSV_FIELDS)
+    w.writeheader()
+    for row in tidy_rows(doc):
+        w.writerow({k: "" if row[k] is None else row[k] for k in CSV_FIELDS})
+    write_atomic(path, buf.getvalue().encode("utf-8"))      # a reader never sees half a table
     return path

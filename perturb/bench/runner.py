@@ -15,7 +15,8 @@ import numpy as np
 from ..errors import MissingResourceError
 from ..registry import REGISTRY
 from .adapters.protocol import Model, load_model
-from .cache import CacheKey, EmbeddingCache
+from .cache import CacheKey, EmbeddingCache, check_rows
+from .fingerprint import digest, item_fingerprint, perturbation_fingerprint, text_fingerprint
 from .data import BenchData
 from .metrics import average_precisions, first_positive_ranks
 from .prefetch import batched, prefetch
@@ -97,6 +98,17 @@ def _bar(total: int, desc: str, enabled: bool) -> Any:
     return tqdm(total=total, desc=desc, unit="item", leave=False, disable=not enabled)
 
 
+def recipe(modality: str, perturbation: str, severity: int | None) -> str:
+    """Parameters and implementation versions of the perturbation(s) behind a cache key."""
+    if modality == "text":
+        return perturbation_fingerprint(perturbation, "text", None)
+    if modality == "cross":
+        video, _, text = perturbation.partition("|")
+        return digest(perturbation_fingerprint(video, "video", severity),
+                      perturbation_fingerprint(text or CLEAN, "text", None))
+    return perturbation_fingerprint(perturbation, "video", severity)
+
+
 class Encoder:
     """Embeddings (dual) or score rows (cross) of one model on one dataset, cached and memoised."""
 
@@ -105,25 +117,56 @@ class Encoder:
         self.model, self.data, self.source, self.cache = model, data, source, cache
         self.settings, self.with_ap = settings, with_ap
         self.memo: dict[tuple[str, str, int | None], np.ndarray] = {}
+        self.width: int | None = None       # embedding width seen so far (video and text agree)
+        self.progress: dict[str, Any] = {"finished": [], "rows_cached": 0}
+        self._item_fps: dict[str, str] | None = None
 
     def _key(self, modality: str, perturbation: str, severity: int | None) -> CacheKey:
         settings = self.source.settings if modality != "text" else ""
         return CacheKey(self.model.id, self.data.fingerprint(), modality, perturbation, severity,
-                        self.source.seed, settings)
+                        self.source.seed, settings, model_version=self.model.cache_version or "",
+                        recipe=recipe(modality, perturbation, severity), dataset_name=self.data.name)
+
+    def item_fingerprints(self) -> dict[str, str]:
+        """Per-item identity of each video (file size, mtime, content hash), computed once."""
+        if self._item_fps is None:
+            self._item_fps = {it.item_id: item_fingerprint(it) for it in self.data.items}
+        return self._item_fps
+
+    def video_fingerprints(self, perturbation: str, severity: int | None) -> dict[str, str]:
+        """Per-item identity of the clips a configuration encodes (source video, built output)."""
+        base = self.item_fingerprints()
+        identity = getattr(self.source, "identity", None)
+        if identity is None or perturbation == CLEAN:
+            return base
+        extra = {it.item_id: identity(it, perturbation, severity) for it in self.data.items}
+        return {i: digest(fp, extra[i]) if extra[i] else fp for i, fp in base.items()}
 
     def _fill(self, key: CacheKey, ids: Sequence[str], inputs: Callable[[list[int]], Iterator[Any]],
-              encode: Callable[[list[Any]], np.ndarray], desc: str) -> np.ndarray:
-        rows = self.cache.load(key, ids)
+              encode: Callable[[list[Any]], np.ndarray], desc: str,
+              fingerprints: dict[str, str] | None = None) -> np.ndarray:
+        rows = self.cache.load(key, ids, fingerprints)
+        width = self.width if key.modality != "cross" else None
+        if rows and width is None:
+            width = len(next(iter(rows.values())))
         todo = [k for k, i in enumerate(ids) if i not in rows]
         if todo:
             with _bar(len(todo), desc, self.settings.progress) as bar:
                 for batch in batched(zip(todo, inputs(todo)), self.settings.batch_size):
-                    out = encode([x for _, x in batch])
                     got = [ids[k] for k, _ in batch]
-                    self.cache.save(key, got, out)
+                    out = check_rows(encode([x for _, x in batch]), len(got), width,
+                                     f"model {self.model.id} ({desc})")   # nothing bad is cached
+                    width = out.shape[1]
+                    self.cache.save(key, got, out, fingerprints)
+                    if self.cache.root is not None:
+                        self.progress["rows_cached"] += len(got)
                     rows.update(zip(got, out))
                     bar.update(len(batch))
-        return np.stack([rows[i] for i in ids]).astype(np.float32)
+        out = np.stack([rows[i] for i in ids]).astype(np.float32)
+        if key.modality != "cross":
+            self.width = out.shape[1]
+        self.progress["finished"].append(desc)
+        return out
 
     def _clips(self, perturbation: str, severity: int | None) -> Callable[[list[int]], Iterator[np.ndarray]]:
         items, window = self.data.items, self.settings.batch_size + 2 * self.settings.workers
@@ -143,7 +186,8 @@ class Encoder:
             else:
                 emb = self._fill(self._key("video", perturbation, severity), ids,
                                  self._clips(perturbation, severity), self.model.encode_videos,
-                                 f"videos {perturbation} {severity or ''}".strip())
+                                 f"videos {perturbation} {severity or ''}".strip(),
+                                 self.video_fingerprints(perturbation, severity))
             self.memo[memo_key] = emb
         return self.memo[memo_key]
 
@@ -159,8 +203,9 @@ class Encoder:
                     texts = self.source.captions([ids[k] for k in todo],
                                                  [self.data.captions[k] for k in todo], perturbation)
                     return iter(texts)
+                fps = {i: text_fingerprint(c) for i, c in zip(ids, self.data.captions)}
                 emb = self._fill(self._key("text", perturbation, None), ids, inputs,
-                                 self.model.encode_texts, f"texts {perturbation}")
+                                 self.model.encode_texts, f"texts {perturbation}", fps)
             self.memo[memo_key] = emb
         return self.memo[memo_key]
 
@@ -170,8 +215,10 @@ class Encoder:
 
         def score_rows(clips: list[np.ndarray]) -> np.ndarray:
             return np.stack([self.model.score([c] * len(texts), texts) for c in clips])
+        queries = digest(self.data.query_ids, [text_fingerprint(t) for t in texts])
+        fps = {i: digest(fp, queries) for i, fp in self.video_fingerprints(job.video, job.severity).items()}
         rows = self._fill(key, self.data.item_ids, self._clips(job.video, job.severity), score_rows,
-                          f"pairs {job.label()}")
+                          f"pairs {job.label()}", fps)
         return rows.T                                                   # (Q, N)
 
     def similarity(self, job: Job) -> np.ndarray:

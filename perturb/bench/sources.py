@@ -71,6 +71,10 @@ class OnTheFly:
         return apply(clean, perturbation, severity,
                      seed=item_seed(self.seed, item.item_id, perturbation, severity))
 
+    def identity(self, item: Item, perturbation: str, severity: int | None) -> str:
+        """What a perturbed clip is read from beyond the item's video ("" when made here)."""
+        return ""
+
     def captions(self, ids: Sequence[str], texts: Sequence[str], perturbation: str) -> list[str]:
         """Captions under a text perturbation (unchanged where it does not apply)."""
         if perturbation == "clean":
@@ -112,6 +116,17 @@ class Built(OnTheFly):
                                     f"{perturbation} severity {severity} (see manifest.jsonl)")
         from ..dataset.encode import load
         return load(path)
+
+    def identity(self, item: Item, perturbation: str, severity: int | None) -> str:
+        """The built output file's identity, so a rebuilt clip is encoded again."""
+        path = self._paths.get((item.item_id, perturbation, severity))
+        if perturbation == "clean" or path is None:
+            return ""
+        from .fingerprint import file_identity
+        try:
+            return file_identity(path)
+        except OSError:
+            return ""
 
     def captions(self, ids: Sequence[str], texts: Sequence[str], perturbation: str) -> list[str]:
         if perturbation == "clean":

@@ -43,6 +43,8 @@ class ClipAdapter:
         self.max_length = int(self.model.config.text_config.max_position_embeddings)
         self._autocast = self.device.startswith("cuda")
         self._torch = torch
+        from ..fingerprint import model_version
+        self.cache_version = model_version(name_or_path)     # weights re-saved => a new cache key
 
     def _init_pixels(self, name_or_path: str, offline: bool) -> None:
         """Resolution and normalisation from the saved image processor config (CLIP's by default)."""

@@ -4,17 +4,21 @@ Endpoints under the base URL (see docs/benchmark.md):
 ``POST /encode_texts``  ``{"texts": [...]}`` → ``{"embeddings": [[...], ...]}``;
 ``POST /encode_videos`` ``{"format": "jpeg"|"npy", "videos": [[b64 frame, ...], ...]}`` →
 ``{"embeddings": ...}``; with a ``#cross`` URL suffix, ``POST /score`` ``{"videos", "texts"}`` →
-``{"scores": [...]}``. Timeouts and 5xx/connection errors are retried with backoff; 4xx and
-malformed replies fail at once with :class:`HttpModelError`.
+``{"scores": [...]}``; ``GET /info`` may answer ``{"version": ...}`` (part of the cache key).
+Timeouts (a whole-request deadline), 5xx, 429, connection errors and truncated replies are
+retried with backoff (``Retry-After`` honoured, capped); other 4xx and malformed replies fail at
+once. Every :class:`HttpModelError` names the URL.
 """
 from __future__ import annotations
 
 import base64
 import io
 import json
+import socket
+import threading
 import time
-import urllib.error
-import urllib.request
+import http.client
+import urllib.parse
 from typing import Any, Sequence
 
 import numpy as np
@@ -25,6 +29,34 @@ from .frames import frame_indices
 
 class HttpModelError(PerturbError, RuntimeError):
     """The model server could not be reached or answered something unexpected."""
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+def _describe(e: BaseException) -> str:
+    if isinstance(e, http.client.IncompleteRead):
+        return f"reply cut short ({len(e.partial)} bytes read, {e.expected} more expected)"
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
+def _retry_after(value: str | None, limit: float) -> float | None:
+    """Seconds asked for by a ``Retry-After`` header (delta-seconds or HTTP date), capped at ``limit``."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+        try:
+            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError):
+            return None
+    return min(max(seconds, 0.0), limit)
 
 
 def encode_frame(frame: np.ndarray, fmt: str) -> str:
@@ -48,12 +80,15 @@ class HttpAdapter:
     """A dual encoder (or, with ``#cross``, a cross-encoder) behind an HTTP endpoint."""
 
     def __init__(self, url: str, timeout: float = 60.0, retries: int = 3, backoff: float = 0.5,
-                 frames: int = 8, frame_format: str = "jpeg") -> None:
+                 frames: int = 8, frame_format: str = "jpeg", max_retry_after: float = 30.0) -> None:
         base, _, kind = url.partition("#")
         if not base.startswith(("http://", "https://")):
             raise ValueError(f"http model: expected http:http://HOST:PORT[/PATH][#cross]; got {url!r}")
         self.url = base.rstrip("/")
+        if not timeout > 0:
+            raise ValueError(f"http model: timeout must be > 0 seconds; got {timeout!r}")
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
+        self.max_retry_after = max_retry_after
         self.frames, self.frame_format = frames, frame_format
         if kind == "cross":
             self.score = self._score          # becomes a cross-encoder
@@ -61,32 +96,92 @@ class HttpAdapter:
             self.encode_videos = self._encode_videos
             self.encode_texts = self._encode_texts
 
+    def _request(self, method: str, url: str, body: bytes | None, deadline: float) -> tuple[int, dict[str, str], bytes]:
+        """One request whose connect, headers and body all finish by ``deadline`` (monotonic)."""
+        parts = urllib.parse.urlsplit(url)
+        conn_type = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+
+        def remaining() -> float:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no complete reply within {self.timeout}s")
+            return left
+
+        conn = conn_type(parts.hostname, parts.port, timeout=remaining())
+        watchdog = None
+        try:
+            path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            conn.connect()
+            sock = conn.sock
+            # whatever blocks (slow headers included) is woken at the deadline by shutting the socket
+            watchdog = threading.Timer(remaining(), _shut, (sock,))
+            watchdog.daemon = True
+            watchdog.start()
+            conn.request(method, path, body=body, headers={"Content-Type": "application/json"})
+            sock.settimeout(remaining())
+            resp = conn.getresponse()
+            chunks = []
+            while True:                               # read in pieces so a trickle cannot pass the deadline
+                sock.settimeout(remaining())
+                chunk = resp.read1(1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            remaining()                               # woken by the watchdog: a timeout, not a short reply
+            raw = b"".join(chunks)
+            length = resp.getheader("Content-Length")
+            if length is not None and length.isdigit() and len(raw) < int(length):
+                raise http.client.IncompleteRead(raw, int(length) - len(raw))
+            return resp.status, {k.lower(): v for k, v in resp.getheaders()}, raw
+        except (OSError, http.client.HTTPException):
+            remaining()                               # past the deadline: say so
+            raise
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
+            conn.close()
+
     def _post(self, endpoint: str, payload: dict[str, Any]) -> dict[str, Any]:
         url = f"{self.url}/{endpoint}"
         body = json.dumps(payload).encode("utf-8")
-        last: Exception | None = None
+        last, retry_after = "", None
         for attempt in range(self.retries + 1):
             if attempt:
-                time.sleep(self.backoff * 2 ** (attempt - 1))
-            req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+                time.sleep(max(self.backoff * 2 ** (attempt - 1), retry_after or 0.0))
+            retry_after = None
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    raw = resp.read()
-            except urllib.error.HTTPError as e:
-                if e.code < 500:
-                    raise HttpModelError(f"{url} answered HTTP {e.code}: {e.read()[:200]!r}") from e
-                last = e
+                status, headers, raw = self._request("POST", url, body, time.monotonic() + self.timeout)
+            except (TimeoutError, ConnectionError, OSError, http.client.HTTPException) as e:
+                last = _describe(e)                  # truncated replies included: retried
                 continue
-            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as e:
-                last = e
+            if status == 429 or status >= 500:
+                last = f"HTTP {status}: {raw[:200]!r}"
+                retry_after = _retry_after(headers.get("retry-after"), self.max_retry_after)
                 continue
+            if status >= 400:
+                raise HttpModelError(f"{url} answered HTTP {status}: {raw[:200]!r}")
             try:
                 return json.loads(raw)
             except ValueError as e:
                 raise HttpModelError(f"{url} did not answer JSON (got {raw[:80]!r}); expected an "
                                      f"object like {{\"embeddings\": [[...], ...]}}") from e
         raise HttpModelError(f"{url} failed after {self.retries + 1} attempts "
-                             f"(timeout {self.timeout}s): {last}")
+                             f"(timeout {self.timeout}s per request): {last}")
+
+    @property
+    def cache_version(self) -> str | None:
+        """The server's model version from ``GET /info`` (``{"version": ...}``), asked once; None if absent."""
+        if not hasattr(self, "_version"):
+            self._version = None
+            try:
+                status, _, raw = self._request("GET", f"{self.url}/info", None,
+                                               time.monotonic() + min(self.timeout, 10.0))
+                info = json.loads(raw) if status == 200 else {}
+                version = info.get("version") if isinstance(info, dict) else None
+                self._version = None if version in (None, "") else f"info:{version}"
+            except (TimeoutError, OSError, http.client.HTTPException, ValueError):
+                pass
+        return self._version
 
     def _field(self, reply: Any, key: str, n: int, ndim: int) -> np.ndarray:
         if not isinstance(reply, dict) or key not in reply:

@@ -65,6 +65,19 @@ class Model:
         self.id = model_id
         self.calls = {"videos": 0, "texts": 0, "pairs": 0}
         self.items = {"videos": 0, "texts": 0, "pairs": 0}
+        self.cache_key: str | None = None       # --cache-key: pins the version by hand
+
+    @property
+    def cache_version(self) -> str | None:
+        """What the cache keys this model's numbers by besides its id (None: by name only).
+
+        ``--cache-key`` when given, else the implementation's ``cache_version`` attribute (a
+        checkpoint fingerprint, hub revision, a user's string, an http server's ``GET /info``).
+        """
+        if self.cache_key is not None:
+            return f"key:{self.cache_key}"
+        version = getattr(self.impl, "cache_version", None)
+        return None if version is None or version == "" else str(version)
 
     @property
     def needs_media(self) -> bool:
@@ -174,9 +187,16 @@ def import_target(target: str) -> Any:
 
 
 def load_model(spec: str, *, device: str = "auto", batch_size: int = 32, frames: int = 8,
-               timeout: float = 60.0) -> Model:
+               timeout: float = 60.0, cache_key: str | None = None) -> Model:
     """A model from ``clip:NAME_OR_PATH``, ``precomputed:DIR``, ``callable:MODULE:ATTR``, ``http:URL``,
-    ``toy:DIM``; a ModelSpecError (a ValueError) for a spec of an unknown kind or a malformed one."""
+    ``toy:DIM``; a ModelSpecError (a ValueError) for a spec of an unknown kind or a malformed one.
+    ``cache_key`` pins the version the embedding cache keys it by."""
+    model = _load(spec, device=device, batch_size=batch_size, frames=frames, timeout=timeout)
+    model.cache_key = cache_key
+    return model
+
+
+def _load(spec: str, *, device: str, batch_size: int, frames: int, timeout: float) -> Model:
     kind, target = parse_spec(spec)
     spec = f"{kind}:{target}"
     if kind == "clip":

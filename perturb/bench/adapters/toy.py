@@ -14,6 +14,7 @@ class ToyEncoder:
 
     def __init__(self, dim: int = 32) -> None:
         self.dim = dim
+        self.cache_version = f"toy-1:{dim}"      # fixed code: the dimension is all that varies
         self.projection = np.random.default_rng(dim).standard_normal((4 * 4 * 3, dim)).astype(np.float32)
 
     def encode_videos(self, clips: Sequence[np.ndarray]) -> np.ndarray:
