@@ -13,7 +13,7 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-KINDS = ("clip", "precomputed", "callable", "http", "toy")
+KINDS = ("hf", "clip", "precomputed", "callable", "http", "toy")
 
 
 @runtime_checkable
@@ -135,24 +135,31 @@ def import_target(target: str) -> Any:
     return obj
 
 
-def load_model(spec: str, *, device: str = "auto", batch_size: int = 32, frames: int = 8,
-               timeout: float = 60.0) -> Model:
-    """A model from ``clip:NAME_OR_PATH``, ``precomputed:DIR``, ``callable:MODULE:ATTR``, ``http:URL``."""
+def load_model(spec: str, *, device: str = "auto", batch_size: int = 32, frames: int | None = None,
+               timeout: float = 60.0, dtype: str = "auto", precision: str = "auto",
+               device_map: str | None = None) -> Model:
+    """A model from ``hf:NAME_OR_PATH[@REV][#MODE]``, ``clip:NAME_OR_PATH`` (the hf CLIP family),
+    ``precomputed:DIR``, ``callable:MODULE:ATTR``, ``http:URL``, ``toy:DIM``.
+
+    ``frames`` None means the model's own count (8 where the checkpoint does not fix one).
+    """
     if str(spec).startswith(("http://", "https://")):        # a bare URL is an http model
         spec = f"http:{spec}"
     kind, sep, target = str(spec).partition(":")
     if not sep or kind not in KINDS or not target:
-        raise ValueError(f"expected --model as one of clip:NAME_OR_PATH, precomputed:DIR, "
-                         f"callable:MODULE:ATTR, http:URL, toy:DIM; got {spec!r}")
-    if kind == "clip":
-        from .clip import ClipAdapter
-        return Model(ClipAdapter(target, device=device, batch_size=batch_size, frames=frames),
-                     f"clip:{target}@{frames}f")
+        raise ValueError(f"expected --model as one of hf:NAME_OR_PATH[@REVISION][#MODE], clip:NAME_OR_PATH, "
+                         f"precomputed:DIR, callable:MODULE:ATTR, http:URL, toy:DIM; got {spec!r}")
+    if kind in ("hf", "clip"):
+        from .hf import load_hf
+        impl = load_hf(target, family="clip" if kind == "clip" else None, device=device, batch_size=batch_size,
+                       frames=frames, dtype=dtype, precision=precision, device_map=device_map)
+        return Model(impl, impl.id)
     if kind == "precomputed":
         from .precomputed import PrecomputedAdapter
         return Model(PrecomputedAdapter(target), spec)
     if kind == "http":
         from .http import HttpAdapter
+        frames = frames or 8
         return Model(HttpAdapter(target, timeout=timeout, frames=frames), f"http:{target}@{frames}f")
     if kind == "toy":
         from .toy import ToyEncoder

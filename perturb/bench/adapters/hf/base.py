@@ -1,0 +1,39 @@
+"""The part every hf adapter shares: spec, family, mode, runtime, frames, model card and model id."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..frames import FrameSpec
+from .runtime import Pixels, Runtime
+from .spec import Family, HfSpec
+
+
+class HfAdapter:
+    """Base of the hf adapters: subclasses load ``self.model`` and implement encode or score."""
+
+    def __init__(self, spec: HfSpec, family: Family, mode: str, runtime: Runtime, frames: int,
+                 pixels: Pixels) -> None:
+        if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
+            raise ValueError(f"frames must be a positive int; got {frames!r}")
+        self.spec, self.family, self.mode, self.runtime = spec, family, mode, runtime
+        self.frames, self.pixels = frames, pixels
+        self.frame_spec = FrameSpec(frames, min(pixels.height, pixels.width))
+        self.model: Any = None
+
+    @property
+    def revision(self) -> str:
+        return self.spec.revision or ("local" if self.spec.local else "main")
+
+    @property
+    def id(self) -> str:
+        """The model id of results.json: checkpoint, revision, scoring mode and frame count."""
+        return f"hf:{self.spec.name}@{self.revision}#{self.mode}@{self.frames}f"
+
+    def card(self) -> dict[str, Any]:
+        """What the report states about the model."""
+        return {"family": self.family.name, "class": self.family.cls, "checkpoint": self.spec.name,
+                "revision": self.revision, "mode": self.mode, "frames": self.frames,
+                "resolution": f"{self.pixels.height}x{self.pixels.width}",
+                "dtype": self.runtime.weight_dtype(self.model),
+                "autocast": str(self.runtime.autocast_dtype).replace("torch.", "") if self.runtime.autocast_dtype
+                else "none", "device": self.runtime.device}
