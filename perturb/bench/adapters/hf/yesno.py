@@ -8,6 +8,7 @@ last position goes through the LM head. P(yes) sums the "Yes"/"yes" tokens (like
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, Sequence
 
 import numpy as np
@@ -52,6 +53,7 @@ class YesNoAdapter(HfAdapter):
         self.yes = answer_ids(self.tokenizer, ("Yes", "yes"))
         self.no = answer_ids(self.tokenizer, ("No", "no"))
         cfg = model.config
+        self.takes_token_types = "mm_token_type_ids" in inspect.signature(model.model.forward).parameters
         if self.family.name == "llava_next_video":
             self.tokens_per_clip = self.frames * self._llava_tokens_per_frame()
         else:
@@ -109,9 +111,12 @@ class YesNoAdapter(HfAdapter):
         torch = self.runtime.torch
         tok = self.tokenizer([self.prompt(c) for c in captions], padding=True, return_tensors="pt",
                              add_special_tokens=False, padding_side="right").to(self.runtime.device)
+        extra = {}
+        if self.family.name != "llava_next_video" and self.takes_token_types:      # transformers 5 M-RoPE
+            extra["mm_token_type_ids"] = (tok["input_ids"] == self.model.config.video_token_id).long() * 2
         with self.runtime.context():
             hidden = self.model.model(input_ids=tok["input_ids"], attention_mask=tok["attention_mask"],
-                                      **self.video_inputs(clips)).last_hidden_state
+                                      **self.video_inputs(clips), **extra).last_hidden_state
             last = tok["attention_mask"].sum(dim=1) - 1
             logits = self.model.lm_head(hidden[torch.arange(len(captions), device=hidden.device), last])
         return yes_no_margin(logits, self.yes, self.no)
