@@ -1,7 +1,7 @@
 """Image dual encoders over frames (CLIP, SigLIP, SigLIP 2): the mean of unit frame embeddings.
 
 SigLIP's text tower was trained on text padded to ``max_length`` (64 tokens); SigLIP 2 also
-lower-cases. SigLIP 2 takes NaFlex patch sequences, made here on the device from a fixed square.
+lower-cases (its fixed-resolution checkpoints are ``SiglipModel``s, told apart by their Gemma tokenizer). SigLIP 2 takes NaFlex patch sequences, made here on the device from a fixed square.
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ class FrameDualEncoder(HfAdapter):
         name = self.family.name
         self.max_length = 64 if name == "siglip2" else int(model.config.text_config.max_position_embeddings)
         self.padding = "max_length" if name in ("siglip", "siglip2") else True
-        self.lower = name == "siglip2"
+        # SigLIP 2 (NaFlex, or fixed-resolution checkpoints saved as SigLIP with its Gemma tokenizer)
+        self.lower = name == "siglip2" or type(self.tokenizer).__name__.startswith("Gemma")
 
     def image_inputs(self, pix: Any) -> dict[str, Any]:
         """Model inputs for (F, 3, H, W) pixels (SigLIP 2: flattened patches and their grid)."""
