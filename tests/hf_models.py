@@ -113,21 +113,27 @@ def build_blip2(path: Path) -> Path:
     return _save(path, lambda: Blip2ForImageTextRetrieval(cfg), tok)
 
 
-def build_qwen2_vl(path: Path) -> Path:
-    from transformers import Qwen2VLConfig, Qwen2VLForConditionalGeneration
+def build_qwen2_vl(path: Path, v25: bool = False) -> Path:
+    """A tiny Qwen2-VL (or, with ``v25``, Qwen2.5-VL) with a Qwen-style chat template."""
+    import transformers
     tok = word_tokenizer(QWEN_SPECIALS, template="$A")
     tok.chat_template = QWEN_TEMPLATE
     ids = {s: tok.convert_tokens_to_ids(s) for s in QWEN_SPECIALS}
-    cfg = Qwen2VLConfig(
+    vision = dict(depth=1, hidden_size=32, num_heads=2, patch_size=4, spatial_merge_size=2, temporal_patch_size=2)
+    vision.update(dict(intermediate_size=32, out_hidden_size=32, window_size=8, fullatt_block_indexes=[0])
+                  if v25 else dict(embed_dim=16, mlp_ratio=2))
+    prefix = "Qwen2_5_VL" if v25 else "Qwen2VL"
+    cfg = getattr(transformers, f"{prefix}Config")(
         text_config=dict(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
                          num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=512,
+                         bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id,
                          rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
                                           "mrope_section": [2, 3, 3]}),
-        vision_config=dict(depth=1, embed_dim=16, hidden_size=32, num_heads=2, mlp_ratio=2, patch_size=4,
-                           spatial_merge_size=2, temporal_patch_size=2),
+        vision_config=vision,
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
         vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
-    return _save(path, lambda: Qwen2VLForConditionalGeneration(cfg), tok, {"size": {"height": 16, "width": 16}})
+    model_cls = getattr(transformers, f"{prefix}ForConditionalGeneration")
+    return _save(path, lambda: model_cls(cfg), tok, {"size": {"height": 16, "width": 16}})
 
 
 def build_llava_next_video(path: Path) -> Path:
@@ -145,4 +151,5 @@ def build_llava_next_video(path: Path) -> Path:
 
 BUILDERS = {"clip": build_clip, "siglip": build_siglip, "siglip2": build_siglip2, "xclip": build_xclip,
             "blip": build_blip, "blip2": build_blip2, "qwen2_vl": build_qwen2_vl,
+            "qwen2_5_vl": lambda path: build_qwen2_vl(path, v25=True),
             "llava_next_video": build_llava_next_video}

@@ -164,7 +164,7 @@ def test_itm_scores_are_the_mean_frame_log_odds(ckpt, name):
     assert got.shape == (3,) and np.allclose(got, want, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["qwen2_vl", "llava_next_video"])
+@pytest.mark.parametrize("name", ["qwen2_vl", "qwen2_5_vl", "llava_next_video"])
 def test_yes_no_scores_match_the_full_model(ckpt, name):
     a = _load(ckpt, name, frames=2, batch_size=3)
     got = a.score(CLIPS, TEXTS)
@@ -176,7 +176,7 @@ def test_yes_no_scores_match_the_full_model(ckpt, name):
             assert prompt.count(a.placeholder) == a.tokens_per_clip and "Does this video match the caption" in prompt
             tok = a.tokenizer([prompt], return_tensors="pt", add_special_tokens=False)
             extra = {"mm_token_type_ids": (tok["input_ids"] == a.model.config.video_token_id).long() * 2} \
-                if name == "qwen2_vl" else {}
+                if name.startswith("qwen") else {}
             logits = a.model(**tok, **a.video_inputs([clip]), **extra).logits[0, -1].log_softmax(-1)
             want.append((logits[yes].logsumexp(0) - logits[no].logsumexp(0)).item())
     assert got.shape == (3,) and np.allclose(got, want, atol=1e-5)

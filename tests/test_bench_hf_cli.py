@@ -103,3 +103,9 @@ def test_merge_reorders_only_the_top_k():
     out = merge(first, top, np.array([[-1.0, 2.0], [0.0, 0.0]]))
     order = np.argsort(-out, axis=1, kind="stable")
     assert order.tolist() == [[1, 0, 3, 2], [1, 2, 0, 3]]          # re-scored pairs first, the rest as before
+
+
+def test_rerank_options_go_together(demo, tmp_path, capsys):
+    assert main(["bench", "--model", "toy:8", "--dataset", str(demo), "--out", str(tmp_path), *QUICK,
+                 "--rerank", "5"]) == 2
+    assert "--rerank K and --first-stage MODEL go together" in capsys.readouterr().err

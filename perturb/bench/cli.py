@@ -115,6 +115,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         video = [s.name for s in REGISTRY.resolve(args.video_perturbations, "video")]
         text = [s.name for s in REGISTRY.resolve(args.text_perturbations, "text")]
         data = _data(args)
+        if (args.rerank is None) != (args.first_stage is None):
+            raise ValueError("--rerank K and --first-stage MODEL go together")
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e)) from e
     out = Path(args.out)
