@@ -69,8 +69,28 @@ def test_model_id_names_revision_mode_and_frames(ckpt):
     assert clip.id == f"hf:{ckpt('clip')}@local#embed@3f" and clip.impl.family.name == "clip"
     card = m.impl.card()
     assert card == {"family": "xclip", "class": "XCLIPModel", "checkpoint": str(ckpt("xclip")), "revision": "local",
+                    "requested_revision": None,
                     "mode": "logits", "frames": 4, "resolution": "32x32", "dtype": "float32", "autocast": "none",
                     "device": "cpu"}
+
+
+def test_hub_names_resolve_offline_to_a_commit(ckpt, tmp_path, monkeypatch):
+    """A hub name read from the Hugging Face cache: the model id carries the snapshot's commit."""
+    import shutil
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hub" / "models--org--tiny-clip"
+    shutil.copytree(ckpt("clip"), repo / "snapshots" / sha)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(sha)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
+    m = load_model("hf:org/tiny-clip@main", device="cpu", frames=2)
+    assert m.id == f"hf:org/tiny-clip@{sha}#embed@2f"
+    assert m.impl.card()["revision"] == sha and m.impl.card()["requested_revision"] == "main"
+    local = load_model(f"hf:{ckpt('clip')}", device="cpu", frames=2)
+    assert np.array_equal(m.encode_texts(TEXTS), local.encode_texts(TEXTS))
 
 
 def test_frame_counts_the_model_cannot_take_are_refused(ckpt):

@@ -64,6 +64,9 @@ def load_hf(target: str, *, family: str | None = None, device: str = "auto", bat
     if frames is None:
         frames = int((config.get("vision_config") or {}).get("num_frames", DEFAULT_FRAMES)) \
             if fam.name == "xclip" else DEFAULT_FRAMES
+    if fam.name == "xclip":
+        from .xclip import check_frames
+        check_frames(config, frames)
     runtime = Runtime(device=device, dtype=dtype, precision=precision, batch_size=batch_size,
                       device_map=device_map)
     adapter = _adapter_class(fam, mode)(spec, fam, mode, runtime, frames, _pixels(fam, config, spec))

@@ -5,7 +5,7 @@ from typing import Any
 
 from ..frames import FrameSpec
 from .runtime import Pixels, Runtime
-from .spec import Family, HfSpec
+from .spec import Family, HfSpec, commit_of
 
 
 class HfAdapter:
@@ -19,20 +19,22 @@ class HfAdapter:
         self.frames, self.pixels = frames, pixels
         self.frame_spec = FrameSpec(frames, min(pixels.height, pixels.width))
         self.model: Any = None
+        self.commit = commit_of(spec)
 
     @property
     def revision(self) -> str:
-        return self.spec.revision or ("local" if self.spec.local else "main")
+        """The hub commit the checkpoint resolved to, else the revision asked for ("local" for a folder)."""
+        return self.commit or self.spec.revision or ("local" if self.spec.local else "main")
 
     @property
     def id(self) -> str:
-        """The model id of results.json: checkpoint, revision, scoring mode and frame count."""
+        """The model id of results.json: checkpoint, revision (a commit for hub names), mode and frame count."""
         return f"hf:{self.spec.name}@{self.revision}#{self.mode}@{self.frames}f"
 
     def card(self) -> dict[str, Any]:
         """What the report states about the model."""
         return {"family": self.family.name, "class": self.family.cls, "checkpoint": self.spec.name,
-                "revision": self.revision, "mode": self.mode, "frames": self.frames,
+                "revision": self.revision, "requested_revision": self.spec.revision, "mode": self.mode, "frames": self.frames,
                 "resolution": f"{self.pixels.height}x{self.pixels.width}",
                 "dtype": self.runtime.weight_dtype(self.model),
                 "autocast": str(self.runtime.autocast_dtype).replace("torch.", "") if self.runtime.autocast_dtype

@@ -64,22 +64,36 @@ def offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false")
 
 
-def read_json(spec: HfSpec, filename: str) -> dict[str, Any] | None:
-    """A JSON file of the checkpoint (local folder or hub cache), or None when it has none."""
+def file_path(spec: HfSpec, filename: str) -> str | None:
+    """Where a file of the checkpoint lies (local folder or hub cache), or None when it has none."""
     if spec.local:
         path = os.path.join(spec.name, filename)
-        if not os.path.isfile(path):
-            return None
-    else:
-        from huggingface_hub import hf_hub_download
-        try:
-            path = hf_hub_download(spec.name, filename, revision=spec.revision, local_files_only=offline())
-        except Exception:                      # noqa: BLE001 - a missing optional file
-            if filename == "config.json":
-                raise
-            return None
+        return path if os.path.isfile(path) else None
+    from huggingface_hub import hf_hub_download
+    try:
+        return hf_hub_download(spec.name, filename, revision=spec.revision, local_files_only=offline())
+    except Exception:                          # noqa: BLE001 - a missing optional file
+        if filename == "config.json":
+            raise
+        return None
+
+
+def read_json(spec: HfSpec, filename: str) -> dict[str, Any] | None:
+    """A JSON file of the checkpoint, or None when it has none."""
+    path = file_path(spec, filename)
+    if path is None:
+        return None
     with open(path) as f:
         return json.load(f)
+
+
+def commit_of(spec: HfSpec) -> str | None:
+    """The hub commit a hub checkpoint resolved to (its snapshot folder's name); None for a local folder."""
+    if spec.local:
+        return None
+    snapshot = os.path.dirname(file_path(spec, "config.json") or "")
+    parent = os.path.basename(os.path.dirname(snapshot))
+    return os.path.basename(snapshot) if parent == "snapshots" else None
 
 
 def pick_family(config: dict[str, Any], where: str = "config.json") -> Family:

@@ -18,9 +18,9 @@ from .pairs import distinct
 from .runtime import features, load_tokenizer, sample, unit
 
 
-def check_frames(model: Any, frames: int) -> None:
-    """X-CLIP's temporal transformer has one position per frame: refuse any other count."""
-    need = int(model.config.vision_config.num_frames)
+def check_frames(config: dict[str, Any], frames: int) -> None:
+    """X-CLIP's temporal transformer has one position per frame: refuse any other count (before loading)."""
+    need = int((config.get("vision_config") or {}).get("num_frames", 8))
     if frames != need:
         raise ValueError(f"X-CLIP checkpoint takes exactly {need} frames (vision_config.num_frames); "
                          f"got --frames {frames}")
@@ -30,7 +30,6 @@ class XClipAdapter(HfAdapter):
     """X-CLIP as a pair scorer (``#logits``) or, via :class:`XClipEmbedder`, a dual encoder."""
 
     def setup(self, model: Any) -> None:
-        check_frames(model, self.frames)
         self.model = model
         self.tokenizer = load_tokenizer(self.spec)
         self.max_length = int(model.config.text_config.max_position_embeddings)
