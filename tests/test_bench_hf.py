@@ -261,3 +261,18 @@ def test_runtime_dtype_precision_and_batches(ckpt):
     if not torch.cuda.is_available():
         with pytest.raises(RuntimeError, match="CUDA"):
             _load(ckpt, "clip", device="cuda")
+
+
+def test_automatic_batch_halves_on_out_of_memory():
+    from perturb.bench.adapters.hf.runtime import Runtime
+    seen = []
+
+    def run(s):
+        seen.append(s.stop - s.start)
+        if s.stop - s.start > 8:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+        return list(range(s.start, s.stop))
+    out = [x for chunk in Runtime(device="cpu", batch_size=0).batches(20, run) for x in chunk]
+    assert out == list(range(20)) and seen == [20, 16, 8, 8, 4]          # 32 -> 16 -> 8, then the tail
+    with pytest.raises(torch.cuda.OutOfMemoryError):                     # a fixed batch size is kept
+        list(Runtime(device="cpu", batch_size=16).batches(20, run))
