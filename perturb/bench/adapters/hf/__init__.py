@@ -2,7 +2,7 @@
 
 Families and modes (default first): CLIP, SigLIP, SigLIP 2 ``#embed`` (dual, frames mean-pooled);
 X-CLIP ``#logits`` (cross: video-conditioned prompts) or ``#embed``; BLIP ``#itm`` or ``#embed``;
-BLIP-2 ``#itm``; Qwen2-VL, Qwen2.5-VL, LLaVA-NeXT-Video ``#yesno`` (cross).
+BLIP-2 ``#itm``; Qwen2-VL, Qwen2.5-VL, LLaVA-NeXT-Video, LLaVA-OneVision ``#yesno`` (cross).
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def _pixels(family: Family, config: dict[str, Any], spec: HfSpec) -> Pixels:
     """Resolution and normalisation from the checkpoint (preprocessor config, else vision config)."""
     vision = config.get("vision_config") or {}
     pre = read_json(spec, "video_preprocessor_config.json") or read_json(spec, "preprocessor_config.json")
-    mean, std = (HALF, HALF) if family.name in ("siglip", "siglip2") else (CLIP_MEAN, CLIP_STD)
+    mean, std = (HALF, HALF) if family.name in ("siglip", "siglip2", "llava_onevision") else (CLIP_MEAN, CLIP_STD)
     if family.name in ("qwen2_vl", "qwen2_5_vl"):       # its size entries are pixel budgets, not sides
         side = (pre or {}).get("size", {}).get("height", 224) if isinstance((pre or {}).get("size"), dict) else 224
         factor = int(vision.get("patch_size", 14)) * int(vision.get("spatial_merge_size", 2))

@@ -33,6 +33,7 @@ FAMILIES = (
     Family("qwen2_vl", "Qwen2VLForConditionalGeneration", ("yesno",), ("qwen2_vl",)),
     Family("qwen2_5_vl", "Qwen2_5_VLForConditionalGeneration", ("yesno",), ("qwen2_5_vl",)),
     Family("llava_next_video", "LlavaNextVideoForConditionalGeneration", ("yesno",), ("llava_next_video",)),
+    Family("llava_onevision", "LlavaOnevisionForConditionalGeneration", ("yesno",), ("llava_onevision",)),
 )
 BY_NAME = {f.name: f for f in FAMILIES}
 

@@ -3,7 +3,8 @@
 The question "Does this video match the caption: ...? Answer yes or no." goes through the
 family's chat template (the tokenizer's own when it has one) with the video placeholder expanded
 to the model's number of video tokens. Pixels are made on the device: Qwen2-VL's flattened
-temporal patches with their (t, h, w) grid, LLaVA-NeXT-Video's (B, F, 3, H, W) frames. Only the
+temporal patches with their (t, h, w) grid, LLaVA-NeXT-Video's and LLaVA-OneVision's (B, F, 3, H, W)
+frames. Only the
 last position goes through the LM head. P(yes) sums the "Yes"/"yes" tokens (likewise "No"/"no").
 """
 from __future__ import annotations
@@ -17,10 +18,13 @@ from .base import HfAdapter
 from .runtime import load_tokenizer, sample
 
 QUESTION = "Does this video match the caption: {caption}? Answer yes or no."
-PLACEHOLDER = {"qwen2_vl": "<|video_pad|>", "qwen2_5_vl": "<|video_pad|>", "llava_next_video": "<video>"}
+PLACEHOLDER = {"qwen2_vl": "<|video_pad|>", "qwen2_5_vl": "<|video_pad|>", "llava_next_video": "<video>",
+               "llava_onevision": "<video>"}
+LLAVA = ("llava_next_video", "llava_onevision")
 FALLBACK_TEMPLATE = {      # used when the tokenizer carries no chat template
     "qwen2_vl": "<|im_start|>user\n<|vision_start|><|video_pad|><|vision_end|>{q}<|im_end|>\n<|im_start|>assistant\n",
     "llava_next_video": "USER: <video>\n{q} ASSISTANT:",
+    "llava_onevision": "<|im_start|>user <video>\n{q}<|im_end|><|im_start|>assistant\n",
 }
 FALLBACK_TEMPLATE["qwen2_5_vl"] = FALLBACK_TEMPLATE["qwen2_vl"]
 
@@ -54,8 +58,8 @@ class YesNoAdapter(HfAdapter):
         self.no = answer_ids(self.tokenizer, ("No", "no"))
         cfg = model.config
         self.takes_token_types = "mm_token_type_ids" in inspect.signature(model.model.forward).parameters
-        if self.family.name == "llava_next_video":
-            self.tokens_per_clip = self.frames * self._llava_tokens_per_frame()
+        if self.family.name in LLAVA:
+            self.tokens_per_clip = self._llava_tokens_per_clip()
         else:
             v = cfg.vision_config
             self.patch, self.merge, self.tp = int(v.patch_size), int(v.spatial_merge_size), int(v.temporal_patch_size)
@@ -69,17 +73,17 @@ class YesNoAdapter(HfAdapter):
             self.grid = (self.frames // self.tp, self.pixels.height // self.patch, self.pixels.width // self.patch)
             self.tokens_per_clip = self.grid[0] * self.grid[1] * self.grid[2] // self.merge ** 2
 
-    def _llava_tokens_per_frame(self) -> int:
-        """Video tokens per frame after the vision tower and spatial pooling (one probe frame)."""
+    def _llava_tokens_per_clip(self) -> int:
+        """Video tokens of one clip after the vision tower, pooling (and OneVision's newline): one probe clip."""
         torch, m = self.runtime.torch, self.model
-        probe = torch.zeros(1, 1, 3, self.pixels.height, self.pixels.width, device=self.runtime.device,
+        probe = torch.zeros(1, self.frames, 3, self.pixels.height, self.pixels.width, device=self.runtime.device,
                             dtype=next(m.parameters()).dtype)
         with self.runtime.context():
             out = m.model.get_video_features(pixel_values_videos=probe,
                                              vision_feature_layer=m.config.vision_feature_layer,
                                              vision_feature_select_strategy=m.config.vision_feature_select_strategy)
         feats = out if hasattr(out, "shape") else out.pooler_output
-        return int(feats.shape[-2] if feats.dim() == 3 else feats.shape[0])
+        return int(feats.shape[-2])
 
     def prompt(self, caption: str) -> str:
         """The chat prompt for one caption, video placeholder expanded."""
@@ -97,7 +101,7 @@ class YesNoAdapter(HfAdapter):
         """Pixel inputs of the model for a list of clips."""
         pix = self.pixels(np.concatenate([sample(c, self.frames) for c in clips]), self.runtime)
         pix = pix.view(len(clips), self.frames, *pix.shape[1:])
-        if self.family.name == "llava_next_video":
+        if self.family.name in LLAVA:
             return {"pixel_values_videos": pix}
         t, h, w = self.grid
         m, p, tp = self.merge, self.patch, self.tp
@@ -112,7 +116,7 @@ class YesNoAdapter(HfAdapter):
         tok = self.tokenizer([self.prompt(c) for c in captions], padding=True, return_tensors="pt",
                              add_special_tokens=False, padding_side="right").to(self.runtime.device)
         extra = {}
-        if self.family.name != "llava_next_video" and self.takes_token_types:      # transformers 5 M-RoPE
+        if self.family.name not in LLAVA and self.takes_token_types:      # transformers 5 M-RoPE
             extra["mm_token_type_ids"] = (tok["input_ids"] == self.model.config.video_token_id).long() * 2
         with self.runtime.context():
             hidden = self.model.model(input_ids=tok["input_ids"], attention_mask=tok["attention_mask"],
