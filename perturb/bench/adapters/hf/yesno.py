@@ -3,8 +3,7 @@
 The question "Does this video match the caption: ...? Answer yes or no." goes through the
 family's chat template (the tokenizer's own when it has one) with the video placeholder expanded
 to the model's number of video tokens. Pixels are made on the device: Qwen2-VL's flattened
-temporal patches with their (t, h, w) grid, LLaVA-NeXT-Video's and LLaVA-OneVision's (B, F, 3, H, W)
-frames. Only the
+temporal patches with their (t, h, w) grid, the LLaVA families' (B, F, 3, H, W) frames. Only the
 last position goes through the LM head. P(yes) sums the "Yes"/"yes" tokens (likewise "No"/"no").
 """
 from __future__ import annotations
@@ -64,7 +63,7 @@ class YesNoAdapter(HfAdapter):
             v = cfg.vision_config
             self.patch, self.merge, self.tp = int(v.patch_size), int(v.spatial_merge_size), int(v.temporal_patch_size)
             if self.frames % self.tp:
-                raise ValueError(f"{self.family.cls} groups frames in twos (temporal_patch_size={self.tp}); "
+                raise ValueError(f"{self.family.cls} encodes frames in groups of temporal_patch_size={self.tp}; "
                                  f"--frames must be a multiple of {self.tp}; got {self.frames}")
             factor = self.patch * self.merge
             if self.pixels.height % factor or self.pixels.width % factor:
