@@ -85,7 +85,8 @@ def test_usage_errors_exit_2(dataset, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("model, words", [
-    ("nosuch:x", "unknown model kind 'nosuch' in 'nosuch:x'; expected one of clip:NAME_OR_PATH, "
+    ("nosuch:x", "unknown model kind 'nosuch' in 'nosuch:x'; expected one of "
+                 "hf:NAME_OR_PATH[@REVISION][#MODE], clip:NAME_OR_PATH, "
                  "precomputed:DIR, callable:MODULE:ATTR, http:URL, toy:DIM"),
     ("callable:perturb.bench.adapters.toy:Nope", "'perturb.bench.adapters.toy' has no attribute 'Nope'"),
 ])

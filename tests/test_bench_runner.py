@@ -206,9 +206,10 @@ def test_callable_spec_and_score_function_cross_encoder():
 
 
 @pytest.mark.parametrize("spec, words", [
-    ("nosuch:x", "unknown model kind 'nosuch' in 'nosuch:x'; expected one of clip:NAME_OR_PATH, "
+    ("nosuch:x", "unknown model kind 'nosuch' in 'nosuch:x'; expected one of "
+                 "hf:NAME_OR_PATH[@REVISION][#MODE], clip:NAME_OR_PATH, "
                  "precomputed:DIR, callable:MODULE:ATTR, http:URL, toy:DIM"),
-    ("nosuch", "model 'nosuch' names no kind; expected one of clip:NAME_OR_PATH"),
+    ("nosuch", "model 'nosuch' names no kind; expected one of hf:NAME_OR_PATH"),
     ("toy:", "model 'toy:' has no target; expected toy:DIM"),
     ("toy:abc", "toy:DIM takes a positive whole dimension; got 'toy:abc'"),
     ("callable:no_such_module_x:build", "callable:no_such_module_x:build: no module named 'no_such_module_x'"),

@@ -40,6 +40,30 @@ def notice_unversioned(m: Model) -> None:
           file=sys.stderr)
 
 
+def model_record(m: Model) -> dict[str, Any]:
+    """results.json's ``model``: id, kind and, for adapters that state one, the model card."""
+    record: dict[str, Any] = {"id": m.id, "kind": m.kind}
+    card = getattr(m.impl, "card", None)
+    if callable(card):
+        record["card"] = card()
+    return record
+
+
+def _two_stage(m: Model, k: int, first_stage: Any, encoder: Encoder, options: dict[str, Any] | None,
+               backend: str | None) -> Encoder:
+    from .rerank import RerankEncoder
+
+    if first_stage is None:
+        raise ValueError("--rerank needs --first-stage MODEL (a dual encoder that ranks first)")
+    if backend:
+        raise ValueError("--rerank runs in this process; drop --backend")
+    first = load_model(first_stage, **(options or {})) if isinstance(first_stage, str) \
+        else wrap(first_stage, _default_id(first_stage))
+    first_encoder = Encoder(first, encoder.data, encoder.source, encoder.cache, encoder.settings)
+    return RerankEncoder(m, first_encoder, k, encoder.data, encoder.source, encoder.cache, encoder.settings,
+                         encoder.with_ap)
+
+
 def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str] = (),
               text: Sequence[str] = (), severities: Sequence[int] = SEVERITY_LEVELS,
               pairs: Sequence[tuple[str, str]] = (), metric: str = "t2v.R@5",
@@ -48,13 +72,16 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
               backend: str | None = None, scheduler: str | None = None, n_workers: int = 2,
               model_options: dict[str, Any] | None = None,
               stats: dict[str, Any] | None = None, mc: str | None = None,
-              entailment: str | None = None, cache_key: str | None = None) -> dict[str, Any]:
+              entailment: str | None = None, cache_key: str | None = None, rerank: int | None = None,
+              first_stage: Model | Any | str | None = None) -> dict[str, Any]:
     """Run clean + every configuration and return the results.json document.
 
     ``model`` is a :class:`Model`, any encoder object, or a spec string (``clip:...``,
     ``callable:MODULE:ATTR``...); sharding over ``backend="dask"`` needs the spec string.
     ``bootstrap=0`` turns confidence intervals off. ``mc`` / ``entailment`` name contrast-set
-    files evaluated on the clean videos (top-level ``mc`` and ``entailment`` keys). ``stats``, if given, receives the run time and
+    files evaluated on the clean videos (top-level ``mc`` and ``entailment`` keys). ``rerank=K`` with a
+    dual-encoder ``first_stage`` re-scores only each caption's top K videos with the cross-encoder
+    ``model`` (see :mod:`perturb.bench.rerank`). ``stats``, if given, receives the run time and
     the number of forward passes made in this process, and (also when the run fails) under
     ``progress`` the configurations finished and rows cached. ``cache_key`` pins the version the
     embedding cache keys the model by (else its checkpoint, revision, ``cache_version`` or name).
@@ -69,10 +96,12 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
         notice_unversioned(m)
     source = source or OnTheFly(seed=settings.seed)
     jobs = plan(video, text, severities, pairs)
-    encoder = Encoder(m, data, source, EmbeddingCache(cache_dir), settings,
-                      with_ap=data.extra_positives > 0 or metric.endswith("mAP"))
+    with_ap = data.extra_positives > 0 or metric.endswith("mAP")
+    encoder = Encoder(m, data, source, EmbeddingCache(cache_dir), settings, with_ap=with_ap)
     if stats is not None:
         stats["progress"] = encoder.progress
+    if rerank is not None:
+        encoder = _two_stage(m, rerank, first_stage, encoder, model_options, backend)
     t0 = time.perf_counter()
     before = m.forward_passes()
     clean, runs, skipped = run_jobs(encoder, jobs, backend=backend, scheduler=scheduler, n_workers=n_workers,
@@ -84,8 +113,9 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
                                   if bootstrap else None)
     if entailment:
         extra["entailment"] = evaluate_entailment(encoder, entailment)
-    doc = build_results({"id": m.id, "kind": m.kind}, data, metric, clean, runs, boot, extra=extra,
-                        ties=settings.ties)
+    if rerank is not None:
+        extra["rerank"] = encoder.describe()
+    doc = build_results(model_record(m), data, metric, clean, runs, boot, extra=extra, ties=settings.ties)
     if stats is not None:
         stats.update(seconds=round(time.perf_counter() - t0, 2), forward_passes=m.forward_passes() - before,
                      configs=len(jobs))

@@ -20,7 +20,8 @@ def register(subparsers: Any) -> None:
                               "every text perturbation and optional pairs; writes results.json, "
                               "results.csv, report.md and report.html into --out.")
     p.add_argument("--model", required=True, metavar="KIND:TARGET",
-                   help="clip:NAME_OR_PATH | precomputed:DIR | callable:MODULE:ATTR | http:URL[#cross] | toy:DIM")
+                   help="hf:NAME_OR_PATH[@REVISION][#embed|logits|itm|yesno] | clip:NAME_OR_PATH | precomputed:DIR | "
+                   "callable:MODULE:ATTR | http:URL[#cross] | toy:DIM (docs/models.md)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--dataset", metavar="PATH", help="dataset annotations (MSR-VTT, YouCook2, CSV/JSONL)")
     src.add_argument("--built", metavar="DIR", help="a `perturb build` output directory")
@@ -39,9 +40,22 @@ def register(subparsers: Any) -> None:
     p.add_argument("--entailment", metavar="FILE", help="entailment pairs (video, caption, label): ROC-AUC")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples, 0 = no CIs (default 1000)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
-    p.add_argument("--device", default="auto", help="auto | cpu | cuda (clip adapter)")
+    p.add_argument("--rerank", type=int, metavar="K",
+                   help="re-score only each caption's top K videos of --first-stage with --model (a cross-encoder)")
+    p.add_argument("--first-stage", metavar="MODEL", help="the dual encoder that ranks before --rerank")
+    p.add_argument("--device", default="auto", help="auto | cpu | cuda[:N] (hf and clip models)")
+    p.add_argument("--dtype", default="auto", choices=("auto", "float32", "bfloat16", "float16"),
+                   help="weight dtype of hf models (default: the checkpoint's)")
+    p.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16", "fp16"),
+                   help="autocast of hf models (auto: bf16, else fp16, on CUDA; none on CPU)")
+    p.add_argument("--device-map", metavar="MAP", help="transformers device_map (e.g. auto) for models "
+                   "larger than one GPU (needs accelerate)")
+    p.add_argument("--model-batch", type=int, metavar="N",
+                   help="items per forward pass inside hf models; 0 = automatic (halve on CUDA OOM); "
+                   "default --batch-size")
     p.add_argument("--batch-size", type=int, default=32, help="items per forward pass (default 32)")
-    p.add_argument("--frames", type=int, default=8, help="frames sampled per video by the model (default 8)")
+    p.add_argument("--frames", type=int, help="frames sampled per video by the model (default: the "
+                   "checkpoint's count, else 8)")
     p.add_argument("--size", type=int, help="decode videos to this short side (default: native; the paper: 224)")
     p.add_argument("--fps", type=float, help="decode at this frame rate (default: native)")
     p.add_argument("--max-frames", type=int, help="decode at most this many frames")
@@ -115,6 +129,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         data = _data(args)
         if not args.timeout > 0:
             raise ValueError(f"--timeout must be > 0 seconds; got {args.timeout}")
+        if (args.rerank is None) != (args.first_stage is None):
+            raise ValueError("--rerank K and --first-stage MODEL go together")
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e)) from e
     out = Path(args.out)
@@ -122,8 +138,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     cache_dir = None if args.no_cache else (args.cache or str(out / "cache"))
     settings = Settings(seed=args.seed, batch_size=args.batch_size, workers=args.workers, ties=args.ties,
                         progress=not args.no_progress)
-    options = {"device": args.device, "batch_size": args.batch_size, "frames": args.frames,
-               "timeout": args.timeout, "cache_key": args.cache_key}
+    options = {"device": args.device, "frames": args.frames, "timeout": args.timeout,
+               "batch_size": args.batch_size if args.model_batch is None else args.model_batch,
+               "dtype": args.dtype, "precision": args.precision, "device_map": args.device_map,
+               "cache_key": args.cache_key}
     stats: dict[str, Any] = {}
     try:
         source = Built(args.built, seed=args.seed) if args.built else OnTheFly(
@@ -132,7 +150,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                         pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap,
                         level=args.level, source=source, cache_dir=cache_dir, settings=settings,
                         backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
-                        model_options=options, stats=stats, mc=args.mc, entailment=args.entailment)
+                        model_options=options, stats=stats, mc=args.mc, entailment=args.entailment,
+                        rerank=args.rerank, first_stage=args.first_stage)
         write_json(doc, out / "results.json")
         write_csv(doc, out / "results.csv")
         paths = write_reports([doc], out)
@@ -147,6 +166,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     print_summary(doc)
+    if "rerank" in doc:
+        r = doc["rerank"]
+        print(f"re-ranked top {r['k']} of {r['first_stage']}: {r['pairs_scored']} pairs scored ({r['note']})")
     for s in doc.get("skipped", []):
         print(f"skipped {s['modality']} {s['perturbation']}: {s['reason']}")
     print(f"{stats['configs']} configurations in {stats['seconds']} s, {stats['forward_passes']} forward "

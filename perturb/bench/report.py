@@ -28,10 +28,27 @@ def _clean_rows(doc: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+CARD_FIELDS = ("family", "checkpoint", "revision", "mode", "frames", "resolution", "dtype", "autocast", "device")
+
+
+def model_tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The model card and the two-stage re-ranking set-up, where the results document has them."""
+    out = []
+    card = doc["model"].get("card")
+    if card:
+        out.append(("Model", list(CARD_FIELDS), [[str(card.get(k, "")) for k in CARD_FIELDS]]))
+    rr = doc.get("rerank")
+    if rr:
+        out.append(("Two-stage re-ranking", ["first stage", "top K re-scored", "pairs scored", "note"],
+                    [[rr["first_stage"], str(rr["k"]), str(rr["pairs_scored"]), rr["note"]]]))
+    return out
+
+
 def tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, header, rows) of every report table for one results document."""
     s = doc["summary"]
-    out = [("Clean retrieval", ["direction", "R@1", "R@5", "R@10", "MdR", "MnR"], _clean_rows(doc))]
+    out = model_tables(doc)
+    out += [("Clean retrieval", ["direction", "R@1", "R@5", "R@10", "MdR", "MnR"], _clean_rows(doc))]
     out.append(("Robustness per modality (cf. Table 5)", ["modality", "γa ± σ", "γr ± σ"],
                 [[m, _pm(s["modality"][m], "gamma_a"), _pm(s["modality"][m], "gamma_r")]
                  for m in MODALITIES if m in s["modality"]]))

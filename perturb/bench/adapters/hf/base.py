@@ -1,0 +1,52 @@
+"""The part every hf adapter shares: spec, family, mode, runtime, frames, model card and model id."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..protocol import ModelSpecError
+from ..frames import FrameSpec
+from .runtime import Pixels, Runtime
+from .spec import Family, HfSpec, commit_of
+
+
+class HfAdapter:
+    """Base of the hf adapters: subclasses load ``self.model`` and implement encode or score."""
+
+    def __init__(self, spec: HfSpec, family: Family, mode: str, runtime: Runtime, frames: int,
+                 pixels: Pixels) -> None:
+        if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
+            raise ModelSpecError(f"frames must be a positive int; got {frames!r}")
+        self.spec, self.family, self.mode, self.runtime = spec, family, mode, runtime
+        self.frames, self.pixels = frames, pixels
+        self.frame_spec = FrameSpec(frames, min(pixels.height, pixels.width))
+        self.model: Any = None
+        self.commit = commit_of(spec)
+
+    @property
+    def revision(self) -> str:
+        """The hub commit the checkpoint resolved to, else the revision asked for ("local" for a folder)."""
+        return self.commit or self.spec.revision or ("local" if self.spec.local else "main")
+
+    @property
+    def id(self) -> str:
+        """The model id of results.json: checkpoint, revision (a commit for hub names), mode and frame count."""
+        return f"hf:{self.spec.name}@{self.revision}#{self.mode}@{self.frames}f"
+
+    @property
+    def cache_version(self) -> str:
+        """What the embedding cache keys this model by besides its id: the weights (checkpoint
+        fingerprint for a folder, hub commit for a name) and the precision they run in."""
+        from ...fingerprint import model_version
+
+        weights = f"rev:{self.commit}" if self.commit else model_version(self.spec.name)
+        autocast = str(self.runtime.autocast_dtype).replace("torch.", "") if self.runtime.autocast_dtype else "none"
+        return f"{weights}|{self.runtime.weight_dtype(self.model)}|{autocast}"
+
+    def card(self) -> dict[str, Any]:
+        """What the report states about the model."""
+        return {"family": self.family.name, "class": self.family.cls, "checkpoint": self.spec.name,
+                "revision": self.revision, "requested_revision": self.spec.revision, "mode": self.mode, "frames": self.frames,
+                "resolution": f"{self.pixels.height}x{self.pixels.width}",
+                "dtype": self.runtime.weight_dtype(self.model),
+                "autocast": str(self.runtime.autocast_dtype).replace("torch.", "") if self.runtime.autocast_dtype
+                else "none", "device": self.runtime.device}

@@ -1,0 +1,177 @@
+"""What every hf adapter shares: loading, device and precision, batching, device preprocessing,
+and unwrapping of feature outputs (tensors in transformers 4.x, ``BaseModelOutputWithPooling`` in 5.x).
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from ..protocol import ModelSpecError
+from ..clip import pick_device
+from .spec import HfSpec, offline
+
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+CLIP_MEAN = (0.48145466, 0.4578275, 0.40821073)
+CLIP_STD = (0.26862954, 0.26130258, 0.27577711)
+
+
+def features(out: Any) -> Any:
+    """The embedding tensor of a ``get_*_features`` output: a tensor (4.x) or its ``pooler_output`` (5.x)."""
+    if hasattr(out, "norm") and hasattr(out, "shape"):
+        return out
+    pooled = getattr(out, "pooler_output", None)
+    if pooled is None:
+        raise TypeError(f"expected a tensor or an output with pooler_output; got {type(out).__name__}")
+    return pooled
+
+
+def unit(x: Any) -> Any:
+    """Rows scaled to unit L2 norm."""
+    return x / x.norm(dim=-1, keepdim=True).clamp_min(1e-12)
+
+
+@dataclass
+class Runtime:
+    """Device, weight dtype, autocast precision and batch size of one loaded model."""
+
+    device: str = "cpu"
+    dtype: str = "auto"
+    precision: str = "auto"
+    batch_size: int = 32                 # 0: automatic (start at 64 and halve on CUDA out-of-memory)
+    device_map: str | None = None
+    torch: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        import torch
+        if self.dtype not in DTYPES:
+            raise ModelSpecError(f"dtype must be one of {', '.join(DTYPES)}; got {self.dtype!r}")
+        if self.precision not in PRECISIONS:
+            raise ModelSpecError(f"precision must be one of {', '.join(PRECISIONS)}; got {self.precision!r}")
+        if isinstance(self.batch_size, bool) or not isinstance(self.batch_size, int) or self.batch_size < 0:
+            raise ModelSpecError(f"batch_size must be an int >= 0 (0 = automatic); got {self.batch_size!r}")
+        self.device = pick_device(self.device)
+        self.torch = torch
+
+    @property
+    def autocast_dtype(self) -> Any:
+        """The autocast dtype: bf16 (fp16 where bf16 is unsupported) on CUDA under ``auto``, none on CPU."""
+        torch = self.torch
+        if self.precision == "fp32" or (self.precision == "auto" and not self.device.startswith("cuda")):
+            return None
+        if self.precision == "fp16":
+            return torch.float16
+        if self.precision == "auto" and not torch.cuda.is_bf16_supported():
+            return torch.float16
+        return torch.bfloat16
+
+    def context(self) -> contextlib.AbstractContextManager:
+        """Inference mode plus autocast where the precision asks for it."""
+        torch = self.torch
+        stack = contextlib.ExitStack()
+        stack.enter_context(torch.inference_mode())
+        if self.autocast_dtype is not None:
+            stack.enter_context(torch.autocast(self.device.split(":")[0], dtype=self.autocast_dtype))
+        return stack
+
+    def load(self, cls: Any, spec: HfSpec, **kwargs: Any) -> Any:
+        """``cls.from_pretrained`` of the spec with this runtime's dtype and device (or device_map)."""
+        opts: dict[str, Any] = dict(revision=spec.revision, local_files_only=offline() or spec.local, **kwargs)
+        if self.dtype != "auto":
+            opts["dtype"] = getattr(self.torch, self.dtype)
+        if self.device_map:
+            opts["device_map"] = self.device_map
+        model = cls.from_pretrained(spec.name, **opts).eval()
+        if not self.device_map:
+            model = model.to(self.device)
+        else:
+            self.device = str(next(model.parameters()).device)
+        return model
+
+    def weight_dtype(self, model: Any) -> str:
+        return str(next(model.parameters()).dtype).replace("torch.", "")
+
+    def batches(self, n: int, run: Callable[[slice], Any]) -> Iterator[Any]:
+        """``run`` over consecutive slices of ``n`` items; under batch_size 0 on CUDA the slice halves on OOM."""
+        size = self.batch_size or (64 if self.device.startswith("cuda") else 32)
+        start = 0
+        while start < n:
+            try:
+                out = run(slice(start, min(n, start + size)))
+            except self.torch.cuda.OutOfMemoryError:
+                if self.batch_size or size == 1:
+                    raise
+                self.torch.cuda.empty_cache()
+                size //= 2
+                continue
+            start += size
+            yield out
+
+
+@dataclass(frozen=True)
+class Pixels:
+    """How frames become pixel values: output size, centre crop or squash, and normalisation."""
+
+    height: int
+    width: int
+    crop: bool
+    mean: tuple[float, ...]
+    std: tuple[float, ...]
+
+    def __call__(self, frames: np.ndarray, runtime: Runtime) -> Any:
+        """uint8 (F, H, W, 3) -> normalised float (F, 3, height, width) on the runtime's device."""
+        torch = runtime.torch
+        frames = np.asarray(frames)
+        if frames.ndim != 4 or frames.shape[-1] != 3 or frames.dtype != np.uint8:
+            raise ValueError(f"expected uint8 frames of shape (F, H, W, 3); got {frames.dtype} {frames.shape}")
+        x = torch.from_numpy(np.ascontiguousarray(frames)).to(runtime.device).permute(0, 3, 1, 2).float() / 255.0
+        h, w = x.shape[-2:]
+        if self.crop:
+            scale = max(self.height / h, self.width / w)
+            size = (max(self.height, round(h * scale)), max(self.width, round(w * scale)))
+        else:
+            size = (self.height, self.width)
+        x = torch.nn.functional.interpolate(x, size=size, mode="bicubic", antialias=True,
+                                            align_corners=False).clamp(0, 1)
+        top, left = (size[0] - self.height) // 2, (size[1] - self.width) // 2
+        x = x[..., top:top + self.height, left:left + self.width]
+        mean = torch.as_tensor(self.mean, device=x.device).view(1, 3, 1, 1)
+        std = torch.as_tensor(self.std, device=x.device).view(1, 3, 1, 1)
+        return (x - mean) / std
+
+
+def _side(value: Any, default: int) -> tuple[int, int]:
+    if isinstance(value, dict):
+        if "height" in value:
+            return int(value["height"]), int(value["width"])
+        if "shortest_edge" in value:
+            return int(value["shortest_edge"]), int(value["shortest_edge"])
+    if isinstance(value, int):
+        return value, value
+    return default, default
+
+
+def pixels_from(preprocessor: dict[str, Any] | None, image_size: int, mean: Sequence[float],
+                std: Sequence[float]) -> Pixels:
+    """:class:`Pixels` from a ``preprocessor_config.json`` (or the family defaults when absent)."""
+    cfg = preprocessor or {}
+    crop = bool(cfg.get("do_center_crop", "crop_size" in cfg))
+    h, w = _side(cfg.get("crop_size") if crop else cfg.get("size"), image_size)
+    return Pixels(h, w, crop, tuple(float(v) for v in cfg.get("image_mean", mean)),
+                  tuple(float(v) for v in cfg.get("image_std", std)))
+
+
+def sample(clip: np.ndarray, count: int) -> np.ndarray:
+    """``count`` frames spread uniformly over a clip (the frames of ``FrameSpec(count)``)."""
+    from ..frames import frame_indices
+    clip = np.asarray(clip)
+    return clip[frame_indices(len(clip), count)]
+
+
+def load_tokenizer(spec: HfSpec) -> Any:
+    from transformers import AutoTokenizer
+    return AutoTokenizer.from_pretrained(spec.name, revision=spec.revision,
+                                         local_files_only=offline() or spec.local)

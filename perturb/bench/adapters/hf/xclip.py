@@ -1,0 +1,78 @@
+"""X-CLIP: its score is ``forward()``'s ``logits_per_video``, so by default it is a cross-encoder.
+
+X-CLIP adds a video-conditioned prompt to every text embedding inside ``forward()`` (the prompts
+generator attends from the text to the video's patch tokens), so a caption has no embedding of
+its own. ``#logits`` (default) scores each (video, caption) pair with the model's logits; distinct
+clips and captions of a call go through one forward, so scoring N videos x Q captions costs N/B
+vision passes. ``#embed`` drops the prompts and is a plain dual encoder over
+``get_video_features`` / ``get_text_features``. The model takes exactly ``vision_config.num_frames``.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..protocol import ModelSpecError
+from .base import HfAdapter
+from .pairs import distinct
+from .runtime import features, load_tokenizer, sample, unit
+
+
+def check_frames(config: dict[str, Any], frames: int) -> None:
+    """X-CLIP's temporal transformer has one position per frame: refuse any other count (before loading)."""
+    need = int((config.get("vision_config") or {}).get("num_frames", 8))
+    if frames != need:
+        raise ModelSpecError(f"X-CLIP checkpoint takes exactly {need} frames (vision_config.num_frames); "
+                         f"got --frames {frames}")
+
+
+class XClipAdapter(HfAdapter):
+    """X-CLIP as a pair scorer (``#logits``) or, via :class:`XClipEmbedder`, a dual encoder."""
+
+    def setup(self, model: Any) -> None:
+        self.model = model
+        self.tokenizer = load_tokenizer(self.spec)
+        self.max_length = int(model.config.text_config.max_position_embeddings)
+
+    def video_pixels(self, clips: Sequence[np.ndarray]) -> Any:
+        """(V, F, 3, H, W) pixels of the sampled frames."""
+        frames = np.concatenate([sample(c, self.frames) for c in clips])
+        pix = self.pixels(frames, self.runtime)
+        return pix.view(len(clips), self.frames, *pix.shape[1:])
+
+    def text_inputs(self, texts: Sequence[str]) -> dict[str, Any]:
+        tok = self.tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_length,
+                             return_tensors="pt").to(self.runtime.device)
+        return {"input_ids": tok["input_ids"], "attention_mask": tok["attention_mask"]}
+
+    def logits(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> Any:
+        """(V, T) ``logits_per_video`` of every clip against every text."""
+        with self.runtime.context():
+            return self.model(pixel_values=self.video_pixels(clips), **self.text_inputs(texts)).logits_per_video.float()
+
+    def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> np.ndarray:
+        uc, ci, ut, ti = distinct(clips, texts)
+        rt = self.runtime
+        rows = rt.torch.cat(list(rt.batches(len(uc), lambda s: self.logits(uc[s], ut))))
+        return rows[rt.torch.tensor(ci), rt.torch.tensor(ti)].cpu().numpy()
+
+
+class XClipEmbedder(XClipAdapter):
+    """X-CLIP without its prompts generator: unit video and text embeddings."""
+
+    def encode_videos(self, clips: Sequence[np.ndarray]) -> np.ndarray:
+        rt = self.runtime
+
+        def run(s: slice) -> Any:
+            with rt.context():
+                return unit(features(self.model.get_video_features(pixel_values=self.video_pixels(clips[s]))).float())
+        return rt.torch.cat(list(rt.batches(len(clips), run))).cpu().numpy()
+
+    def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        rt = self.runtime
+
+        def run(s: slice) -> Any:
+            with rt.context():
+                return unit(features(self.model.get_text_features(**self.text_inputs(texts[s]))).float())
+        return rt.torch.cat(list(rt.batches(len(texts), run))).cpu().numpy()

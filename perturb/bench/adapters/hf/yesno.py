@@ -1,0 +1,130 @@
+"""Generative video-language models scored by yes/no (VideoCon): log P(yes) - log P(no).
+
+The question "Does this video match the caption: ...? Answer yes or no." goes through the
+family's chat template (the tokenizer's own when it has one) with the video placeholder expanded
+to the model's number of video tokens. Pixels are made on the device: Qwen2-VL's flattened
+temporal patches with their (t, h, w) grid, the LLaVA families' (B, F, 3, H, W) frames. Only the
+last position goes through the LM head. P(yes) sums the "Yes"/"yes" tokens (likewise "No"/"no").
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..protocol import ModelSpecError
+from .base import HfAdapter
+from .runtime import load_tokenizer, sample
+
+QUESTION = "Does this video match the caption: {caption}? Answer yes or no."
+PLACEHOLDER = {"qwen2_vl": "<|video_pad|>", "qwen2_5_vl": "<|video_pad|>", "llava_next_video": "<video>",
+               "llava_onevision": "<video>"}
+LLAVA = ("llava_next_video", "llava_onevision")
+FALLBACK_TEMPLATE = {      # used when the tokenizer carries no chat template
+    "qwen2_vl": "<|im_start|>user\n<|vision_start|><|video_pad|><|vision_end|>{q}<|im_end|>\n<|im_start|>assistant\n",
+    "llava_next_video": "USER: <video>\n{q} ASSISTANT:",
+    "llava_onevision": "<|im_start|>user <video>\n{q}<|im_end|><|im_start|>assistant\n",
+}
+FALLBACK_TEMPLATE["qwen2_5_vl"] = FALLBACK_TEMPLATE["qwen2_vl"]
+
+
+def answer_ids(tokenizer: Any, words: Sequence[str]) -> list[int]:
+    """Token ids of the answer words that are single tokens of the vocabulary."""
+    ids = []
+    for w in words:
+        enc = tokenizer.encode(w, add_special_tokens=False)
+        if len(enc) == 1 and enc[0] != tokenizer.unk_token_id and enc[0] not in ids:
+            ids.append(enc[0])
+    if not ids:
+        raise ValueError(f"the tokenizer has none of {list(words)} as a single token; cannot score yes/no")
+    return ids
+
+
+def yes_no_margin(logits: Any, yes: Sequence[int], no: Sequence[int]) -> Any:
+    """log P(yes) - log P(no) from (B, V) next-token logits (each side a sum over its token variants)."""
+    logp = logits.float().log_softmax(dim=-1)
+    return logp[:, list(yes)].logsumexp(dim=-1) - logp[:, list(no)].logsumexp(dim=-1)
+
+
+class YesNoAdapter(HfAdapter):
+    """A cross-encoder asking the model whether each video matches each caption."""
+
+    def setup(self, model: Any) -> None:
+        self.model = model
+        self.tokenizer = load_tokenizer(self.spec)
+        self.placeholder = PLACEHOLDER[self.family.name]
+        self.yes = answer_ids(self.tokenizer, ("Yes", "yes"))
+        self.no = answer_ids(self.tokenizer, ("No", "no"))
+        cfg = model.config
+        self.takes_token_types = "mm_token_type_ids" in inspect.signature(model.model.forward).parameters
+        if self.family.name in LLAVA:
+            self.tokens_per_clip = self._llava_tokens_per_clip()
+        else:
+            v = cfg.vision_config
+            self.patch, self.merge, self.tp = int(v.patch_size), int(v.spatial_merge_size), int(v.temporal_patch_size)
+            if self.frames % self.tp:
+                raise ModelSpecError(f"{self.family.cls} encodes frames in groups of temporal_patch_size={self.tp}; "
+                                 f"--frames must be a multiple of {self.tp}; got {self.frames}")
+            factor = self.patch * self.merge
+            if self.pixels.height % factor or self.pixels.width % factor:
+                raise ModelSpecError(f"{self.family.cls} needs a resolution that is a multiple of {factor}; "
+                                 f"got {self.pixels.height}x{self.pixels.width}")
+            self.grid = (self.frames // self.tp, self.pixels.height // self.patch, self.pixels.width // self.patch)
+            self.tokens_per_clip = self.grid[0] * self.grid[1] * self.grid[2] // self.merge ** 2
+
+    def _llava_tokens_per_clip(self) -> int:
+        """Video tokens of one clip after the vision tower, pooling (and OneVision's newline): one probe clip."""
+        torch, m = self.runtime.torch, self.model
+        probe = torch.zeros(1, self.frames, 3, self.pixels.height, self.pixels.width, device=self.runtime.device,
+                            dtype=next(m.parameters()).dtype)
+        with self.runtime.context():
+            out = m.model.get_video_features(pixel_values_videos=probe,
+                                             vision_feature_layer=m.config.vision_feature_layer,
+                                             vision_feature_select_strategy=m.config.vision_feature_select_strategy)
+        feats = out if hasattr(out, "shape") else out.pooler_output
+        return int(feats.shape[-2])
+
+    def prompt(self, caption: str) -> str:
+        """The chat prompt for one caption, video placeholder expanded."""
+        q = QUESTION.format(caption=caption.rstrip(" .?"))
+        if getattr(self.tokenizer, "chat_template", None):
+            messages = [{"role": "user", "content": [{"type": "video"}, {"type": "text", "text": q}]}]
+            text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        else:
+            text = FALLBACK_TEMPLATE[self.family.name].format(q=q)
+        if text.count(self.placeholder) != 1:
+            raise ValueError(f"the chat prompt must hold one {self.placeholder}; got {text!r}")
+        return text.replace(self.placeholder, self.placeholder * self.tokens_per_clip)
+
+    def video_inputs(self, clips: Sequence[np.ndarray]) -> dict[str, Any]:
+        """Pixel inputs of the model for a list of clips."""
+        pix = self.pixels(np.concatenate([sample(c, self.frames) for c in clips]), self.runtime)
+        pix = pix.view(len(clips), self.frames, *pix.shape[1:])
+        if self.family.name in LLAVA:
+            return {"pixel_values_videos": pix}
+        t, h, w = self.grid
+        m, p, tp = self.merge, self.patch, self.tp
+        x = pix.reshape(len(clips), t, tp, 3, h // m, m, p, w // m, m, p)
+        x = x.permute(0, 1, 4, 7, 5, 8, 3, 2, 6, 9).reshape(len(clips) * t * h * w, 3 * tp * p * p)
+        grid = self.runtime.torch.tensor([[t, h, w]] * len(clips), device=pix.device)
+        return {"pixel_values_videos": x, "video_grid_thw": grid}
+
+    def margins(self, clips: Sequence[np.ndarray], captions: Sequence[str]) -> Any:
+        """log P(yes) - log P(no) of aligned (clip, caption) rows."""
+        torch = self.runtime.torch
+        tok = self.tokenizer([self.prompt(c) for c in captions], padding=True, return_tensors="pt",
+                             add_special_tokens=False, padding_side="right").to(self.runtime.device)
+        extra = {}
+        if self.family.name not in LLAVA and self.takes_token_types:      # transformers 5 M-RoPE
+            extra["mm_token_type_ids"] = (tok["input_ids"] == self.model.config.video_token_id).long() * 2
+        with self.runtime.context():
+            hidden = self.model.model(input_ids=tok["input_ids"], attention_mask=tok["attention_mask"],
+                                      **self.video_inputs(clips), **extra).last_hidden_state
+            last = tok["attention_mask"].sum(dim=1) - 1
+            logits = self.model.lm_head(hidden[torch.arange(len(captions), device=hidden.device), last])
+        return yes_no_margin(logits, self.yes, self.no)
+
+    def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> np.ndarray:
+        rt = self.runtime
+        return rt.torch.cat(list(rt.batches(len(texts), lambda s: self.margins(clips[s], texts[s])))).cpu().numpy()

@@ -1,0 +1,118 @@
+"""`perturb bench --model hf:...` end to end on the demo data with tiny checkpoints, and --rerank."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from hf_models import BUILDERS  # noqa: E402
+from perturb.bench.api import benchmark  # noqa: E402
+from perturb.bench.fixtures import tiny_data  # noqa: E402
+from perturb.bench.rerank import merge, top_k  # noqa: E402
+from perturb.bench.runner import Settings  # noqa: E402
+from perturb.cli import main  # noqa: E402
+
+QUICK = ["--subset", "6", "--seed", "0", "--severities", "2", "--video-perturbations", "gaussian_noise",
+         "--text-perturbations", "none", "--bootstrap", "0", "--no-progress", "--device", "cpu",
+         "--batch-size", "4", "--captions", "first"]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    from perturb.bench.demo_data import write_dataset
+    return write_dataset(tmp_path_factory.mktemp("demo") / "data")
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hf-cli")
+    return lambda name: BUILDERS[name](root / name) if not (root / name).exists() else root / name
+
+
+def _bench(demo, out, model, *extra):
+    assert main(["bench", "--model", model, "--dataset", str(demo), "--out", str(out), *QUICK, *extra]) == 0
+    return json.loads((out / "results.json").read_text())
+
+
+def test_bench_xclip_end_to_end(demo, ckpt, tmp_path):
+    doc = _bench(demo, tmp_path / "x", f"hf:{ckpt('xclip')}")
+    assert doc["model"]["id"] == f"hf:{ckpt('xclip')}@local#logits@4f" and doc["model"]["kind"] == "cross"
+    assert doc["model"]["card"]["frames"] == 4 and len(doc["runs"]) == 1
+    assert "| xclip |" in (tmp_path / "x" / "report.md").read_text()
+
+
+def test_bench_refuses_a_frame_count_xclip_cannot_take(ckpt):
+    with pytest.raises(ValueError, match="exactly 4 frames .*got --frames 8"):
+        benchmark(f"hf:{ckpt('xclip')}", tiny_data(2), bootstrap=0, model_options={"device": "cpu", "frames": 8},
+                  settings=Settings(progress=False))
+
+
+def test_cli_refuses_a_frame_count_xclip_cannot_take_with_one_line(demo, ckpt, tmp_path, capsys):
+    code = main(["bench", "--model", f"hf:{ckpt('xclip')}", "--dataset", str(demo), "--out",
+                 str(tmp_path / "x"), *QUICK, "--frames", "8"])
+    err = capsys.readouterr().err
+    assert code == 2 and "exactly 4 frames" in err and "Traceback" not in err
+
+
+def test_bench_siglip_end_to_end(demo, ckpt, tmp_path):
+    doc = _bench(demo, tmp_path / "s", f"hf:{ckpt('siglip')}", "--frames", "2")
+    assert doc["model"]["id"].endswith("#embed@2f") and doc["model"]["card"]["family"] == "siglip"
+    assert 0.0 <= doc["clean"]["t2v"]["R@1"] <= 1.0
+
+
+def test_bench_blip_rerank_over_clip_end_to_end(demo, ckpt, tmp_path, capsys):
+    doc = _bench(demo, tmp_path / "r", f"hf:{ckpt('blip')}", "--rerank", "5", "--first-stage",
+                 f"hf:{ckpt('clip')}", "--frames", "2")
+    # 6 videos x 1 caption: 6 queries x top 5, for clean and for gaussian_noise@2
+    assert doc["rerank"]["k"] == 5 and doc["rerank"]["pairs_scored"] == 2 * 6 * 5
+    assert doc["rerank"]["first_stage"].endswith("#embed@2f") and "k > 5" in doc["rerank"]["note"]
+    assert "60 pairs scored" in capsys.readouterr().out
+    assert "Two-stage re-ranking" in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_bench_qwen2_vl_yes_no_with_mc(demo, ckpt, tmp_path):
+    from perturb.contrast.mc import MCRow, write_mc_tsv
+    rows = [json.loads(line) for line in demo.read_text().splitlines()]
+    vids = sorted({r["video_id"] for r in rows})
+    caps = {r["video_id"]: r["caption"] for r in rows}
+    mc = write_mc_tsv([MCRow(v, [caps[vids[(i + k) % len(vids)]] for k in range(5)], 0)
+                       for i, v in enumerate(vids)], tmp_path / "mc.tsv")
+    doc = _bench(demo, tmp_path / "q", f"hf:{ckpt('qwen2_vl')}#yesno", "--frames", "2",
+                 "--video-perturbations", "none", "--mc", str(mc))
+    assert doc["model"]["id"].endswith("#yesno@2f") and doc["model"]["card"]["mode"] == "yesno"
+    assert doc["mc"]["n"] == 6 and doc["mc"]["missing"] == len(vids) - 6      # the subset's 6 videos
+    assert doc["mc"]["accuracy"] in {k / 6 for k in range(7)}
+
+
+def test_rerank_scores_exactly_queries_times_k(ckpt):
+    data = tiny_data(7)                                              # 7 videos, 14 caption queries
+    opts = {"device": "cpu", "frames": 2, "batch_size": 4}
+    from perturb.bench.adapters.protocol import load_model
+    blip = load_model(f"hf:{ckpt('blip')}", **opts)
+    doc = benchmark(blip, data, bootstrap=0, rerank=3, first_stage=f"hf:{ckpt('clip')}", model_options=opts,
+                    settings=Settings(progress=False, batch_size=4))
+    assert blip.items["pairs"] == 14 * 3 == doc["rerank"]["pairs_scored"]
+    with pytest.raises(ValueError, match="needs --first-stage"):
+        benchmark(blip, data, bootstrap=0, rerank=3, settings=Settings(progress=False))
+    with pytest.raises(ValueError, match="is a dual encoder"):
+        benchmark(f"hf:{ckpt('clip')}", data, bootstrap=0, rerank=3, first_stage=f"hf:{ckpt('clip')}",
+                  model_options=opts, settings=Settings(progress=False))
+
+
+def test_merge_reorders_only_the_top_k():
+    first = np.array([[0.9, 0.8, 0.1, 0.5], [0.2, 0.3, 0.4, 0.1]])
+    top = top_k(first, 2)
+    assert top.tolist() == [[0, 1], [2, 1]]
+    out = merge(first, top, np.array([[-1.0, 2.0], [0.0, 0.0]]))
+    order = np.argsort(-out, axis=1, kind="stable")
+    assert order.tolist() == [[1, 0, 3, 2], [1, 2, 0, 3]]          # re-scored pairs first, the rest as before
+
+
+def test_rerank_options_go_together(demo, tmp_path, capsys):
+    assert main(["bench", "--model", "toy:8", "--dataset", str(demo), "--out", str(tmp_path), *QUICK,
+                 "--rerank", "5"]) == 2
+    assert "--rerank K and --first-stage MODEL go together" in capsys.readouterr().err
