@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, Iterator, Union
 
 import av
 import cv2
+from av.video.reformatter import VideoReformatter
 import numpy as np
 
 from ..errors import VideoReadError
@@ -230,6 +231,7 @@ def _frames(path: PathLike, fps: float | None, size: Size, start: float | None,
         src_fps = _stream_fps(stream)
         if meta is not None:
             meta["fps"] = src_fps
+            meta["frames"] = int(stream.frames or 0)
         cc = stream.codec_context
         wh = output_size(cc.width, cc.height, size)
         t0 = float(start or 0.0)
@@ -238,6 +240,7 @@ def _frames(path: PathLike, fps: float | None, size: Size, start: float | None,
         eps = 1e-6
         state: dict[str, Any] = {"last_t": None}
         emitted, stopped_early = 0, False
+        to_rgb = VideoReformatter()       # one scaler context for the clip (frame.to_ndarray makes one per frame)
         for frame, t, until in _spans(_decoded(container, stream, where, t0), src_fps, state):
             if fps is None:                       # native rate: every frame whose time is in range
                 times = [t] if t + eps >= t0 else []
@@ -249,7 +252,7 @@ def _frames(path: PathLike, fps: float | None, size: Size, start: float | None,
                     stopped_early = True
                     break
                 if image is None:
-                    image = _resize(frame.to_ndarray(format="rgb24"), wh)
+                    image = _resize(to_rgb.reformat(frame, format="rgb24").to_ndarray(), wh)
                 yield image.copy() if i else image
                 emitted += 1
             if stopped_early or emitted >= limit:
@@ -281,10 +284,27 @@ def read(path: PathLike, *, fps: float | None = None, size: Size = None, start: 
     """Decode a video into a uint8 (T, H, W, 3) RGB clip; returns (clip, fps of the clip)."""
     _check_options(fps, start, end, max_frames, None)
     meta: dict[str, float] = {}
-    frames = list(_frames(path, fps, size, start, end, max_frames, meta))
-    if not frames:
+    clip = _collect(_frames(path, fps, size, start, end, max_frames, meta), meta)
+    if clip is None:
         raise VideoReadError(f"no frames in {_describe(path)} between start={start} and end={end}")
-    return np.stack(frames), float(fps if fps is not None else meta["fps"])
+    return clip, float(fps if fps is not None else meta["fps"])
+
+
+def _collect(frames: Iterator[np.ndarray], meta: dict[str, float]) -> np.ndarray | None:
+    """Frames into one (T, H, W, 3) array, written in place when the container's frame count
+    is known (no list of frames plus a second copy by ``np.stack``); None when there are none."""
+    first = next(frames, None)
+    if first is None:
+        return None
+    out = np.empty((max(int(meta.get("frames", 0)), 1), *first.shape), dtype=first.dtype)
+    out[0] = first
+    n = 1
+    for frame in frames:
+        if n == len(out):                 # the container under-counted: grow geometrically
+            out = np.concatenate([out, np.empty_like(out)])
+        out[n] = frame
+        n += 1
+    return out if n == len(out) else out[:n].copy()
 
 
 # ----------------------------------------------------------------------------------- writing
