@@ -1,13 +1,15 @@
 """Where perturbed clips and captions come from: the library on the fly, or a built -P directory.
 
-On the fly, a clip is decoded once (kept in memory up to a budget) and perturbed with the
-builder's seed rule ``perturb.rng.item_seed``; captions use
-``apply_batch(captions, name, seed=seed)``, as ``perturb build`` does, so both routes agree.
+On the fly, a clip is decoded once and perturbed with the builder's seed rule
+``perturb.rng.item_seed``; captions use ``apply_batch(captions, name, seed=seed)``, as
+``perturb build`` does, so both routes agree. :meth:`OnTheFly.frames` gives only the frames a
+model reads (its :class:`FrameSpec`), rendered from a :class:`CleanClip` decoded once per video.
 """
 from __future__ import annotations
 
 import json
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -15,6 +17,54 @@ import numpy as np
 
 from ..dataset.items import Item
 from ..rng import item_seed
+from .adapters.frames import FrameSpec
+
+CLEAN = "clean"
+
+
+@dataclass
+class CleanClip:
+    """The decoded frames of one video that some configuration needs (``kept``: their indices)."""
+
+    frames: np.ndarray                  # (len(kept), H, W, 3) uint8, or the whole clip
+    n_frames: int                       # T of the decoded video
+    kept: np.ndarray | None = None      # sorted source indices of ``frames``; None: all T
+
+    def take(self, indices: np.ndarray | None) -> np.ndarray:
+        """Frames at these source indices (None: the whole clip, which must then be kept)."""
+        if self.kept is None:
+            return self.frames if indices is None else self.frames[indices]
+        if indices is None:
+            raise ValueError("this clean clip keeps only some frames; the whole clip was asked for")
+        pos = np.searchsorted(self.kept, indices)
+        if (pos >= len(self.kept)).any() or (self.kept[np.minimum(pos, len(self.kept) - 1)] != indices).any():
+            raise ValueError(f"frames {sorted(set(np.asarray(indices).tolist()) - set(self.kept.tolist()))} "
+                             "were not kept from the clean clip")
+        return self.frames[pos]
+
+
+def _sampler() -> Any:
+    """``perturb.video.sample`` (parameters drawn once, any frames rendered) when the library has it."""
+    from .. import video
+    sample = getattr(video, "sample", None)
+    return sample if callable(sample) else None         # (perturb.video.sample may be the module)
+
+
+def _render_frames(clean: CleanClip, name: str, severity: int | None, seed: int,
+                   frames: np.ndarray | None) -> np.ndarray:
+    """Output frames ``frames`` (None: all) of ``name`` at ``severity`` on a clean clip.
+
+    The one place where the runner turns (perturbation, clip, seed) into pixels: sample-then-
+    render where the library offers it, else the whole clip through ``apply`` (same pixels).
+    """
+    sample = _sampler()
+    if sample is not None:
+        draw = sample(name, severity, clean.n_frames, seed=seed)
+        out_idx = np.arange(clean.n_frames) if frames is None else np.asarray(frames)
+        return draw.render(clean.take(draw.source_indices(frames)), out_idx)
+    from ..video.api import apply
+    out = apply(clean.take(None), name, severity, seed=seed)
+    return out if frames is None else out[frames]
 
 
 class OnTheFly:
@@ -66,9 +116,35 @@ class OnTheFly:
         clean = self.decode(item)
         if perturbation == "clean":
             return clean
-        from ..video.api import apply
-        return apply(clean, perturbation, severity,
-                     seed=item_seed(self.seed, item.item_id, perturbation, severity))
+        return _render_frames(CleanClip(clean, len(clean)), perturbation, severity,
+                              self.seed_of(item, perturbation, severity), None)
+
+    def seed_of(self, item: Item, perturbation: str, severity: int | None) -> int:
+        """The builder's per-output seed."""
+        return item_seed(self.seed, item.item_id, perturbation, severity)
+
+    def clean(self, item: Item, configs: Sequence[tuple[str, int | None]],
+              spec: FrameSpec | None) -> CleanClip:
+        """The clean clip of ``item`` decoded once (not memoised), keeping only the frames that
+        ``configs`` render for ``spec`` when the library can say which (else the whole clip)."""
+        clip = self._read(item)
+        n = len(clip)
+        sample = _sampler()
+        if spec is None or sample is None:
+            return CleanClip(clip, n)
+        out_idx = spec.indices(n)
+        need = [out_idx] + [np.asarray(sample(p, s, n, seed=self.seed_of(item, p, s)).source_indices(out_idx))
+                            for p, s in configs if p != CLEAN]
+        kept = np.unique(np.concatenate(need))
+        return CleanClip(np.ascontiguousarray(clip[kept]), n, kept)
+
+    def frames(self, item: Item, clean: CleanClip, perturbation: str, severity: int | None,
+               spec: FrameSpec | None) -> np.ndarray:
+        """The frames the model reads (``spec``; None: all) of ``item`` under one configuration."""
+        idx = None if spec is None else spec.indices(clean.n_frames)
+        if perturbation == CLEAN:
+            return clean.take(idx)
+        return _render_frames(clean, perturbation, severity, self.seed_of(item, perturbation, severity), idx)
 
     def captions(self, ids: Sequence[str], texts: Sequence[str], perturbation: str) -> list[str]:
         """Captions under a text perturbation (unchanged where it does not apply)."""
@@ -111,6 +187,18 @@ class Built(OnTheFly):
                                     f"{perturbation} severity {severity} (see manifest.jsonl)")
         from ..dataset.encode import load
         return load(path)
+
+    def clean(self, item: Item, configs: Sequence[tuple[str, int | None]],
+              spec: FrameSpec | None) -> CleanClip:
+        if all(p != CLEAN for p, _ in configs):
+            return CleanClip(np.zeros((0, 1, 1, 3), np.uint8), 0, np.zeros(0, int))   # only built files read
+        clip = self._read(item)
+        return CleanClip(clip, len(clip))
+
+    def frames(self, item: Item, clean: CleanClip, perturbation: str, severity: int | None,
+               spec: FrameSpec | None) -> np.ndarray:
+        clip = clean.take(None) if perturbation == CLEAN else self.clip(item, perturbation, severity)
+        return clip if spec is None else clip[spec.indices(len(clip))]
 
     def captions(self, ids: Sequence[str], texts: Sequence[str], perturbation: str) -> list[str]:
         if perturbation == "clean":
