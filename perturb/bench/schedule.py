@@ -78,7 +78,8 @@ def video_batches(source: Any, items: Sequence[Item], configs: Sequence[Config],
             clips.release(k)
 
     window = batch_size + 2 * max(workers, 1)
-    rendered = zip(tasks, prefetch(render, tasks, workers, window))
-    for (_, cfg), group in groupby(rendered, key=lambda x: (x[0][0], x[0][1])):
-        pairs = list(group)
-        yield cfg, [t[2] for t, _ in pairs], [f for _, f in pairs]
+    rendered = prefetch(render, tasks, workers, window)
+    for (_, cfg), group in groupby(tasks, key=lambda t: (t[0], t[1])):
+        positions = [k for _, _, k in group]      # a batch is handed over as soon as it is complete
+        frames = [next(rendered) for _ in positions]
+        yield cfg, positions, frames
