@@ -77,9 +77,10 @@ class OnTheFly:
         self._clips: dict[str, np.ndarray] = {}
         self._bytes = 0
         self._lock = threading.Lock()
+        self._docs: dict[tuple[str, tuple[str, ...]], list[Any]] = {}     # parses, by pipeline
 
     def __getstate__(self) -> dict[str, Any]:          # picklable for process / Dask workers
-        return {**self.__dict__, "_lock": None, "_clips": {}, "_bytes": 0}
+        return {**self.__dict__, "_lock": None, "_clips": {}, "_bytes": 0, "_docs": {}}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -150,8 +151,18 @@ class OnTheFly:
         """Captions under a text perturbation (unchanged where it does not apply)."""
         if perturbation == "clean":
             return list(texts)
-        from ..text.api import apply_batch
-        return [str(t) for t in apply_batch(list(texts), perturbation, seed=self.seed)]
+        from ..text.api import apply_batch, get, parse_batch, pipeline_key
+        spec, docs = get(perturbation), None
+        if spec.needs_parse:                  # one parse per caption and pipeline, for all perturbations
+            key = (pipeline_key(spec), tuple(texts))
+            with self._lock:
+                docs = self._docs.get(key)
+            if docs is None:
+                docs = parse_batch(list(texts), key[0])
+                with self._lock:
+                    self._docs = {k: v for k, v in self._docs.items() if k[0] != key[0]}
+                    self._docs[key] = docs
+        return [str(t) for t in apply_batch(list(texts), perturbation, seed=self.seed, docs=docs)]
 
 
 class Built(OnTheFly):
