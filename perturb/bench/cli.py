@@ -42,6 +42,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--fps", type=float, help="decode at this frame rate (default: native)")
     p.add_argument("--max-frames", type=int, help="decode at most this many frames")
     p.add_argument("--workers", type=int, default=2, help="decode/perturb threads (default 2)")
+    p.add_argument("--perturb-device", metavar="DEVICE",
+                   help="perturb on torch on this device (cpu, cuda); default: numpy on the CPU")
     p.add_argument("--cache", metavar="DIR", help="embedding cache (default OUT/cache)")
     p.add_argument("--no-cache", action="store_true", help="do not cache embeddings")
     p.add_argument("--backend", choices=("dask", "ray", "loky"), help="shard configurations over this engine")
@@ -107,7 +109,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     settings = Settings(seed=args.seed, batch_size=args.batch_size, workers=args.workers, ties=args.ties,
                         progress=not args.no_progress)
     source = Built(args.built, seed=args.seed) if args.built else OnTheFly(
-        seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames)
+        seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device)
     options = {"device": args.device, "batch_size": args.batch_size, "frames": args.frames,
                "timeout": args.timeout}
     stats: dict[str, Any] = {}

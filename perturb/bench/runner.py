@@ -94,6 +94,11 @@ def _normalise(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 
 
+def _host(frames: Any) -> np.ndarray:
+    """uint8 frames as a numpy array (torch tensors are copied off their device)."""
+    return frames.cpu().numpy() if hasattr(frames, "cpu") else np.asarray(frames)
+
+
 def _bar(total: int, desc: str, enabled: bool) -> Any:
     from tqdm.auto import tqdm
     return tqdm(total=total, desc=desc, unit="item", leave=False, disable=not enabled)
@@ -147,6 +152,8 @@ class Encoder:
             with _bar(total, "videos", self.settings.progress) as bar:
                 for cfg, ks, frames in video_batches(self.source, self.data.items, configs, todo, spec,
                                                      self.settings.batch_size, self.settings.workers):
+                    if not getattr(self.model.impl, "accepts_tensors", False):
+                        frames = [_host(f) for f in frames]
                     out = self.model.encode_videos(frames)
                     got = [ids[k] for k in ks]
                     self.cache.save(self._key("video", *cfg), got, out)

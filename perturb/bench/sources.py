@@ -26,7 +26,7 @@ CLEAN = "clean"
 class CleanClip:
     """The decoded frames of one video that some configuration needs (``kept``: their indices)."""
 
-    frames: np.ndarray                  # (len(kept), H, W, 3) uint8, or the whole clip
+    frames: Any                         # (len(kept), H, W, 3) uint8 numpy or torch, or the whole clip
     n_frames: int                       # T of the decoded video
     kept: np.ndarray | None = None      # sorted source indices of ``frames``; None: all T
 
@@ -71,8 +71,9 @@ class OnTheFly:
     """Decode with :func:`perturb.video.io.read`, perturb with :func:`perturb.video.apply`."""
 
     def __init__(self, seed: int = 0, size: int | None = None, fps: float | None = None,
-                 max_frames: int | None = None, memory_mb: int = 1024) -> None:
+                 max_frames: int | None = None, memory_mb: int = 1024, device: str | None = None) -> None:
         self.seed, self.size, self.fps, self.max_frames = seed, size, fps, max_frames
+        self.device = device            # perturb on torch here ("cpu", "cuda"); None: numpy
         self.budget = memory_mb * 2**20
         self._clips: dict[str, np.ndarray] = {}
         self._bytes = 0
@@ -89,7 +90,8 @@ class OnTheFly:
     @property
     def settings(self) -> str:
         """Decoding options that change pixels (part of the cache key)."""
-        return f"fly:size={self.size}:fps={self.fps}:max={self.max_frames}"
+        device = ":torch" if self.device is not None else ""     # torch noise is not yet numpy's
+        return f"fly:size={self.size}:fps={self.fps}:max={self.max_frames}{device}"
 
     def decode(self, item: Item) -> np.ndarray:
         """The clean clip of an item (memoised within the memory budget)."""
@@ -130,6 +132,9 @@ class OnTheFly:
         ``configs`` render for ``spec`` when the library can say which (else the whole clip)."""
         clip = self._read(item)
         n = len(clip)
+        if self.device is not None:          # the clean clip lives on the perturbation device as uint8
+            import torch
+            clip = torch.from_numpy(np.ascontiguousarray(clip)).to(self.device)
         sample = _sampler()
         if spec is None or sample is None:
             return CleanClip(clip, n)
@@ -137,7 +142,7 @@ class OnTheFly:
         need = [out_idx] + [np.asarray(sample(p, s, n, seed=self.seed_of(item, p, s)).source_indices(out_idx))
                             for p, s in configs if p != CLEAN]
         kept = np.unique(np.concatenate(need))
-        return CleanClip(np.ascontiguousarray(clip[kept]), n, kept)
+        return CleanClip(clip[kept], n, kept)
 
     def frames(self, item: Item, clean: CleanClip, perturbation: str, severity: int | None,
                spec: FrameSpec | None) -> np.ndarray:

@@ -55,6 +55,7 @@ class ClipAdapter:
         self._init_pixels(name_or_path, offline)
         self.frames = frames
         self.frame_spec = FrameSpec(frames, self.size)    # the runner hands over only these frames
+        self.accepts_tensors = True                       # uint8 torch clips may stay on the device
         self.max_length = int(self.model.config.text_config.max_position_embeddings)
         self._torch = torch
         self.cuda = self.device.startswith("cuda")
