@@ -177,3 +177,13 @@ def test_results_are_identical_on_the_numpy_and_torch_perturbation_paths():
     assert max(d.max() for d in diffs) <= 1                       # interpolating renders: <= 1 level
     assert np.mean([(d > 0).mean() for d in diffs]) < 0.01         # on under 1% of values
     assert OnTheFly(device="cpu").settings != OnTheFly().settings       # other cache rows
+
+
+def test_ray_shards_over_videos_give_the_single_process_results(tmp_path):
+    pytest.importorskip("ray")
+    data = tiny_data(4)
+    kw = dict(video=["translate"], severities=[2], text=[], settings=Settings(progress=False, batch_size=2))
+    model = "callable:perturb.bench.adapters.toy:ToyEncoder"
+    local = benchmark(model, data, bootstrap=0, **kw)
+    sharded = benchmark(model, data, bootstrap=0, backend="ray", n_workers=2, cache_dir=str(tmp_path), **kw)
+    assert sharded["runs"] == local["runs"] and sharded["clean"] == local["clean"]
