@@ -62,3 +62,11 @@ def test_clip_adapter_declares_frames_and_takes_numpy_or_tensors_in_any_batching
     for bad in (0, "big", True):
         with pytest.raises(ValueError, match="batch_size"):
             ClipAdapter(str(tiny_clip), device="cpu", batch_size=bad)
+
+
+def test_automatic_batch_size_follows_free_memory():
+    from perturb.bench.adapters.clip import AUTO_BYTES_PER_FRAME, AUTO_MAX_FRAMES, auto_batch_size
+
+    assert auto_batch_size(80 * 2**30, 8) == min(AUTO_MAX_FRAMES, 80 * 2**30 // 4 // AUTO_BYTES_PER_FRAME) // 8
+    assert auto_batch_size(10**15, 8) == AUTO_MAX_FRAMES // 8
+    assert auto_batch_size(0, 8) == 1

@@ -33,6 +33,11 @@ def pick_device(device: str = "auto") -> str:
     return device
 
 
+def auto_batch_size(free_bytes: int, frames: int) -> int:
+    """Clips per forward pass that fit a quarter of ``free_bytes`` of device memory (at least 1)."""
+    return max(1, int(min(AUTO_MAX_FRAMES, free_bytes // 4 // AUTO_BYTES_PER_FRAME)) // frames)
+
+
 class ClipAdapter:
     """A dual encoder over a ``CLIPModel`` and its processor, from a hub name or a local path."""
 
@@ -67,7 +72,8 @@ class ClipAdapter:
         if not self.cuda:
             return 32
         free, _ = self._torch.cuda.mem_get_info(self._torch.device(self.device))
-        return int(max(1, min(AUTO_MAX_FRAMES, free // 4 // AUTO_BYTES_PER_FRAME) // self.frames))
+        return auto_batch_size(free, self.frames)
+
 
     def _init_pixels(self, name_or_path: str, offline: bool) -> None:
         """Resolution and normalisation from the saved image processor config (CLIP's by default)."""
