@@ -187,3 +187,29 @@ def test_ray_shards_over_videos_give_the_single_process_results(tmp_path):
     local = benchmark(model, data, bootstrap=0, **kw)
     sharded = benchmark(model, data, bootstrap=0, backend="ray", n_workers=2, cache_dir=str(tmp_path), **kw)
     assert sharded["runs"] == local["runs"] and sharded["clean"] == local["clean"]
+
+
+def test_files_are_decoded_whole_but_converted_only_where_frames_are_read(tmp_path, monkeypatch):
+    import perturb.video.io as vio
+    from perturb.dataset.items import Item
+
+    clip = tiny_data(1, frames=12).items[0].meta["clip"]
+    path = tmp_path / "v.mkv"
+    with vio.VideoWriter(path, 10, codec="ffv1") as w:
+        w.write(clip)
+    converted: list[int] = []
+    real = vio._to_rgb
+    monkeypatch.setattr(vio, "_to_rgb", lambda f, wh, r: converted.append(1) or real(f, wh, r))
+    frames, kept, n = vio.read_frames(path, lambda t: [t - 1, 0, 0])
+    assert n == 12 and kept.tolist() == [0, 11] and len(converted) == 2
+    assert np.array_equal(frames, vio.read(path)[0][[0, 11]])
+    with pytest.raises(ValueError, match="0..11"):
+        vio.read_frames(path, lambda t: [t])
+
+    monkeypatch.setattr(perturb.video, "sample", lambda name, sev, n, seed=None: _Draw(name, n), raising=False)
+    converted.clear()
+    item = Item("v", "v", str(path), ("a caption",))
+    clean = OnTheFly().clean(item, [("clean", None), ("translate", 1)], FrameSpec(2))
+    assert clean.n_frames == 12 and clean.kept.tolist() == [2, 3, 8, 9]   # read {3, 9}, sources {8, 2}
+    assert len(converted) == 4
+    assert np.array_equal(clean.frames, vio.read(path)[0][clean.kept])

@@ -130,19 +130,36 @@ class OnTheFly:
               spec: FrameSpec | None) -> CleanClip:
         """The clean clip of ``item`` decoded once (not memoised), keeping only the frames that
         ``configs`` render for ``spec`` when the library can say which (else the whole clip)."""
-        clip = self._read(item)
-        n = len(clip)
-        if self.device is not None:          # the clean clip lives on the perturbation device as uint8
-            import torch
-            clip = torch.from_numpy(np.ascontiguousarray(clip)).to(self.device)
         sample = _sampler()
         if spec is None or sample is None:
-            return CleanClip(clip, n)
-        out_idx = spec.indices(n)
-        need = [out_idx] + [np.asarray(sample(p, s, n, seed=self.seed_of(item, p, s)).source_indices(out_idx))
-                            for p, s in configs if p != CLEAN]
-        kept = np.unique(np.concatenate(need))
-        return CleanClip(clip[kept], n, kept)
+            clip = self._on_device(self._read(item))
+            return CleanClip(clip, len(clip))
+
+        def needed(n: int) -> np.ndarray:
+            out_idx = spec.indices(n)
+            return np.concatenate([out_idx] + [
+                np.asarray(sample(p, s, n, seed=self.seed_of(item, p, s)).source_indices(out_idx))
+                for p, s in configs if p != CLEAN])
+
+        frames, kept, n = self._read_some(item, needed)
+        return CleanClip(self._on_device(frames), n, kept)
+
+    def _on_device(self, clip: np.ndarray) -> Any:
+        """The clip as uint8 on the perturbation device (numpy when there is none)."""
+        if self.device is None:
+            return clip
+        import torch
+        return torch.from_numpy(np.ascontiguousarray(clip)).to(self.device)
+
+    def _read_some(self, item: Item, pick: Any) -> tuple[np.ndarray, np.ndarray, int]:
+        """Only the frames ``pick(T)`` names (decoded, but converted to RGB only where needed)."""
+        if isinstance(item.meta.get("clip"), np.ndarray):
+            clip = np.asarray(item.meta["clip"])
+            kept = np.unique(pick(len(clip)))
+            return clip[kept], kept, len(clip)
+        from ..video.io import read_frames
+        return read_frames(item.video_path, pick, fps=self.fps, size=self.size, start=item.start,
+                           end=item.end, max_frames=self.max_frames)
 
     def frames(self, item: Item, clean: CleanClip, perturbation: str, severity: int | None,
                spec: FrameSpec | None) -> np.ndarray:
