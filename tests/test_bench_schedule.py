@@ -213,3 +213,23 @@ def test_files_are_decoded_whole_but_converted_only_where_frames_are_read(tmp_pa
     assert clean.n_frames == 12 and clean.kept.tolist() == [2, 3, 8, 9]   # read {3, 9}, sources {8, 2}
     assert len(converted) == 4
     assert np.array_equal(clean.frames, vio.read(path)[0][clean.kept])
+
+
+def test_clean_clips_alive_stay_within_two_blocks(monkeypatch):
+    import weakref
+
+    alive, peak = [0], [0]
+    real_clean = OnTheFly.clean
+
+    def tracked(self, item, configs, spec):
+        clip = real_clean(self, item, configs, spec)
+        alive[0] += 1
+        peak[0] = max(peak[0], alive[0])
+        weakref.finalize(clip, lambda: alive.__setitem__(0, alive[0] - 1))
+        return clip
+
+    monkeypatch.setattr(OnTheFly, "clean", tracked)
+    m = Recording(FrameSpec(2))
+    _bench(m, tiny_data(12), severities=[1, 2, 3], text=[], settings=Settings(progress=False, batch_size=2))
+    assert len(m.clips) == 12 * 4 and alive[0] == 0
+    assert 2 <= peak[0] <= 2 * 2                         # never more than two blocks of 2 videos

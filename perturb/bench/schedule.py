@@ -45,10 +45,6 @@ class _CleanClips:
             if self.uses[k] == 0:
                 self.entries.pop(k, None)
 
-    def alive(self) -> int:
-        with self.lock:
-            return len(self.entries)
-
 
 def video_batches(source: Any, items: Sequence[Item], configs: Sequence[Config],
                   todo: dict[Config, set[int]], spec: FrameSpec | None, batch_size: int,
