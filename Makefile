@@ -33,6 +33,7 @@ demo: install
 
 bench: install
 	$(PY) -m benchmarks
+	$(PY) -m benchmarks --sections runner
 
 docs: install
 	$(PY) -m perturb.docs

@@ -2,7 +2,9 @@
 
 Sections: ``visual`` (our ops against imagecorruptions frame by frame; the peer is installed
 in ``benchmarks/.peers/`` on first use), ``codecs`` (PyAV in memory against the ffmpeg
-command-line tool), ``temporal`` (temporal and camera ops against a memory-copy floor).
+command-line tool), ``temporal`` (temporal and camera ops against a memory-copy floor), and,
+on its own, ``runner`` (``benchmarks/runner_speed.py``: end-to-end ``perturb bench`` speed
+against the parent commit, with its defaults; run that script directly for its options).
 ``--device cuda`` instead times the torch path per op in frames/s, and says so and stops when
 there is no such device. Prints the tables, writes ``benchmarks/results/<date>-<machine>.json``
 (``...-torch-<device>.json`` for a device run) and, after a full run, the tables into
@@ -79,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         done["torch"] = torch_device.run(clip, args.device, settings)
     else:
         names = [s.strip() for s in args.sections.split(",") if s.strip()]
+        if names == ["runner"]:
+            from . import runner_speed
+            return runner_speed.main(["--base", "HEAD~1"])
         unknown = sorted(set(names) - set(SECTIONS))
         if unknown:
             print(f"unknown section(s) {', '.join(unknown)}; expected: {', '.join(SECTIONS)}", file=sys.stderr)

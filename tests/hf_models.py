@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from perturb.bench.fixtures import WORDS
+from tiny_models import build_clip  # noqa: F401  (the CLIP family's tiny model, shared with the runner tests)
 
 SPECIALS = ("[PAD]", "[EOS]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[BOS]")
 QWEN_SPECIALS = ("<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>", "<|video_pad|>",
@@ -59,14 +60,6 @@ def _save(path: Path, make: Callable[[], Any], tokenizer: Any, preprocessor: dic
 def _text(tok: Any, **kw: Any) -> dict[str, Any]:
     return {**SMALL, "vocab_size": len(tok), "max_position_embeddings": 64, "pad_token_id": tok.pad_token_id,
             "bos_token_id": tok.cls_token_id, "eos_token_id": tok.sep_token_id, **kw}
-
-
-def build_clip(path: Path) -> Path:
-    from transformers import CLIPConfig, CLIPModel
-    tok = word_tokenizer()
-    cfg = CLIPConfig(text_config=_text(tok), vision_config=VISION, projection_dim=16)
-    return _save(path, lambda: CLIPModel(cfg), tok, {"crop_size": {"height": 32, "width": 32},
-                                                     "image_mean": [0.5] * 3, "image_std": [0.25] * 3})
 
 
 def build_siglip(path: Path) -> Path:

@@ -9,6 +9,8 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from tiny_models import build_clip  # noqa: E402
+
 from perturb.bench.adapters.protocol import load_model  # noqa: E402
 from perturb.bench.api import benchmark  # noqa: E402
 from perturb.bench.fixtures import tiny_data  # noqa: E402
@@ -17,31 +19,7 @@ from perturb.bench.runner import Settings  # noqa: E402
 
 @pytest.fixture(scope="module")
 def tiny_clip(tmp_path_factory):
-    return save_tiny_clip(tmp_path_factory.mktemp("tiny-clip"))
-
-
-def save_tiny_clip(root, seed: int = 0):
-    """A tiny random CLIP (weights from ``seed``) and its tokenizer saved under ``root``."""
-    from transformers import CLIPConfig, CLIPModel, CLIPTokenizer
-    from transformers.convert_slow_tokenizer import bytes_to_unicode
-
-    chars = list(bytes_to_unicode().values())                 # a byte-level vocabulary, no merges
-    vocab = {c: i for i, c in enumerate(chars)}
-    vocab.update({c + "</w>": len(chars) + i for i, c in enumerate(chars)})
-    vocab["<|startoftext|>"], vocab["<|endoftext|>"] = len(vocab), len(vocab) + 1
-    CLIPTokenizer(vocab=vocab, merges=[]).save_pretrained(root)
-    cfg = CLIPConfig(
-        text_config=dict(vocab_size=len(vocab), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                         num_attention_heads=2, max_position_embeddings=64,
-                         bos_token_id=vocab["<|startoftext|>"], eos_token_id=vocab["<|endoftext|>"]),
-        vision_config=dict(image_size=32, patch_size=8, hidden_size=32, intermediate_size=64,
-                           num_hidden_layers=1, num_attention_heads=2),
-        projection_dim=16)
-    torch.manual_seed(seed)       # test-only: the tiny model's random init (the library never seeds globally)
-    CLIPModel(cfg).save_pretrained(root)
-    (root / "preprocessor_config.json").write_text(json.dumps(
-        {"crop_size": {"height": 32, "width": 32}, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.25, 0.25, 0.25]}))
-    return root
+    return build_clip(tmp_path_factory.mktemp("tiny-clip"))
 
 
 def test_clip_adapter_embeds_and_runs_a_benchmark(tiny_clip):
@@ -87,13 +65,31 @@ def test_retrained_weights_at_the_same_path_are_not_served_from_the_cache(tmp_pa
         assert main(argv) == 0
         passes = int(capsys.readouterr().out.split(" forward passes")[0].rsplit(" ", 1)[1])
         return json.loads((out / "results.json").read_text())["clean"], passes
-    save_tiny_clip(model, seed=0)
+    build_clip(model, seed=0)
     first, passes = run()
     assert passes > 0
     assert run() == (first, 0)                               # unchanged weights: all from the cache
-    save_tiny_clip(model, seed=1)                            # "retrained", saved to the same path
+    build_clip(model, seed=1)                            # "retrained", saved to the same path
     second, passes = run()
     assert passes > 0 and second != first
     fresh = tmp_path / "fresh"
     assert main([*argv[:argv.index("--out") + 1], str(fresh), *argv[argv.index("--out") + 2:]]) == 0
     assert json.loads((fresh / "results.json").read_text())["clean"] == second
+
+
+def test_clip_adapter_declares_frames_and_takes_numpy_or_tensors_in_any_batching(tiny_clip):
+    from perturb.bench.adapters.frames import FrameSpec
+
+    rng = np.random.default_rng(0)
+    clips = [rng.integers(0, 256, (5, 40, 50, 3), dtype=np.uint8) for _ in range(5)]
+    small = load_model(f"clip:{tiny_clip}", device="cpu", batch_size=2, frames=3)
+    auto = load_model(f"clip:{tiny_clip}", device="cpu", batch_size=0, frames=3)    # 0: automatic
+    assert small.impl.frame_spec == FrameSpec(3, 32) and small.impl.accepts_tensors
+    a = small.encode_videos(clips)
+    b = auto.encode_videos([torch.from_numpy(c) for c in clips])
+    assert a.shape == (5, 16) and np.allclose(a, b, atol=1e-6)
+    picked = [c[[0, 2, 4]] for c in clips]                     # frame_indices(5, 3): what the runner sends
+    assert np.allclose(small.encode_videos(picked), a, atol=1e-6)
+    for bad in (-1, True):
+        with pytest.raises(ValueError, match="batch_size"):
+            load_model(f"clip:{tiny_clip}", device="cpu", batch_size=bad)

@@ -271,10 +271,10 @@ def test_clips_are_prepared_while_the_model_encodes():
     from perturb.bench.sources import OnTheFly
 
     class Watching(OnTheFly):
-        def clip(self, item, perturbation, severity):
+        def frames(self, item, clean, perturbation, severity, spec):
             if item.item_id >= "item04":
                 started.set()
-            return super().clip(item, perturbation, severity)
+            return super().frames(item, clean, perturbation, severity, spec)
 
     benchmark(Slow(), data, video=[], text=[], bootstrap=0, source=Watching(),
               settings=Settings(progress=False, batch_size=4, workers=2))

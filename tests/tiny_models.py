@@ -73,3 +73,35 @@ def build_seq2seq(path: Path, seed: int = 0) -> Path:
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
+
+
+def build_clip(path: Path, seed: int = 0) -> Path:
+    """A 1-layer CLIPModel (hidden 32, 32x32 images, 16-d projection) with a byte-level CLIP
+    tokenizer and a preprocessor config, saved under ``path``."""
+    import json
+
+    import torch
+    from transformers import CLIPConfig, CLIPModel, CLIPTokenizer
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    chars = list(bytes_to_unicode().values())                 # a byte-level vocabulary, no merges
+    vocab = {c: i for i, c in enumerate(chars)}
+    vocab.update({c + "</w>": len(chars) + i for i, c in enumerate(chars)})
+    vocab["<|startoftext|>"], vocab["<|endoftext|>"] = len(vocab), len(vocab) + 1
+    CLIPTokenizer(vocab=vocab, merges=[]).save_pretrained(path)
+    cfg = CLIPConfig(
+        text_config=dict(vocab_size=len(vocab), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                         num_attention_heads=2, max_position_embeddings=64,
+                         bos_token_id=vocab["<|startoftext|>"], eos_token_id=vocab["<|endoftext|>"]),
+        vision_config=dict(image_size=32, patch_size=8, hidden_size=32, intermediate_size=64,
+                           num_hidden_layers=1, num_attention_heads=2),
+        projection_dim=16)
+    with torch.random.fork_rng():          # seeded weights without touching the global stream
+        torch.manual_seed(seed)
+        model = CLIPModel(cfg)
+    model.save_pretrained(path)
+    (path / "preprocessor_config.json").write_text(json.dumps(
+        {"crop_size": {"height": 32, "width": 32}, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.25, 0.25, 0.25]}))
+    return path

@@ -60,6 +60,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--fps", type=float, help="decode at this frame rate (default: native)")
     p.add_argument("--max-frames", type=int, help="decode at most this many frames")
     p.add_argument("--workers", type=int, default=2, help="decode/perturb threads (default 2)")
+    p.add_argument("--perturb-device", metavar="DEVICE",
+                   help="perturb on torch on this device (cpu, cuda); default: numpy on the CPU")
     p.add_argument("--cache", metavar="DIR", help="embedding cache (default OUT/cache)")
     p.add_argument("--no-cache", action="store_true", help="do not cache embeddings")
     p.add_argument("--cache-key", metavar="STRING",
@@ -145,7 +147,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     stats: dict[str, Any] = {}
     try:
         source = Built(args.built, seed=args.seed) if args.built else OnTheFly(
-            seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames)
+            seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames,
+            device=args.perturb_device)
         doc = benchmark(args.model, data, video=video, text=text, severities=severities,
                         pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap,
                         level=args.level, source=source, cache_dir=cache_dir, settings=settings,

@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .adapters.frames import frame_indices
+from .adapters.frames import FrameSpec, frame_indices
 
 N_FRAMES = 8
 HASH_DIM = 256
@@ -101,6 +101,7 @@ class DemoModel:
         self.video_net, self.text_net = video_net.eval(), text_net.eval()
         self.mean, self.std = mean, std
         self.id = f"demo:dual-encoder-seed{seed}"        # also the embedding-cache key
+        self.frame_spec = FrameSpec(N_FRAMES)           # video_features reads only these frames
 
     def _embed(self, net, x: np.ndarray) -> np.ndarray:
         import torch

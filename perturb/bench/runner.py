@@ -3,6 +3,8 @@
 A video perturbation re-encodes only videos (clean text embeddings are reused), a text
 perturbation only texts, and a video+text pair reuses both perturbed sets: a dual encoder
 never encodes the unperturbed modality twice. Embeddings go through :class:`EmbeddingCache`.
+A dual encoder's videos follow the video-major schedule (:mod:`perturb.bench.schedule`): each
+video is decoded once for every configuration, and only the frames the model reads are rendered.
 """
 from __future__ import annotations
 
@@ -14,15 +16,15 @@ import numpy as np
 
 from ..errors import MissingResourceError
 from ..registry import REGISTRY
+from .adapters.frames import frame_spec_of
 from .adapters.protocol import Model, load_model
 from .cache import CacheKey, EmbeddingCache, check_rows
 from .fingerprint import digest, item_fingerprint, perturbation_fingerprint, text_fingerprint
 from .data import BenchData
 from .metrics import average_precisions, first_positive_ranks
 from .prefetch import batched, prefetch
-from .sources import OnTheFly
-
-CLEAN = "clean"
+from .schedule import Config, video_batches
+from .sources import CLEAN, OnTheFly
 
 
 @dataclass(frozen=True)
@@ -93,9 +95,18 @@ def _normalise(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 
 
+def _host(frames: Any) -> np.ndarray:
+    """uint8 frames as a numpy array (torch tensors are copied off their device)."""
+    return frames.cpu().numpy() if hasattr(frames, "cpu") else np.asarray(frames)
+
+
 def _bar(total: int, desc: str, enabled: bool) -> Any:
     from tqdm.auto import tqdm
     return tqdm(total=total, desc=desc, unit="item", leave=False, disable=not enabled)
+
+
+def _video_desc(cfg: Config) -> str:
+    return f"videos {cfg[0]} {cfg[1] or ''}".strip()
 
 
 def recipe(modality: str, perturbation: str, severity: int | None) -> str:
@@ -176,19 +187,60 @@ class Encoder:
     def captions(self, perturbation: str) -> list[str]:
         return self.source.captions(self.data.query_ids, self.data.captions, perturbation)
 
+    def video_rows(self, configs: Sequence[Config], positions: Sequence[int]) -> dict[Config, dict[str, np.ndarray]]:
+        """Video embeddings of ``configs`` for the items at ``positions``, by item id: cached rows,
+        the rest rendered video-major and encoded in full batches (each batch checked and saved
+        as it comes)."""
+        ids = self.data.item_ids
+        wanted = [ids[k] for k in positions]
+        fps = {cfg: self.video_fingerprints(*cfg) for cfg in configs}
+        rows = {cfg: self.cache.load(self._key("video", *cfg), wanted, fps[cfg]) for cfg in configs}
+        for by_id in rows.values():
+            if by_id and self.width is None:
+                self.width = len(next(iter(by_id.values())))
+        todo = {cfg: {k for k in positions if ids[k] not in rows[cfg]} for cfg in configs}
+        total = sum(map(len, todo.values()))
+        if total:
+            spec = frame_spec_of(self.model.impl)
+            with _bar(total, "videos", self.settings.progress) as bar:
+                for cfg, ks, frames in video_batches(self.source, self.data.items, configs, todo, spec,
+                                                     self.settings.batch_size, self.settings.workers):
+                    if not getattr(self.model.impl, "accepts_tensors", False):
+                        frames = [_host(f) for f in frames]
+                    got = [ids[k] for k in ks]
+                    out = check_rows(self.model.encode_videos(frames), len(got), self.width,
+                                     f"model {self.model.id} ({_video_desc(cfg)})")   # nothing bad is cached
+                    self.width = out.shape[1]
+                    self.cache.save(self._key("video", *cfg), got, out, fps[cfg])
+                    if self.cache.root is not None:
+                        self.progress["rows_cached"] += len(got)
+                    rows[cfg].update(zip(got, out))
+                    bar.update(len(ks))
+        self.progress["finished"] += [_video_desc(cfg) for cfg in configs]
+        return rows
+
+    def prepare_videos(self, configs: Sequence[Config]) -> None:
+        """Memoise the (N, D) video embeddings of every configuration, in one video-major pass."""
+        configs = [c for c in dict.fromkeys(configs) if ("video", *c) not in self.memo]
+        if not self.model.needs_media:
+            for perturbation, severity in configs:
+                self.memo[("video", perturbation, severity)] = self.model.impl.load_embeddings(
+                    "video", perturbation, severity, self.data.item_ids)
+            return
+        rows = self.video_rows(configs, range(len(self.data.items)))
+        self.merge_rows(rows)
+
+    def merge_rows(self, rows: dict[Config, dict[str, np.ndarray]]) -> None:
+        """Memoise complete per-configuration rows (e.g. gathered from shards)."""
+        for (perturbation, severity), by_id in rows.items():
+            self.memo[("video", perturbation, severity)] = np.stack(
+                [by_id[i] for i in self.data.item_ids]).astype(np.float32)
+
     def videos(self, perturbation: str, severity: int | None) -> np.ndarray:
         """(N, D) video embeddings under a video perturbation (``clean`` for none)."""
         memo_key = ("video", perturbation, severity)
         if memo_key not in self.memo:
-            ids = self.data.item_ids
-            if not self.model.needs_media:
-                emb = self.model.impl.load_embeddings("video", perturbation, severity, ids)
-            else:
-                emb = self._fill(self._key("video", perturbation, severity), ids,
-                                 self._clips(perturbation, severity), self.model.encode_videos,
-                                 f"videos {perturbation} {severity or ''}".strip(),
-                                 self.video_fingerprints(perturbation, severity))
-            self.memo[memo_key] = emb
+            self.prepare_videos([(perturbation, severity)])
         return self.memo[memo_key]
 
     def texts(self, perturbation: str) -> np.ndarray:
@@ -256,6 +308,74 @@ class RemoteTask:
     preset: dict[tuple[str, str, int | None], np.ndarray]
 
 
+@dataclass
+class VideoShard:
+    """Everything a worker needs to embed some videos under every video configuration."""
+
+    model_spec: str
+    model_options: dict[str, Any]
+    data: BenchData
+    source: OnTheFly
+    cache_root: str | None
+    settings: Settings
+    configs: list[Config]
+    positions: list[int]
+
+
+def run_video_shard(task: VideoShard) -> dict[Config, dict[str, np.ndarray]]:
+    """Embed one shard of videos (video-major, cached as it goes) in a worker."""
+    model = _worker_model(task.model_spec, tuple(sorted(task.model_options.items())))
+    settings = Settings(**{**task.settings.__dict__, "progress": False})
+    enc = Encoder(model, task.data, task.source, EmbeddingCache(task.cache_root), settings)
+    return enc.video_rows(task.configs, task.positions)
+
+
+def _shards(n: int, batch_size: int, workers: int) -> list[list[int]]:
+    """Item positions in contiguous shards of whole batches, about two per worker."""
+    per = max(1, -(-n // max(1, 2 * workers)))
+    per = -(-per // batch_size) * batch_size
+    return [list(range(i, min(i + per, n))) for i in range(0, n, per)]
+
+
+def _uses_cuda(options: dict[str, Any] | None) -> bool:
+    device = str((options or {}).get("device", "auto"))
+    if device.startswith("cuda"):
+        return True
+    if device != "auto":
+        return False
+    try:
+        import torch
+        return bool(torch.cuda.is_available())
+    except ImportError:
+        return False
+
+
+def _video_configs(jobs: Sequence[Job]) -> list[Config]:
+    return list(dict.fromkeys([(CLEAN, None)] + [(j.video, j.severity) for j in jobs
+                                                  if j.modality in ("video", "both")]))
+
+
+def shard_videos(encoder: Encoder, configs: Sequence[Config], *, backend: str, scheduler: str | None,
+                 n_workers: int, model_spec: str, model_options: dict[str, Any] | None) -> None:
+    """Embed the videos under every configuration sharded over videos on ``backend``, then merge."""
+    from tqdm.auto import tqdm
+
+    from ..engines import run as run_engine
+    root = str(encoder.cache.root) if encoder.cache.root is not None else None
+    configs = list(configs)
+    tasks = [VideoShard(model_spec, model_options or {}, encoder.data, encoder.source, root,
+                        encoder.settings, configs, shard)
+             for shard in _shards(len(encoder.data.items), encoder.settings.batch_size, n_workers)]
+    gpus = 1 if backend == "ray" and _uses_cuda(model_options) else 0
+    merged: dict[Config, dict[str, np.ndarray]] = {cfg: {} for cfg in configs}
+    results = run_engine(run_video_shard, tasks, backend=backend, jobs=n_workers, scheduler=scheduler,
+                         gpus=gpus)
+    for rows in tqdm(results, total=len(tasks), desc="video shards", disable=not encoder.settings.progress):
+        for cfg, by_id in rows.items():
+            merged[cfg].update(by_id)
+    encoder.merge_rows(merged)
+
+
 @lru_cache(maxsize=4)
 def _worker_model(spec: str, options: tuple[tuple[str, Any], ...]) -> Model:
     return load_model(spec, **dict(options))
@@ -284,16 +404,28 @@ def run_jobs(encoder: Encoder, jobs: Sequence[Job], *, backend: str | None = Non
              model_options: dict[str, Any] | None = None) -> tuple[Ranked, list[Ranked], list[dict[str, Any]]]:
     """Clean ranks, one :class:`Ranked` per job (job order), and the skipped jobs with reasons.
 
-    Jobs run locally, or sharded over ``backend`` ("dask", "ray", "loky": the builder's engines);
-    a job whose perturbation lacks an optional resource (MissingResourceError) is skipped.
+    A dual encoder's videos are embedded first, for every configuration at once (video-major),
+    locally or sharded over videos on ``backend`` ("dask", "ray", "loky": the builder's engines);
+    a cross-encoder's jobs are sharded by configuration. A job whose perturbation lacks an
+    optional resource (MissingResourceError) is skipped.
     """
     from tqdm.auto import tqdm
 
+    dual = encoder.model.kind == "dual" and encoder.model.needs_media
+    if backend and model_spec is None:
+        raise ValueError("sharding needs the model as a spec string (e.g. callable:MODULE:ATTR)")
+    if dual:
+        encoder.texts(CLEAN)     # cheap, and fixes the embedding width before any video row is cached
+    if dual and backend:
+        shard_videos(encoder, _video_configs(jobs), backend=backend, scheduler=scheduler,
+                     n_workers=n_workers, model_spec=model_spec, model_options=model_options)
+    elif dual:
+        encoder.prepare_videos(_video_configs(jobs))
     clean = encoder.rank(Job(CLEAN))
     singles = [j for j in jobs if j.modality != "both"]
     done: dict[Job, Ranked] = {}
     skipped: dict[Job, dict[str, Any]] = {}
-    if backend and singles:
+    if backend and singles and not dual:
         if model_spec is None:
             raise ValueError("sharding needs the model as a spec string (e.g. callable:MODULE:ATTR)")
         from ..engines import run as run_engine

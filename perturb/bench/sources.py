@@ -1,13 +1,15 @@
 """Where perturbed clips and captions come from: the library on the fly, or a built -P directory.
 
-On the fly, a clip is decoded once (kept in memory up to a budget) and perturbed with the
-builder's seed rule ``perturb.rng.item_seed``; captions use
-``apply_batch(captions, name, seed=seed)``, as ``perturb build`` does, so both routes agree.
+On the fly, a clip is decoded once and perturbed with the builder's seed rule
+``perturb.rng.item_seed``; captions use ``apply_batch(captions, name, seed=seed)``, as
+``perturb build`` does, so both routes agree. :meth:`OnTheFly.frames` gives only the frames a
+model reads (its :class:`FrameSpec`), rendered from a :class:`CleanClip` decoded once per video.
 """
 from __future__ import annotations
 
 import json
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -16,21 +18,62 @@ import numpy as np
 from ..dataset.items import Item
 from ..fileio import read_jsonl
 from ..rng import item_seed
+from .adapters.frames import FrameSpec
+
+CLEAN = "clean"
+
+
+@dataclass
+class CleanClip:
+    """The decoded frames of one video that some configuration needs (``kept``: their indices)."""
+
+    frames: Any                         # (len(kept), H, W, 3) uint8 numpy or torch, or the whole clip
+    n_frames: int                       # T of the decoded video
+    kept: np.ndarray | None = None      # sorted source indices of ``frames``; None: all T
+
+    def take(self, indices: np.ndarray | None) -> np.ndarray:
+        """Frames at these source indices (None: the whole clip, which must then be kept)."""
+        if self.kept is None:
+            return self.frames if indices is None else self.frames[indices]
+        if indices is None:
+            raise ValueError("this clean clip keeps only some frames; the whole clip was asked for")
+        pos = np.searchsorted(self.kept, indices)
+        if (pos >= len(self.kept)).any() or (self.kept[np.minimum(pos, len(self.kept) - 1)] != indices).any():
+            raise ValueError(f"frames {sorted(set(np.asarray(indices).tolist()) - set(self.kept.tolist()))} "
+                             "were not kept from the clean clip")
+        return self.frames[pos]
+
+
+def _draw(name: str, severity: int | None, n_frames: int, seed: int) -> Any:
+    """The perturbation's parameters drawn for a clip of ``n_frames`` frames (:func:`perturb.video.draw`)."""
+    from .. import video
+    return video.draw(name, severity, n_frames, seed=seed)
+
+
+def _render_frames(clean: CleanClip, name: str, severity: int | None, seed: int,
+                   frames: np.ndarray | None) -> np.ndarray:
+    """Output frames ``frames`` (None: all) of ``name`` at ``severity`` on a clean clip: the one
+    place where the runner turns (perturbation, clip, seed) into pixels, as ``apply`` does."""
+    draw = _draw(name, severity, clean.n_frames, seed)
+    out_idx = np.arange(clean.n_frames) if frames is None else np.asarray(frames)
+    return draw.render(clean.take(draw.source_indices(frames)), out_idx)
 
 
 class OnTheFly:
     """Decode with :func:`perturb.video.io.read`, perturb with :func:`perturb.video.apply`."""
 
     def __init__(self, seed: int = 0, size: int | None = None, fps: float | None = None,
-                 max_frames: int | None = None, memory_mb: int = 1024) -> None:
+                 max_frames: int | None = None, memory_mb: int = 1024, device: str | None = None) -> None:
         self.seed, self.size, self.fps, self.max_frames = seed, size, fps, max_frames
+        self.device = device            # perturb on torch here ("cpu", "cuda"); None: numpy
         self.budget = memory_mb * 2**20
         self._clips: dict[str, np.ndarray] = {}
         self._bytes = 0
         self._lock = threading.Lock()
+        self._docs: dict[tuple[str, tuple[str, ...]], list[Any]] = {}     # parses, by pipeline
 
     def __getstate__(self) -> dict[str, Any]:          # picklable for process / Dask workers
-        return {**self.__dict__, "_lock": None, "_clips": {}, "_bytes": 0}
+        return {**self.__dict__, "_lock": None, "_clips": {}, "_bytes": 0, "_docs": {}}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -39,7 +82,8 @@ class OnTheFly:
     @property
     def settings(self) -> str:
         """Decoding options that change pixels (part of the cache key)."""
-        return f"fly:size={self.size}:fps={self.fps}:max={self.max_frames}"
+        device = ":torch" if self.device is not None else ""     # torch noise is not yet numpy's
+        return f"fly:size={self.size}:fps={self.fps}:max={self.max_frames}{device}"
 
     def decode(self, item: Item) -> np.ndarray:
         """The clean clip of an item (memoised within the memory budget)."""
@@ -67,9 +111,54 @@ class OnTheFly:
         clean = self.decode(item)
         if perturbation == "clean":
             return clean
-        from ..video.api import apply
-        return apply(clean, perturbation, severity,
-                     seed=item_seed(self.seed, item.item_id, perturbation, severity))
+        return _render_frames(CleanClip(clean, len(clean)), perturbation, severity,
+                              self.seed_of(item, perturbation, severity), None)
+
+    def seed_of(self, item: Item, perturbation: str, severity: int | None) -> int:
+        """The builder's per-output seed."""
+        return item_seed(self.seed, item.item_id, perturbation, severity)
+
+    def clean(self, item: Item, configs: Sequence[tuple[str, int | None]],
+              spec: FrameSpec | None) -> CleanClip:
+        """The clean clip of ``item`` decoded once (not memoised), keeping only the frames that
+        ``configs`` render for ``spec`` when the library can say which (else the whole clip)."""
+        if spec is None:
+            clip = self._on_device(self._read(item))
+            return CleanClip(clip, len(clip))
+
+        def needed(n: int) -> np.ndarray:
+            out_idx = spec.indices(n)
+            return np.concatenate([out_idx] + [
+                np.asarray(_draw(p, s, n, self.seed_of(item, p, s)).source_indices(out_idx))
+                for p, s in configs if p != CLEAN])
+
+        frames, kept, n = self._read_some(item, needed)
+        return CleanClip(self._on_device(frames), n, kept)
+
+    def _on_device(self, clip: np.ndarray) -> Any:
+        """The clip as uint8 on the perturbation device (numpy when there is none)."""
+        if self.device is None:
+            return clip
+        import torch
+        return torch.from_numpy(np.ascontiguousarray(clip)).to(self.device)
+
+    def _read_some(self, item: Item, pick: Any) -> tuple[np.ndarray, np.ndarray, int]:
+        """Only the frames ``pick(T)`` names (decoded, but converted to RGB only where needed)."""
+        if isinstance(item.meta.get("clip"), np.ndarray):
+            clip = np.asarray(item.meta["clip"])
+            kept = np.unique(pick(len(clip)))
+            return clip[kept], kept, len(clip)
+        from ..video.io import read_frames
+        return read_frames(item.video_path, pick, fps=self.fps, size=self.size, start=item.start,
+                           end=item.end, max_frames=self.max_frames)
+
+    def frames(self, item: Item, clean: CleanClip, perturbation: str, severity: int | None,
+               spec: FrameSpec | None) -> np.ndarray:
+        """The frames the model reads (``spec``; None: all) of ``item`` under one configuration."""
+        idx = None if spec is None else spec.indices(clean.n_frames)
+        if perturbation == CLEAN:
+            return clean.take(idx)
+        return _render_frames(clean, perturbation, severity, self.seed_of(item, perturbation, severity), idx)
 
     def identity(self, item: Item, perturbation: str, severity: int | None) -> str:
         """What a perturbed clip is read from beyond the item's video ("" when made here)."""
@@ -79,8 +168,18 @@ class OnTheFly:
         """Captions under a text perturbation (unchanged where it does not apply)."""
         if perturbation == "clean":
             return list(texts)
-        from ..text.api import apply_batch
-        return [str(t) for t in apply_batch(list(texts), perturbation, seed=self.seed)]
+        from ..text.api import apply_batch, get, parse_batch, pipeline_key
+        spec, docs = get(perturbation), None
+        if spec.needs_parse:                  # one parse per caption and pipeline, for all perturbations
+            key = (pipeline_key(spec), tuple(texts))
+            with self._lock:
+                docs = self._docs.get(key)
+            if docs is None:
+                docs = parse_batch(list(texts), key[0])
+                with self._lock:
+                    self._docs = {k: v for k, v in self._docs.items() if k[0] != key[0]}
+                    self._docs[key] = docs
+        return [str(t) for t in apply_batch(list(texts), perturbation, seed=self.seed, docs=docs)]
 
 
 class Built(OnTheFly):
@@ -127,6 +226,18 @@ class Built(OnTheFly):
             return file_identity(path)
         except OSError:
             return ""
+
+    def clean(self, item: Item, configs: Sequence[tuple[str, int | None]],
+              spec: FrameSpec | None) -> CleanClip:
+        if all(p != CLEAN for p, _ in configs):
+            return CleanClip(np.zeros((0, 1, 1, 3), np.uint8), 0, np.zeros(0, int))   # only built files read
+        clip = self._read(item)
+        return CleanClip(clip, len(clip))
+
+    def frames(self, item: Item, clean: CleanClip, perturbation: str, severity: int | None,
+               spec: FrameSpec | None) -> np.ndarray:
+        clip = clean.take(None) if perturbation == CLEAN else self.clip(item, perturbation, severity)
+        return clip if spec is None else clip[spec.indices(len(clip))]
 
     def captions(self, ids: Sequence[str], texts: Sequence[str], perturbation: str) -> list[str]:
         if perturbation == "clean":

@@ -59,7 +59,7 @@ def get(name: str) -> Spec:
 
 def pipeline_for(spec: Spec) -> Any:
     """The spaCy pipeline a parse-dependent perturbation needs (fewest components possible)."""
-    return resources.nlp(PIPELINES[spec.extra.get("pipeline", "tagger")])
+    return resources.nlp(PIPELINES[pipeline_key(spec)])
 
 
 class _LazyGenerator:
@@ -106,25 +106,41 @@ def apply(text: str, name: str, severity: int | None = None, *, seed: SeedLike =
     return _run(spec, text, doc, base, params, strict)
 
 
+def pipeline_key(spec: Spec) -> str:
+    """Which spaCy pipeline a parse-dependent perturbation reads ("tagger", "parser" or "full")."""
+    return spec.extra.get("pipeline", "tagger")
+
+
+def parse_batch(texts: Sequence[str], pipeline: str = "tagger", batch_size: int = 256) -> list[Any]:
+    """spaCy Docs of ``texts`` from one pipeline (None for blank captions), to share between
+    every perturbation with that :func:`pipeline_key` (see ``apply_batch(docs=...)``)."""
+    if pipeline not in PIPELINES:
+        raise ValueError(f"pipeline must be one of {sorted(PIPELINES)}; got {pipeline!r}")
+    texts = check_captions(texts)
+    parsed = iter(resources.nlp(PIPELINES[pipeline]).pipe([t for t in texts if t.strip()], batch_size=batch_size))
+    return [next(parsed) if t.strip() else None for t in texts]
+
+
 def apply_batch(texts: Iterable[str], name: str, severity: int | None = None, *,
                 seed: SeedLike = None, strict: bool = False, batch_size: int = 256,
-                progress: bool = False, **options: Any) -> list[TextResult]:
+                progress: bool = False, docs: Sequence[Any] | None = None,
+                **options: Any) -> list[TextResult]:
     """Perturb many captions; equals ``[apply(t, name, severity, seed=seed) for t in texts]``.
 
     ``texts`` is a sequence of str (a lone str is refused, not split into characters).
-    Parse-dependent perturbations run spaCy through ``nlp.pipe`` in batches.
+    Parse-dependent perturbations run spaCy through ``nlp.pipe`` in batches, unless ``docs``
+    gives the Docs already (``parse_batch(texts, pipeline_key(spec))``; kernels only read them).
     """
     spec = get(name)
     params = {**spec.params(severity), **options}
     texts = check_captions(texts)
     base = base_seed(seed)
-    docs: Sequence[Any]
-    if spec.needs_parse:
-        nonempty = [t for t in texts if t.strip()]
-        parsed = iter(pipeline_for(spec).pipe(nonempty, batch_size=batch_size))
-        docs = [next(parsed) if t.strip() else None for t in texts]
-    else:
+    if docs is not None and len(docs) != len(texts):
+        raise ValueError(f"docs must hold one spaCy Doc per text ({len(texts)}); got {len(docs)}")
+    if not spec.needs_parse:
         docs = [None] * len(texts)
+    elif docs is None:
+        docs = parse_batch(texts, pipeline_key(spec), batch_size)
     items = zip(texts, docs)
     if progress:
         from tqdm.auto import tqdm

@@ -12,10 +12,11 @@ import os
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator, Union
+from typing import Any, BinaryIO, Callable, Iterator, Union
 
 import av
 import cv2
+from av.video.reformatter import VideoReformatter
 import numpy as np
 
 from ..errors import VideoReadError
@@ -223,21 +224,27 @@ def _spans(decoded: Iterator[tuple[float, Any]], src_fps: float,
 
 def _frames(path: PathLike, fps: float | None, size: Size, start: float | None,
             end: float | None, max_frames: int | None,
-            meta: dict[str, float] | None = None) -> Iterator[np.ndarray]:
+            meta: dict[str, Any] | None = None, convert: bool = True) -> Iterator[Any]:
+    """Output frames as RGB arrays, or (``convert=False``) as the decoded av.VideoFrame each one
+    shows (the same object for a repeated frame), converted later by :func:`_to_rgb`."""
     where = _describe(path)
     container, stream = _open(path)
     try:
         src_fps = _stream_fps(stream)
         if meta is not None:
             meta["fps"] = src_fps
+            meta["frames"] = int(stream.frames or 0)
         cc = stream.codec_context
         wh = output_size(cc.width, cc.height, size)
+        if meta is not None:
+            meta["wh"] = wh
         t0 = float(start or 0.0)
         t_end = float("inf") if end is None else float(end)
         limit = float("inf") if max_frames is None else max_frames
         eps = 1e-6
         state: dict[str, Any] = {"last_t": None}
         emitted, stopped_early = 0, False
+        to_rgb = VideoReformatter()       # one scaler context for the clip (frame.to_ndarray makes one per frame)
         for frame, t, until in _spans(_decoded(container, stream, where, t0), src_fps, state):
             if fps is None:                       # native rate: every frame whose time is in range
                 times = [t] if t + eps >= t0 else []
@@ -248,8 +255,12 @@ def _frames(path: PathLike, fps: float | None, size: Size, start: float | None,
                 if t_out >= t_end - eps or emitted >= limit:
                     stopped_early = True
                     break
+                if not convert:
+                    yield frame
+                    emitted += 1
+                    continue
                 if image is None:
-                    image = _resize(frame.to_ndarray(format="rgb24"), wh)
+                    image = _to_rgb(frame, wh, to_rgb)
                 yield image.copy() if i else image
                 emitted += 1
             if stopped_early or emitted >= limit:
@@ -262,6 +273,10 @@ def _frames(path: PathLike, fps: float | None, size: Size, start: float | None,
             _check_complete(container, stream, where, state["last_t"], src_fps)
     finally:
         container.close()
+
+
+def _to_rgb(frame: Any, wh: tuple[int, int], to_rgb: VideoReformatter) -> np.ndarray:
+    return _resize(to_rgb.reformat(frame, format="rgb24").to_ndarray(), wh)
 
 
 def _check_complete(container: Any, stream: Any, where: str, last_t: float, fps: float) -> None:
@@ -281,10 +296,52 @@ def read(path: PathLike, *, fps: float | None = None, size: Size = None, start: 
     """Decode a video into a uint8 (T, H, W, 3) RGB clip; returns (clip, fps of the clip)."""
     _check_options(fps, start, end, max_frames, None)
     meta: dict[str, float] = {}
-    frames = list(_frames(path, fps, size, start, end, max_frames, meta))
-    if not frames:
+    clip = _collect(_frames(path, fps, size, start, end, max_frames, meta), meta)
+    if clip is None:
         raise VideoReadError(f"no frames in {_describe(path)} between start={start} and end={end}")
-    return np.stack(frames), float(fps if fps is not None else meta["fps"])
+    return clip, float(fps if fps is not None else meta["fps"])
+
+
+def read_frames(path: PathLike, pick: Callable[[int], Any], *, fps: float | None = None,
+                size: Size = None, start: float | None = None, end: float | None = None,
+                max_frames: int | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+    """Decode a clip of T frames but convert to RGB only the frames ``pick(T)`` names.
+
+    Returns ``(frames, kept, T)``: ``kept`` the sorted unique indices, ``frames`` those frames,
+    equal to ``read(...)[0][kept]``. For a model that reads a few frames of each clip.
+    """
+    _check_options(fps, start, end, max_frames, None)
+    meta: dict[str, Any] = {}
+    decoded = list(_frames(path, fps, size, start, end, max_frames, meta, convert=False))
+    if not decoded:
+        raise VideoReadError(f"no frames in {_describe(path)} between start={start} and end={end}")
+    n = len(decoded)
+    kept = np.unique(np.asarray(pick(n), dtype=np.int64))
+    if kept.size and (kept[0] < 0 or kept[-1] >= n):
+        raise ValueError(f"pick({n}) must name frames in 0..{n - 1}; got {kept.tolist()}")
+    to_rgb = VideoReformatter()
+    w, h = meta["wh"]
+    out = np.empty((len(kept), h, w, 3), dtype=np.uint8)
+    for j, i in enumerate(kept):
+        out[j] = _to_rgb(decoded[i], meta["wh"], to_rgb)
+    return out, kept, n
+
+
+def _collect(frames: Iterator[np.ndarray], meta: dict[str, float]) -> np.ndarray | None:
+    """Frames into one (T, H, W, 3) array, written in place when the container's frame count
+    is known (no list of frames plus a second copy by ``np.stack``); None when there are none."""
+    first = next(frames, None)
+    if first is None:
+        return None
+    out = np.empty((max(int(meta.get("frames", 0)), 1), *first.shape), dtype=first.dtype)
+    out[0] = first
+    n = 1
+    for frame in frames:
+        if n == len(out):                 # the container under-counted: grow geometrically
+            out = np.concatenate([out, np.empty_like(out)])
+        out[n] = frame
+        n += 1
+    return out if n == len(out) else out[:n].copy()
 
 
 # ----------------------------------------------------------------------------------- writing

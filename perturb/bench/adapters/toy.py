@@ -6,7 +6,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .frames import frame_indices
+from .frames import FrameSpec, frame_indices
+
+TOY_FRAMES = 4
 
 
 class ToyEncoder:
@@ -15,12 +17,13 @@ class ToyEncoder:
     def __init__(self, dim: int = 32) -> None:
         self.dim = dim
         self.cache_version = f"toy-1:{dim}"      # fixed code: the dimension is all that varies
+        self.frame_spec = FrameSpec(TOY_FRAMES)          # the runner hands over only these frames
         self.projection = np.random.default_rng(dim).standard_normal((4 * 4 * 3, dim)).astype(np.float32)
 
     def encode_videos(self, clips: Sequence[np.ndarray]) -> np.ndarray:
         feats = []
         for clip in clips:
-            clip = np.asarray(clip, dtype=np.float32)[frame_indices(len(clip), 4)].mean(axis=0) / 255.0
+            clip = np.asarray(clip, dtype=np.float32)[frame_indices(len(clip), TOY_FRAMES)].mean(axis=0) / 255.0
             h, w = clip.shape[:2]
             grid = clip[: h - h % 4, : w - w % 4].reshape(4, (h - h % 4) // 4, 4, (w - w % 4) // 4, 3)
             feats.append(grid.mean(axis=(1, 3)).ravel())

@@ -16,6 +16,8 @@ from .runtime import features, load_tokenizer, sample, unit
 class FrameDualEncoder(HfAdapter):
     """A dual encoder: frames through ``get_image_features``, captions through ``get_text_features``."""
 
+    accepts_tensors = True          # uint8 torch clips (e.g. perturbed on the device) stay there
+
     def setup(self, model: Any) -> None:
         self.model = model
         self.tokenizer = load_tokenizer(self.spec)
@@ -47,9 +49,10 @@ class FrameDualEncoder(HfAdapter):
             out["attention_mask"] = tok["attention_mask"]
         return out
 
-    def encode_videos(self, clips: Sequence[np.ndarray]) -> np.ndarray:
+    def encode_videos(self, clips: Sequence[Any]) -> np.ndarray:
+        """Mean unit frame embedding of ``frames`` frames per clip (uint8 numpy or torch clips)."""
         rt = self.runtime
-        frames = np.concatenate([sample(c, self.frames) for c in clips])
+        frames = rt.to_device([sample(c, self.frames) for c in clips])
         per = self.frames
 
         def run(s: slice) -> Any:

@@ -91,6 +91,23 @@ class Runtime:
             self.device = str(next(model.parameters()).device)
         return model
 
+    def to_device(self, frames: Sequence[Any]) -> Any:
+        """uint8 (F, H, W, 3) frames of several clips as one tensor on the device: tensors already
+        there are used as they are; host arrays go through one (pinned, on CUDA) buffer and a
+        non-blocking copy."""
+        torch = self.torch
+        device = torch.device(self.device)
+        if all(isinstance(f, torch.Tensor) and f.device == device for f in frames):
+            return torch.cat(list(frames)) if len(frames) > 1 else frames[0]
+        cuda = device.type == "cuda"
+        host = torch.empty((sum(len(f) for f in frames), *frames[0].shape[1:]), dtype=torch.uint8,
+                           pin_memory=cuda)
+        at = 0
+        for f in frames:                           # one copy into the batch, no concatenation first
+            host[at:at + len(f)] = f if isinstance(f, torch.Tensor) else torch.from_numpy(np.asarray(f))
+            at += len(f)
+        return host.to(device, non_blocking=True)
+
     def weight_dtype(self, model: Any) -> str:
         return str(next(model.parameters()).dtype).replace("torch.", "")
 
@@ -121,13 +138,15 @@ class Pixels:
     mean: tuple[float, ...]
     std: tuple[float, ...]
 
-    def __call__(self, frames: np.ndarray, runtime: Runtime) -> Any:
-        """uint8 (F, H, W, 3) -> normalised float (F, 3, height, width) on the runtime's device."""
+    def __call__(self, frames: Any, runtime: Runtime) -> Any:
+        """uint8 (F, H, W, 3) numpy or torch frames -> normalised float (F, 3, height, width) on
+        the runtime's device (resized there)."""
         torch = runtime.torch
-        frames = np.asarray(frames)
-        if frames.ndim != 4 or frames.shape[-1] != 3 or frames.dtype != np.uint8:
-            raise ValueError(f"expected uint8 frames of shape (F, H, W, 3); got {frames.dtype} {frames.shape}")
-        x = torch.from_numpy(np.ascontiguousarray(frames)).to(runtime.device).permute(0, 3, 1, 2).float() / 255.0
+        if not isinstance(frames, torch.Tensor):
+            frames = np.asarray(frames)
+        if frames.ndim != 4 or frames.shape[-1] != 3 or str(frames.dtype).replace("torch.", "") != "uint8":
+            raise ValueError(f"expected uint8 frames of shape (F, H, W, 3); got {frames.dtype} {tuple(frames.shape)}")
+        x = runtime.to_device([frames]).permute(0, 3, 1, 2).float() / 255.0
         h, w = x.shape[-2:]
         if self.crop:
             scale = max(self.height / h, self.width / w)
@@ -164,10 +183,12 @@ def pixels_from(preprocessor: dict[str, Any] | None, image_size: int, mean: Sequ
                   tuple(float(v) for v in cfg.get("image_std", std)))
 
 
-def sample(clip: np.ndarray, count: int) -> np.ndarray:
-    """``count`` frames spread uniformly over a clip (the frames of ``FrameSpec(count)``)."""
+def sample(clip: Any, count: int) -> Any:
+    """``count`` frames spread uniformly over a clip (the frames of ``FrameSpec(count)``); a torch
+    clip stays a tensor on its device."""
     from ..frames import frame_indices
-    clip = np.asarray(clip)
+    if not hasattr(clip, "device"):
+        clip = np.asarray(clip)
     return clip[frame_indices(len(clip), count)]
 
 
