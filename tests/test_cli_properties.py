@@ -172,11 +172,17 @@ def test_same_seed_same_output_across_processes(tmp_path):
     import subprocess
     import sys
 
+    import os
+
+    root = Path(__file__).resolve().parents[1]
     script = tmp_path / "digest.py"
     script.write_text(DIGEST_SCRIPT)
-    env = lambda h: {**__import__("os").environ, "PYTHONHASHSEED": h}  # noqa: E731
-    out = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env(h),
-                          cwd=Path(__file__).resolve().parents[1], check=True).stdout for h in ("1", "2")]
+    out = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root)}
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=root)
+        assert done.returncode == 0, done.stderr
+        out.append(done.stdout)
     assert out[0] == out[1] and len(out[0].splitlines()) == 18 + 31
 
 
@@ -185,7 +191,6 @@ import hashlib
 import numpy as np
 import perturb
 from perturb.registry import REGISTRY
-from properties import bounded
 
 clip = np.random.default_rng(7).integers(0, 256, (6, 20, 18, 3), dtype=np.uint8)
 for spec in REGISTRY.select("video"):
