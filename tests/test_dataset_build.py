@@ -69,10 +69,10 @@ def test_layout_manifest_and_shapes(dataset, reference):
         assert (r["frames"], r["height"], r["width"]) == (12, 48, 64) and r["seconds"] >= 0
         assert encode.load(reference / r["path"]).shape == (12, 48, 64, 3)
     modes = {r["perturbation"]: (r["mode"], r["window"]) for r in rows if r["kind"] == "video"}
-    assert modes["mpeg1"] == ("stream", 192) and modes["freeze"] == ("whole", None)
-    # one noise key per call: chunks passed with a carried Generator differ from the whole clip,
-    # so the builder renders noise window by window (each window its own Generator)
-    assert modes["gaussian_noise"] == ("windowed", 64)
+    # the codecs carry encoder state across GOPs: encoded whole; noise draws one key per clip and
+    # renders each 64-frame window as those frames of the clip
+    assert modes["mpeg1"] == ("whole", None) and modes["freeze"] == ("whole", None)
+    assert modes["gaussian_noise"] == ("render", 64)
     info = json.loads((reference / "dataset.json").read_text())
     assert info["perturb_version"] == __version__ and info["status"] == "complete"
     assert info["command"] and info["items"] == 4 and info["summary"]["failed"] == 0
@@ -106,15 +106,16 @@ def test_captions_one_row_per_caption_with_flag(dataset, reference):
 
 
 def test_streaming_equals_whole_clip(tmp_path):
-    """Streamed ops give exactly their whole-clip result (300 frames: 64/192 windows + tail)."""
+    """Streamed and rendered ops give exactly their whole-clip result (300 frames: 64-frame
+    windows + tail); the codecs are encoded whole, so they do too."""
     path = ds.write_video(tmp_path / "long.mp4", frames=300, height=32, width=48, seed=5)
     (tmp_path / "c.csv").write_text(f"video_id,video_path,caption\nlong,{path},a long clip\n")
     names = ["gaussian_noise", "impulse_noise", "motion_blur", "translate", "jpeg", "jumble",
              "sampling", "mpeg2"]
     modes = {n: strategy(REGISTRY.get(n), 4) for n in names}
-    assert all(m.mode in ("stream", "windowed") for m in modes.values())    # none needs the whole clip
-    assert modes["mpeg2"].window == 192 and modes["jumble"].mode == "stream"
-    assert modes["gaussian_noise"].mode == modes["impulse_noise"].mode == "windowed"
+    assert all(m.mode in ("stream", "render") for n, m in modes.items() if n != "mpeg2")
+    assert modes["mpeg2"].mode == "whole" and modes["jumble"].mode == "stream"
+    assert modes["gaussian_noise"].mode == modes["impulse_noise"].mode == "render"
     assert strategy(REGISTRY.get("box_jumble"), 4).mode == "whole"
     result = build(tmp_path / "c.csv", tmp_path / "out", video_perturbations=names,
                    severities=4, text_perturbations="none", jobs=1, progress=False)
@@ -124,8 +125,7 @@ def test_streaming_equals_whole_clip(tmp_path):
         got = encode.load(tmp_path / f"out/videos/{name}/4/long.mkv")
         seed = derive_seed(0, "long", name, 4)
         np.testing.assert_array_equal(got, reproduce(clip, REGISTRY.get(name), 4, seed), err_msg=name)
-        if modes[name].mode == "stream":
-            np.testing.assert_array_equal(got, apply(clip, name, 4, seed=seed), err_msg=name)
+        np.testing.assert_array_equal(got, apply(clip, name, 4, seed=seed), err_msg=name)
 
 
 

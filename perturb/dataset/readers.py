@@ -39,8 +39,14 @@ def _load_json(path: Path) -> Any:
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
     with open(path, newline="", encoding="utf-8-sig") as f:
-        rows = list(csv.DictReader(f))
-    return [{(k or "").strip(): (v or "").strip() for k, v in r.items()} for r in rows]
+        reader = csv.DictReader(f)
+        rows = []
+        for r in reader:
+            if None in r:                  # DictReader files surplus values under the key None
+                raise DatasetFormatError(f"{path}: line {reader.line_num} has {len(r) - 1 + len(r[None])} "
+                                         f"values for {len(reader.fieldnames or [])} header columns")
+            rows.append({(k or "").strip(): (v or "").strip() for k, v in r.items()})
+    return rows
 
 
 def _read_jsonl(path: Path) -> list[tuple[int, Any]]:

@@ -2,15 +2,21 @@
 
 Each output gets a :class:`Strategy`, chosen once per process by :func:`strategy`:
 
+- ``render``: an op whose output frame t reads input frame t only and whose draw does not
+  depend on the clip's length (the noise ops: one key per clip). Its parameters are drawn once
+  and each 64-frame window is rendered as frames i..i+63 of the clip, so the output equals
+  ``perturb.video.apply(clip, name, severity, seed=item_seed)``.
 - ``stream``: the kernel gives the same result applied window by window (one Generator
   carried across windows) as on the whole clip; checked on a small synthetic clip for windows
-  of 64 frames (per-frame ops, short segments), then 192 (the GOP-12 codecs). The output
-  equals ``perturb.video.apply(clip, name, severity, seed=item_seed)``.
+  of 64 frames (per-frame ops, short segments). The output equals ``apply`` too.
 - ``windowed``: a random, non-temporal kernel whose draws do not split at frame boundaries
   (e.g. one that seeds blocks of values rather than frames). Frames are still independent, so
   each 64-frame window k is perturbed with its own Generator ``derive_seed(item_seed, "window",
   k)``; the output equals :func:`apply_windowed` on the whole clip.
-- ``whole``: anything else (box_jumble, reverse_sampling, freeze): the whole decoded clip.
+- ``whole``: anything else (box_jumble, reverse_sampling, freeze), and the MPEG codecs: their
+  encoders carry rate-control state across GOPs, so no window is safe on real content (a
+  192-frame window of mpeg2 differs from the whole-clip encode after frame 192, by up to 36
+  levels on the sample clip) even where the synthetic probe agrees.
 
 The first two hold about one window of frames per output, whatever the video's length.
 """
@@ -25,7 +31,7 @@ from ..registry import Spec
 from ..rng import derive_seed
 
 CHUNK = 64            # frames decoded at a time; every window is a multiple of it
-WINDOWS = (CHUNK, 3 * CHUNK)   # 64: per-frame ops and segments <= 64; 192: codecs (GOP 12)
+WINDOWS = (CHUNK,)             # per-frame ops and temporal segments of up to 64 frames
 PROBE_HW = (24, 32)
 
 
@@ -55,7 +61,10 @@ def strategy(spec: Spec, severity: int) -> Strategy:
     key = (spec.name, f"{spec.fn.__module__}.{getattr(spec.fn, '__qualname__', '')}", severity)
     if key not in _STRATEGIES:
         found = Strategy("whole")
-        if not spec.extra.get("whole_clip"):
+        reads = getattr(spec.render, "reads", None)
+        if reads == "frame" and _length_free_draw(spec, severity):
+            found = Strategy("render", CHUNK)
+        elif reads != "prefix" and not spec.extra.get("whole_clip"):
             size = next((w for w in WINDOWS if _same_in_windows(spec, severity, w)), None)
             if size is not None:
                 found = Strategy("stream", size)
@@ -63,6 +72,23 @@ def strategy(spec: Spec, severity: int) -> Strategy:
                 found = Strategy("windowed", CHUNK)
         _STRATEGIES[key] = found
     return _STRATEGIES[key]
+
+
+def _length_free_draw(spec: Spec, severity: int) -> bool:
+    """Whether ``spec`` draws the same parameters for a 1-frame and a 1000-frame clip."""
+    params = spec.params(severity)
+    short = spec.render.draw(np.random.default_rng(7), 1, params)
+    long = spec.render.draw(np.random.default_rng(7), 1000, params)
+    return short.keys() == long.keys() and all(np.array_equal(short[k], long[k]) for k in short)
+
+
+MAX_FRAMES = 2**32 - 1                # frame indices of a length-free draw: any clip fits
+
+
+def render_draw(spec: Spec, params: dict[str, Any], rng: np.random.Generator) -> Any:
+    """The one draw of an output in 'render' mode (valid for clips of any length)."""
+    from ..video.render import draw_for
+    return draw_for(spec, params, MAX_FRAMES, rng)
 
 
 def window_generator(seed: int, index: int) -> np.random.Generator:

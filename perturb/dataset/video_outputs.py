@@ -14,7 +14,7 @@ import numpy as np
 from . import encode
 from .manifest import row_key
 from .staging import commit, discard, error_text, temp_path
-from .strategy import CHUNK, Strategy, perturb, strategy, window_generator
+from .strategy import CHUNK, Strategy, perturb, render_draw, strategy, window_generator
 from .tasks import Output, VideoTask
 
 
@@ -68,6 +68,8 @@ class _Job:
         self.sink = encode.open_sink(task.format, str(self.tmp), fps)
         self.rng = np.random.default_rng(out.seed)
         self.params = out.params
+        self.draw = render_draw(out.spec, self.params, self.rng) if plan.mode == "render" else None
+        self.done = 0                         # frames perturbed so far (the next window's offset)
         self.error: str | None = None
         self.seconds = 0.0
         self.shape: tuple[int, ...] = ()
@@ -93,9 +95,13 @@ class _Job:
             return
         t = time.perf_counter()
         try:
-            rng = window_generator(self.out.seed, self.windows) if self.plan.mode == "windowed" else self.rng
+            if self.draw is not None:           # frames done..done+n of the clip, one draw
+                result = self.draw.render(frames, np.arange(self.done, self.done + len(frames)))
+            else:
+                rng = window_generator(self.out.seed, self.windows) if self.plan.mode == "windowed" else self.rng
+                result = perturb(self.out.spec, frames, rng, self.params)
             self.windows += 1
-            result = perturb(self.out.spec, frames, rng, self.params)
+            self.done += len(frames)
             self.sink.write(result)
             self.shape = result.shape[1:3]
         except Exception as exc:  # noqa: BLE001 - one bad output must not stop the others
