@@ -155,7 +155,21 @@ def build_llava_onevision(path: Path) -> Path:
     return _save(path, lambda: LlavaOnevisionForConditionalGeneration(cfg), tok)
 
 
+def build_video_llava(path: Path) -> Path:
+    from transformers import VideoLlavaConfig, VideoLlavaForConditionalGeneration
+    tok = word_tokenizer(("<video>", "<image>"), template="$A")
+    cfg = VideoLlavaConfig(
+        vision_config=dict(VISION, model_type="clip_vision_model", projection_dim=16),
+        text_config=dict(model_type="llama", vocab_size=len(tok), hidden_size=32, intermediate_size=64,
+                         num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
+                         max_position_embeddings=512, pad_token_id=tok.pad_token_id),
+        video_token_index=tok.convert_tokens_to_ids("<video>"), image_token_index=tok.convert_tokens_to_ids("<image>"),
+        vision_feature_layer=-1)
+    return _save(path, lambda: VideoLlavaForConditionalGeneration(cfg), tok)
+
+
 BUILDERS = {"clip": build_clip, "siglip": build_siglip, "siglip2": build_siglip2, "xclip": build_xclip,
             "blip": build_blip, "blip2": build_blip2, "qwen2_vl": build_qwen2_vl,
             "qwen2_5_vl": lambda path: build_qwen2_vl(path, v25=True),
-            "llava_next_video": build_llava_next_video, "llava_onevision": build_llava_onevision}
+            "llava_next_video": build_llava_next_video, "llava_onevision": build_llava_onevision,
+            "video_llava": build_video_llava}

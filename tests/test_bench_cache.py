@@ -18,11 +18,10 @@ from perturb.bench.api import benchmark
 from perturb.bench.cache import BadEmbeddingsError, CacheKey, EmbeddingCache, check_rows
 from perturb.bench.data import make_data
 from perturb.bench.fingerprint import checkpoint_fingerprint, file_identity
-from perturb.bench.fixtures import tiny_items
+from perturb.bench.fixtures import tiny_items, write_tiny_dataset
 from perturb.bench.runner import Settings
 from perturb.cli import main
 from perturb.registry import REGISTRY
-from perturb.video.io import write
 
 QUIET = Settings(progress=False, batch_size=4)
 
@@ -226,15 +225,7 @@ def test_unversioned_callable_gets_a_notice_once_and_cache_key_pins_it(tmp_path,
 
 @pytest.fixture()
 def dataset(tmp_path):
-    root = tmp_path / "ds"
-    root.mkdir()
-    rows = []
-    for it in tiny_items(4, frames=6, size=32):
-        write(root / f"{it.item_id}.mkv", it.meta["clip"], fps=6.0)
-        rows += [{"video_id": it.item_id, "video_path": f"{it.item_id}.mkv", "caption": c} for c in it.captions]
-    path = root / "captions.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
+    return write_tiny_dataset(tmp_path / "ds")
 
 
 BENCH = ["--video-perturbations", "translate", "--severities", "1", "--text-perturbations", "none",

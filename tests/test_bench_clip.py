@@ -47,17 +47,12 @@ def test_clip_adapter_rejects_missing_cuda(tiny_clip):
 
 
 def test_retrained_weights_at_the_same_path_are_not_served_from_the_cache(tmp_path, capsys):
-    from perturb.bench.fixtures import tiny_items
+    from perturb.bench.fixtures import write_tiny_dataset
     from perturb.cli import main
-    from perturb.video.io import write
 
-    rows = []
-    for it in tiny_items(6, frames=4, size=32):
-        write(tmp_path / f"{it.item_id}.mkv", it.meta["clip"], fps=4.0)
-        rows += [{"video_id": it.item_id, "video_path": f"{it.item_id}.mkv", "caption": c} for c in it.captions]
-    (tmp_path / "captions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    captions = write_tiny_dataset(tmp_path, n=6, frames=4, fps=4.0)
     model, out = tmp_path / "m", tmp_path / "out"
-    argv = ["bench", "--model", f"clip:{model}", "--dataset", str(tmp_path / "captions.jsonl"), "--out", str(out),
+    argv = ["bench", "--model", f"clip:{model}", "--dataset", str(captions), "--out", str(out),
             "--video-perturbations", "none", "--text-perturbations", "none", "--bootstrap", "0",
             "--no-progress", "--device", "cpu", "--frames", "2"]
 

@@ -184,7 +184,7 @@ def test_itm_scores_are_the_mean_frame_log_odds(ckpt, name):
     assert got.shape == (3,) and np.allclose(got, want, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["qwen2_vl", "qwen2_5_vl", "llava_next_video", "llava_onevision"])
+@pytest.mark.parametrize("name", ["qwen2_vl", "qwen2_5_vl", "llava_next_video", "llava_onevision", "video_llava"])
 def test_yes_no_scores_match_the_full_model(ckpt, name):
     a = _load(ckpt, name, frames=2, batch_size=3)
     got = a.score(CLIPS, TEXTS)

@@ -222,18 +222,11 @@ def test_info_version_keys_the_cache(server, tmp_path, capsys):
 
 
 def test_server_that_stays_down_leaves_finished_batches_cached(server, tmp_path, capsys, sleeps):
+    from perturb.bench.fixtures import write_tiny_dataset
     from perturb.cli import main
-    from perturb.video.io import write
-    from perturb.bench.fixtures import tiny_items
 
-    root = tmp_path / "ds"
-    root.mkdir()
-    rows = []
-    for it in tiny_items(5, frames=6, size=32):
-        write(root / f"{it.item_id}.mkv", it.meta["clip"], fps=6.0)
-        rows += [{"video_id": it.item_id, "video_path": f"{it.item_id}.mkv", "caption": c} for c in it.captions]
-    (root / "captions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    argv = ["bench", "--model", f"http:{server}", "--dataset", str(root / "captions.jsonl"), "--out",
+    captions = write_tiny_dataset(tmp_path / "ds", n=5)
+    argv = ["bench", "--model", f"http:{server}", "--dataset", str(captions), "--out",
             str(tmp_path / "out"), "--video-perturbations", "none", "--text-perturbations", "none",
             "--bootstrap", "0", "--no-progress", "--batch-size", "2", "--frames", "2"]
     Handler.mode, Handler.videos_before_down, Handler.version = "down", 1, "v1"

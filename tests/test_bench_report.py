@@ -6,23 +6,15 @@ import json
 import numpy as np
 import pytest
 
-from perturb.bench.fixtures import tiny_items
+from perturb.bench.fixtures import write_tiny_dataset
 from perturb.bench.report import markdown, rich_summary
 from perturb.bench.robustness import summarize
 from perturb.cli import main
-from perturb.video.io import write
 
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
-    root = tmp_path_factory.mktemp("ds")
-    rows = []
-    for it in tiny_items(4, frames=6, size=32):
-        write(root / f"{it.item_id}.mkv", it.meta["clip"], fps=6.0)
-        rows += [{"video_id": it.item_id, "video_path": f"{it.item_id}.mkv", "caption": c} for c in it.captions]
-    path = root / "captions.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
+    return write_tiny_dataset(tmp_path_factory.mktemp("ds"))
 
 
 ARGS = ["--video-perturbations", "translate,jumble", "--severities", "1,2", "--text-perturbations", "Typos",
@@ -135,13 +127,16 @@ def test_markdown_and_terminal_tables_show_nulls():
 
 
 def test_built_directory_gives_the_on_the_fly_results(dataset, tmp_path):
+    """build + bench --built equals bench on the fly, for every kind of renderer: per frame
+    (noise keys, drawn offsets), index maps (temporal) and whole-clip codecs."""
     from perturb.dataset.builder import build
 
     built = tmp_path / "built"
-    result = build(str(dataset), built, video_perturbations=["translate"], severities=[1, 2],
+    ops = ["translate", "gaussian_noise", "shot_noise", "mpeg2", "jumble", "freeze"]
+    result = build(str(dataset), built, video_perturbations=ops, severities=[1, 2],
                    text_perturbations=["Typos"], jobs=1, progress=False)
     assert result.ok
-    common = ["--model", "toy:16", "--video-perturbations", "translate", "--severities", "1,2",
+    common = ["--model", "toy:16", "--video-perturbations", ",".join(ops), "--severities", "1,2",
               "--text-perturbations", "Typos", "--bootstrap", "0", "--no-progress", "--no-cache"]
     assert main(["bench", "--built", str(built), "--out", str(tmp_path / "a"), *common]) == 0
     assert main(["bench", "--dataset", str(dataset), "--out", str(tmp_path / "b"), *common]) == 0

@@ -166,7 +166,8 @@ def test_dask_shards_over_videos_give_the_single_process_results(tmp_path):
 def test_results_are_identical_on_the_numpy_and_torch_perturbation_paths():
     pytest.importorskip("torch")
     data = tiny_data(4)
-    ops = ["defocus_blur", "motion_blur", "jpeg", "jumble", "freeze", "rotate", "translate"]
+    ops = ["defocus_blur", "motion_blur", "jpeg", "jumble", "freeze", "rotate", "translate",
+           "gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise"]
     kw = dict(video=ops, severities=[1, 4], text=[])
     m_np, m_torch = Recording(FrameSpec(3)), Recording(FrameSpec(3))
     on_numpy = _bench(m_np, data, **kw)
@@ -177,6 +178,12 @@ def test_results_are_identical_on_the_numpy_and_torch_perturbation_paths():
     assert max(d.max() for d in diffs) <= 1                       # interpolating renders: <= 1 level
     assert np.mean([(d > 0).mean() for d in diffs]) < 0.01         # on under 1% of values
     assert OnTheFly(device="cpu").settings != OnTheFly().settings       # other cache rows
+    noise = dict(video=ops[-4:], severities=[1, 4], text=[])
+    n_np, n_torch = Recording(FrameSpec(3)), Recording(FrameSpec(3))
+    _bench(n_np, data, **noise)
+    _bench(n_torch, data, source=OnTheFly(seed=0, device="cpu"), **noise)
+    assert len(n_np.clips) == len(n_torch.clips) == 4 * (1 + 4 * 2)
+    assert all(np.array_equal(a, b) for a, b in zip(n_np.clips, n_torch.clips))   # noise: bit-identical
 
 
 def test_ray_shards_over_videos_give_the_single_process_results(tmp_path):

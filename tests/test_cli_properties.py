@@ -6,7 +6,6 @@ make sense, 2 for bad input, with one ``perturb CMD: error:`` line) and never ra
 """
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 

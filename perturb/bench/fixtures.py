@@ -1,6 +1,9 @@
 """Small in-memory benchmark data for tests and quick checks (clips from the bundled sample video)."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 
 from ..dataset.items import Item
@@ -24,6 +27,24 @@ def tiny_items(n: int = 6, frames: int = 8, size: int = 32, captions: int = 2) -
                      for k in range(captions))
         items.append(Item(f"item{i:02d}", f"item{i:02d}", "", caps, meta={"clip": clip}))
     return items
+
+
+def write_tiny_dataset(root: str | os.PathLike, n: int = 4, frames: int = 6, size: int = 32,
+                       fps: float = 6.0) -> Path:
+    """:func:`tiny_items` written as lossless videos plus a generic ``captions.jsonl`` under
+    ``root``; returns the captions file (for ``perturb bench --dataset``)."""
+    from ..fileio import write_jsonl
+    from ..video.io import write
+
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for it in tiny_items(n, frames=frames, size=size):
+        write(root / f"{it.item_id}.mkv", it.meta["clip"], fps=fps)
+        rows += [{"video_id": it.item_id, "video_path": f"{it.item_id}.mkv", "caption": c} for c in it.captions]
+    path = root / "captions.jsonl"
+    write_jsonl(path, rows)
+    return path
 
 
 def tiny_data(n: int = 6, seed: int = 0, **kwargs) -> BenchData:

@@ -294,8 +294,8 @@ class Encoder:
 
 
 @dataclass
-class RemoteTask:
-    """Everything a worker process needs to run one job (the model is rebuilt from its spec)."""
+class WorkerContext:
+    """What every worker process needs: the model (rebuilt from its spec), data, source, cache."""
 
     model_spec: str
     model_options: dict[str, Any]
@@ -303,21 +303,21 @@ class RemoteTask:
     source: OnTheFly
     cache_root: str | None
     settings: Settings
+
+
+@dataclass
+class RemoteTask(WorkerContext):
+    """Everything a worker process needs to run one job."""
+
     with_ap: bool
     job: Job
     preset: dict[tuple[str, str, int | None], np.ndarray]
 
 
 @dataclass
-class VideoShard:
+class VideoShard(WorkerContext):
     """Everything a worker needs to embed some videos under every video configuration."""
 
-    model_spec: str
-    model_options: dict[str, Any]
-    data: BenchData
-    source: OnTheFly
-    cache_root: str | None
-    settings: Settings
     configs: list[Config]
     positions: list[int]
 

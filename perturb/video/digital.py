@@ -13,8 +13,10 @@ rendered exactly from input frames 0..t (``reads="prefix"``).
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import av
+from av.video.reformatter import VideoReformatter
 import cv2
 import numpy as np
 
@@ -48,12 +50,14 @@ def jpeg(clip: np.ndarray, rng: np.random.Generator, quality: int) -> np.ndarray
 
 
 # ------------------------------------------------------------------------------------- codecs
-def reencode(clip: np.ndarray, codec: str, q: int, bit_rate: int | None = None) -> np.ndarray:
+def reencode(clip: np.ndarray, codec: str, q: int, bit_rate: int | None = None,
+             keep: np.ndarray | None = None) -> np.ndarray:
     """Round-trip a clip through ``codec`` with a fixed quantiser ``q`` (1..31), in memory.
 
     The quantiser is fixed through qmin = qmax (the "qscale" option is ignored by FFmpeg's
     encoders when set from PyAV); ``bit_rate`` optionally caps the rate. The result has the
-    input's (T, H, W, 3) exactly.
+    input's (T, H, W, 3) exactly, or holds only the output frames ``keep`` (sorted indices):
+    every frame is still encoded and decoded, but only those are converted back to RGB.
     """
     if not (isinstance(q, (int, np.integer)) and 1 <= q <= 31):
         raise ValueError(f"the quantiser q must be an int in 1..31; got {q!r}")
@@ -70,29 +74,34 @@ def reencode(clip: np.ndarray, codec: str, q: int, bit_rate: int | None = None) 
         enc.bit_rate = int(bit_rate)
     dec = av.CodecContext.create(codec, "r")
     dec.thread_count = 1
-    decoded: list[np.ndarray] = []
+    # one scaler context each way for the clip (frame.reformat / to_ndarray make one per frame)
+    to_yuv, to_rgb = VideoReformatter(), VideoReformatter()
+    ids = np.arange(t) if keep is None else np.asarray(keep)
+    wanted = set(ids.tolist())
+    decoded: list[np.ndarray | None] = []
+    last: list[Any] = []                       # the last decoded frame, for a decoder that drops some
 
-    def drain(packets) -> None:
-        for packet in packets:
-            decoded.extend(f.to_ndarray(format="rgb24") for f in dec.decode(packet))
+    def convert(frames) -> None:
+        for f in frames:
+            decoded.append(to_rgb.reformat(f, format="rgb24").to_ndarray() if len(decoded) in wanted else None)
+            last[:] = [f]
 
     for i in range(t):
         frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(clip[i]), format="rgb24")
-        frame = frame.reformat(format=CODEC_PIX_FMT, interpolation=CODEC_SCALER)
+        frame = to_yuv.reformat(frame, format=CODEC_PIX_FMT, interpolation=CODEC_SCALER)
         frame.pts = i
         frame.time_base = enc.time_base
-        drain(enc.encode(frame))
-    drain(enc.encode(None))
-    decoded.extend(f.to_ndarray(format="rgb24") for f in dec.decode(None))
-    return _exact_length(decoded, t, codec)
-
-
-def _exact_length(frames: list[np.ndarray], t: int, codec: str) -> np.ndarray:
-    """Stack decoded frames as exactly t frames (a decoder that drops one repeats its predecessor)."""
-    if not frames:
+        for packet in enc.encode(frame):
+            convert(dec.decode(packet))
+    for packet in enc.encode(None):
+        convert(dec.decode(packet))
+    convert(dec.decode(None))
+    if not decoded:
         raise RuntimeError(f"the {codec} decoder returned no frames for a clip of {t}")
-    frames = frames[:t] + [frames[-1]] * (t - len(frames))
-    return np.stack(frames)
+    if len(decoded) < t:                       # a decoder that drops frames repeats its last one
+        tail = decoded[-1] if decoded[-1] is not None else to_rgb.reformat(last[0], format="rgb24").to_ndarray()
+        decoded += [tail] * (t - len(decoded))
+    return np.stack([decoded[i] for i in ids])
 
 
 def mpeg1(clip: np.ndarray, rng: np.random.Generator, q: int) -> np.ndarray:
@@ -112,8 +121,7 @@ def _jpeg_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarr
 
 def _codec_frames(codec: str):
     def kernel(prefix: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
-        out = reencode(prefix, codec, **params)
-        return out if len(ids) == len(out) else out[ids]
+        return reencode(prefix, codec, **params, keep=None if len(ids) == len(prefix) else ids)
     kernel.__name__ = f"_{codec}_frames"
     return kernel
 

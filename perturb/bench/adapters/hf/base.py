@@ -1,7 +1,9 @@
 """The part every hf adapter shares: spec, family, mode, runtime, frames, model card and model id."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
+
+import numpy as np
 
 from ..protocol import ModelSpecError
 from ..frames import FrameSpec
@@ -50,3 +52,17 @@ class HfAdapter:
                 "dtype": self.runtime.weight_dtype(self.model),
                 "autocast": str(self.runtime.autocast_dtype).replace("torch.", "") if self.runtime.autocast_dtype
                 else "none", "device": self.runtime.device}
+
+
+class TextTower:
+    """Caption embeddings through ``get_text_features``, for adapters with ``text_inputs``."""
+
+    def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        from .runtime import features, unit
+
+        rt = self.runtime
+
+        def run(s: slice) -> Any:
+            with rt.context():
+                return unit(features(self.model.get_text_features(**self.text_inputs(texts[s]))).float())
+        return rt.torch.cat(list(rt.batches(len(texts), run))).cpu().numpy()

@@ -9,11 +9,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .base import HfAdapter
+from .base import HfAdapter, TextTower
 from .runtime import features, load_tokenizer, sample, unit
 
 
-class FrameDualEncoder(HfAdapter):
+class FrameDualEncoder(TextTower, HfAdapter):
     """A dual encoder: frames through ``get_image_features``, captions through ``get_text_features``."""
 
     accepts_tensors = True          # uint8 torch clips (e.g. perturbed on the device) stay there
@@ -61,11 +61,3 @@ class FrameDualEncoder(HfAdapter):
                 f = features(self.model.get_image_features(**self.image_inputs(self.pixels(chunk, rt)))).float()
             return unit(unit(f).view(-1, per, f.shape[-1]).mean(dim=1))
         return rt.torch.cat(list(rt.batches(len(clips), run))).cpu().numpy()
-
-    def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
-        rt = self.runtime
-
-        def run(s: slice) -> Any:
-            with rt.context():
-                return unit(features(self.model.get_text_features(**self.text_inputs(texts[s]))).float())
-        return rt.torch.cat(list(rt.batches(len(texts), run))).cpu().numpy()

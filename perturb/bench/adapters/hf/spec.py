@@ -36,6 +36,7 @@ FAMILIES = (
     Family("qwen2_5_vl", "Qwen2_5_VLForConditionalGeneration", ("yesno",), ("qwen2_5_vl",)),
     Family("llava_next_video", "LlavaNextVideoForConditionalGeneration", ("yesno",), ("llava_next_video",)),
     Family("llava_onevision", "LlavaOnevisionForConditionalGeneration", ("yesno",), ("llava_onevision",)),
+    Family("video_llava", "VideoLlavaForConditionalGeneration", ("yesno",), ("video_llava",)),
 )
 BY_NAME = {f.name: f for f in FAMILIES}
 

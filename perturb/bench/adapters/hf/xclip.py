@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..protocol import ModelSpecError
-from .base import HfAdapter
+from .base import HfAdapter, TextTower
 from .pairs import distinct
 from .runtime import features, load_tokenizer, sample, unit
 
@@ -58,7 +58,7 @@ class XClipAdapter(HfAdapter):
         return rows[rt.torch.tensor(ci), rt.torch.tensor(ti)].cpu().numpy()
 
 
-class XClipEmbedder(XClipAdapter):
+class XClipEmbedder(TextTower, XClipAdapter):
     """X-CLIP without its prompts generator: unit video and text embeddings."""
 
     def encode_videos(self, clips: Sequence[np.ndarray]) -> np.ndarray:
@@ -68,11 +68,3 @@ class XClipEmbedder(XClipAdapter):
             with rt.context():
                 return unit(features(self.model.get_video_features(pixel_values=self.video_pixels(clips[s]))).float())
         return rt.torch.cat(list(rt.batches(len(clips), run))).cpu().numpy()
-
-    def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
-        rt = self.runtime
-
-        def run(s: slice) -> Any:
-            with rt.context():
-                return unit(features(self.model.get_text_features(**self.text_inputs(texts[s]))).float())
-        return rt.torch.cat(list(rt.batches(len(texts), run))).cpu().numpy()

@@ -19,12 +19,13 @@ from .runtime import load_tokenizer, sample
 
 QUESTION = "Does this video match the caption: {caption}? Answer yes or no."
 PLACEHOLDER = {"qwen2_vl": "<|video_pad|>", "qwen2_5_vl": "<|video_pad|>", "llava_next_video": "<video>",
-               "llava_onevision": "<video>"}
-LLAVA = ("llava_next_video", "llava_onevision")
+               "llava_onevision": "<video>", "video_llava": "<video>"}
+LLAVA = ("llava_next_video", "llava_onevision", "video_llava")
 FALLBACK_TEMPLATE = {      # used when the tokenizer carries no chat template
     "qwen2_vl": "<|im_start|>user\n<|vision_start|><|video_pad|><|vision_end|>{q}<|im_end|>\n<|im_start|>assistant\n",
     "llava_next_video": "USER: <video>\n{q} ASSISTANT:",
     "llava_onevision": "<|im_start|>user <video>\n{q}<|im_end|><|im_start|>assistant\n",
+    "video_llava": "USER: <video>\n{q} ASSISTANT:",
 }
 FALLBACK_TEMPLATE["qwen2_5_vl"] = FALLBACK_TEMPLATE["qwen2_vl"]
 
@@ -74,16 +75,19 @@ class YesNoAdapter(HfAdapter):
             self.tokens_per_clip = self.grid[0] * self.grid[1] * self.grid[2] // self.merge ** 2
 
     def _llava_tokens_per_clip(self) -> int:
-        """Video tokens of one clip after the vision tower, pooling (and OneVision's newline): one probe clip."""
+        """Video tokens of one clip after the vision tower, pooling (and OneVision's newline): one
+        probe clip. Video-LLaVA keeps every frame's patch tokens (CLS included), so all but the
+        last dimension of its features count."""
         torch, m = self.runtime.torch, self.model
         probe = torch.zeros(1, self.frames, 3, self.pixels.height, self.pixels.width, device=self.runtime.device,
                             dtype=next(m.parameters()).dtype)
+        options = {} if self.family.name == "video_llava" else \
+            {"vision_feature_select_strategy": m.config.vision_feature_select_strategy}
         with self.runtime.context():
             out = m.model.get_video_features(pixel_values_videos=probe,
-                                             vision_feature_layer=m.config.vision_feature_layer,
-                                             vision_feature_select_strategy=m.config.vision_feature_select_strategy)
+                                             vision_feature_layer=m.config.vision_feature_layer, **options)
         feats = out if hasattr(out, "shape") else out.pooler_output
-        return int(feats.shape[-2])
+        return int(np.prod(feats.shape[:-1]))
 
     def prompt(self, caption: str) -> str:
         """The chat prompt for one caption, video placeholder expanded."""
