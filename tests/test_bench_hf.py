@@ -276,3 +276,14 @@ def test_automatic_batch_halves_on_out_of_memory():
     assert out == list(range(20)) and seen == [20, 16, 8, 8, 4]          # 32 -> 16 -> 8, then the tail
     with pytest.raises(torch.cuda.OutOfMemoryError):                     # a fixed batch size is kept
         list(Runtime(device="cpu", batch_size=16).batches(20, run))
+
+
+def test_pixels_are_made_in_float32_on_cpu_and_in_half_only_on_cuda_under_autocast(monkeypatch):
+    from perturb.bench.adapters.hf.runtime import Runtime
+    assert Runtime(device="cpu", precision="fp16").pixel_dtype == torch.float32
+    rt = Runtime(device="cpu")
+    monkeypatch.setattr(rt, "device", "cuda")                           # the dtype rule alone, no device
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: True)
+    assert rt.pixel_dtype == torch.float16
+    rt.precision = "fp32"
+    assert rt.pixel_dtype == torch.float32

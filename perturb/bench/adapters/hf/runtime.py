@@ -68,6 +68,13 @@ class Runtime:
             return torch.float16
         return torch.bfloat16
 
+    @property
+    def pixel_dtype(self) -> Any:
+        """Resizing and normalising run in half precision on CUDA under autocast (the model reads
+        them in half anyway), in float32 otherwise (CPU has no half antialiased resize)."""
+        torch = self.torch
+        return torch.float16 if self.device.startswith("cuda") and self.autocast_dtype is not None else torch.float32
+
     def context(self) -> contextlib.AbstractContextManager:
         """Inference mode plus autocast where the precision asks for it."""
         torch = self.torch
@@ -146,7 +153,7 @@ class Pixels:
             frames = np.asarray(frames)
         if frames.ndim != 4 or frames.shape[-1] != 3 or str(frames.dtype).replace("torch.", "") != "uint8":
             raise ValueError(f"expected uint8 frames of shape (F, H, W, 3); got {frames.dtype} {tuple(frames.shape)}")
-        x = runtime.to_device([frames]).permute(0, 3, 1, 2).float() / 255.0
+        x = runtime.to_device([frames]).permute(0, 3, 1, 2).to(runtime.pixel_dtype) / 255.0
         h, w = x.shape[-2:]
         if self.crop:
             scale = max(self.height / h, self.width / w)
@@ -157,9 +164,9 @@ class Pixels:
                                             align_corners=False).clamp(0, 1)
         top, left = (size[0] - self.height) // 2, (size[1] - self.width) // 2
         x = x[..., top:top + self.height, left:left + self.width]
-        mean = torch.as_tensor(self.mean, device=x.device).view(1, 3, 1, 1)
-        std = torch.as_tensor(self.std, device=x.device).view(1, 3, 1, 1)
-        return (x - mean) / std
+        mean = torch.as_tensor(self.mean, device=x.device, dtype=x.dtype).view(1, 3, 1, 1)
+        std = torch.as_tensor(self.std, device=x.device, dtype=x.dtype).view(1, 3, 1, 1)
+        return ((x - mean) / std).float()
 
 
 def _side(value: Any, default: int) -> tuple[int, int]:
