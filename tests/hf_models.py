@@ -129,15 +129,25 @@ def build_qwen2_vl(path: Path, v25: bool = False) -> Path:
     return _save(path, lambda: model_cls(cfg), tok, {"size": {"height": 16, "width": 16}})
 
 
+def _lm_text(tok: Any, model_type: str) -> dict[str, Any]:
+    """A one-layer language model config of ``model_type`` over ``tok``'s vocabulary."""
+    return dict(model_type=model_type, vocab_size=len(tok), hidden_size=32, intermediate_size=64,
+                num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
+                max_position_embeddings=512, pad_token_id=tok.pad_token_id)
+
+
+def _media_tokens(tok: Any) -> dict[str, int]:
+    return {"video_token_index": tok.convert_tokens_to_ids("<video>"),
+            "image_token_index": tok.convert_tokens_to_ids("<image>")}
+
+
 def build_llava_next_video(path: Path) -> Path:
     from transformers import LlavaNextVideoConfig, LlavaNextVideoForConditionalGeneration
     tok = word_tokenizer(("<video>", "<image>"), template="$A")
     cfg = LlavaNextVideoConfig(
         vision_config=dict(VISION, model_type="clip_vision_model", projection_dim=16),
-        text_config=dict(model_type="llama", vocab_size=len(tok), hidden_size=32, intermediate_size=64,
-                         num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
-                         max_position_embeddings=512, pad_token_id=tok.pad_token_id),
-        video_token_index=tok.convert_tokens_to_ids("<video>"), image_token_index=tok.convert_tokens_to_ids("<image>"),
+        text_config=_lm_text(tok, "llama"),
+        **_media_tokens(tok),
         vision_feature_layer=-1, spatial_pool_stride=2, image_grid_pinpoints=[[32, 32]])
     return _save(path, lambda: LlavaNextVideoForConditionalGeneration(cfg), tok)
 
@@ -147,10 +157,8 @@ def build_llava_onevision(path: Path) -> Path:
     tok = word_tokenizer(("<video>", "<image>", "<|im_start|>", "<|im_end|>"), template="$A")
     cfg = LlavaOnevisionConfig(
         vision_config=dict(VISION, model_type="siglip_vision_model"),
-        text_config=dict(model_type="qwen2", vocab_size=len(tok), hidden_size=32, intermediate_size=64,
-                         num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
-                         max_position_embeddings=512, pad_token_id=tok.pad_token_id),
-        video_token_index=tok.convert_tokens_to_ids("<video>"), image_token_index=tok.convert_tokens_to_ids("<image>"),
+        text_config=_lm_text(tok, "qwen2"),
+        **_media_tokens(tok),
         vision_feature_layer=-1, image_grid_pinpoints=[[32, 32]])
     return _save(path, lambda: LlavaOnevisionForConditionalGeneration(cfg), tok)
 
@@ -160,10 +168,8 @@ def build_video_llava(path: Path) -> Path:
     tok = word_tokenizer(("<video>", "<image>"), template="$A")
     cfg = VideoLlavaConfig(
         vision_config=dict(VISION, model_type="clip_vision_model", projection_dim=16),
-        text_config=dict(model_type="llama", vocab_size=len(tok), hidden_size=32, intermediate_size=64,
-                         num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
-                         max_position_embeddings=512, pad_token_id=tok.pad_token_id),
-        video_token_index=tok.convert_tokens_to_ids("<video>"), image_token_index=tok.convert_tokens_to_ids("<image>"),
+        text_config=_lm_text(tok, "llama"),
+        **_media_tokens(tok),
         vision_feature_layer=-1)
     return _save(path, lambda: VideoLlavaForConditionalGeneration(cfg), tok)
 
