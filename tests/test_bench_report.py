@@ -69,6 +69,11 @@ def test_report_combines_models_with_heatmap(dataset, tmp_path, capsys):
 def test_usage_errors_exit_2(dataset, tmp_path, capsys):
     base = ["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(tmp_path / "x"), "--no-progress"]
     assert main([*base, "--metric", "MnR"]) == 2
+    for size in ("0", "big"):
+        with pytest.raises(SystemExit) as info:                 # argparse: exit 2 with the usage line
+            main([*base, "--size", size])
+        assert info.value.code == 2
+    assert "expected a positive number of pixels or 'model'" in capsys.readouterr().err
     assert main([*base, "--video-perturbations", "gausian_noise"]) == 2
     assert "did you mean" in capsys.readouterr().err
     bad = tmp_path / "bad.json"

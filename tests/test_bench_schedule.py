@@ -240,3 +240,20 @@ def test_clean_clips_alive_stay_within_two_blocks(monkeypatch):
     _bench(m, tiny_data(12), severities=[1, 2, 3], text=[], settings=Settings(progress=False, batch_size=2))
     assert len(m.clips) == 12 * 4 and alive[0] == 0
     assert 2 <= peak[0] <= 2 * 2                         # never more than two blocks of 2 videos
+
+
+def test_size_model_decodes_straight_to_the_short_side_the_model_reads(tmp_path):
+    from perturb.dataset.readers import read_dataset
+    from perturb.bench.data import make_data
+    from perturb.bench.fixtures import write_tiny_dataset
+
+    captions = write_tiny_dataset(tmp_path / "ds", n=3, frames=6, size=32)
+    data = make_data(read_dataset(captions), "tiny", str(captions))
+    m = Recording(FrameSpec(2, 16))
+    doc = _bench(m, data, source=OnTheFly(size="model"), text=[])
+    assert {c.shape[1:] for c in m.clips} == {(16, 16, 3)} and {len(c) for c in m.clips} == {2}
+    assert doc["decode"] == {"source": "on the fly", "short_side": 16, "fps": None, "max_frames": None,
+                             "perturb_device": "numpy"}
+    whole = Recording(None)                                         # declares nothing: native size
+    assert _bench(whole, data, source=OnTheFly(size="model"), text=[])["decode"]["short_side"] is None
+    assert {c.shape[1:] for c in whole.clips} == {(32, 32, 3)}

@@ -6,6 +6,7 @@ import time
 from typing import Any, Sequence
 
 from ..selection import SEVERITY_LEVELS
+from .adapters.frames import frame_spec_of
 from .adapters.protocol import Model, load_model, wrap
 from .cache import EmbeddingCache
 from .data import BenchData
@@ -95,6 +96,8 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     if cache_dir is not None and m.needs_media:
         notice_unversioned(m)
     source = source or OnTheFly(seed=settings.seed)
+    if hasattr(source, "fit_to"):
+        source.fit_to(frame_spec_of(m.impl))
     jobs = plan(video, text, severities, pairs)
     with_ap = data.extra_positives > 0 or metric.endswith("mAP")
     encoder = Encoder(m, data, source, EmbeddingCache(cache_dir), settings, with_ap=with_ap)
@@ -115,6 +118,8 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
         extra["entailment"] = evaluate_entailment(encoder, entailment)
     if rerank is not None:
         extra["rerank"] = encoder.describe()
+    if hasattr(source, "describe"):
+        extra["decode"] = source.describe()
     doc = build_results(model_record(m), data, metric, clean, runs, boot, extra=extra, ties=settings.ties)
     if stats is not None:
         stats.update(seconds=round(time.perf_counter() - t0, 2), forward_passes=m.forward_passes() - before,

@@ -56,7 +56,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--batch-size", type=int, default=32, help="items per forward pass (default 32)")
     p.add_argument("--frames", type=int, help="frames sampled per video by the model (default: the "
                    "checkpoint's count, else 8)")
-    p.add_argument("--size", type=int, help="decode videos to this short side (default: native; the paper: 224)")
+    p.add_argument("--size", type=_short_side, metavar="PX|model",
+                   help="decode videos to this short side, or 'model' for the short side the model reads "
+                        "(default: native; the paper: 224). Perturbations act at this resolution")
     p.add_argument("--fps", type=float, help="decode at this frame rate (default: native)")
     p.add_argument("--max-frames", type=int, help="decode at most this many frames")
     p.add_argument("--workers", type=int, default=2, help="decode/perturb threads (default 2)")
@@ -92,6 +94,18 @@ def _pairs(text: str) -> list[tuple[str, str]]:
             raise UsageError(f"--pairs expects VIDEO@TEXT items (e.g. gaussian_noise@Typos); got {part!r}")
         out.append((video, txt))
     return out
+
+
+def _short_side(value: str) -> int | str:
+    if value == "model":
+        return value
+    try:
+        size = int(value)
+    except ValueError:
+        size = 0
+    if size < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of pixels or 'model'; got {value!r}")
+    return size
 
 
 def _data(args: argparse.Namespace):

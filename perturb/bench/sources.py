@@ -82,8 +82,19 @@ class OnTheFly:
     @property
     def settings(self) -> str:
         """Decoding options that change pixels (part of the cache key)."""
-        device = ":torch" if self.device is not None else ""     # torch noise is not yet numpy's
+        device = ":torch" if self.device is not None else ""     # interpolating torch kernels: +-1 level
         return f"fly:size={self.size}:fps={self.fps}:max={self.max_frames}{device}"
+
+    def fit_to(self, spec: FrameSpec | None) -> None:
+        """Resolve ``size="model"``: decode straight to the short side the model reads (native
+        resolution when the adapter declares none)."""
+        if self.size == "model":
+            self.size = spec.size if spec is not None else None
+
+    def describe(self) -> dict[str, Any]:
+        """How clips were decoded and perturbed, for results.json."""
+        return {"source": "on the fly", "short_side": self.size, "fps": self.fps,
+                "max_frames": self.max_frames, "perturb_device": self.device or "numpy"}
 
     def decode(self, item: Item) -> np.ndarray:
         """The clean clip of an item (memoised within the memory budget)."""
@@ -205,6 +216,10 @@ class Built(OnTheFly):
     @property
     def settings(self) -> str:
         return f"built:{self.root.resolve()}"
+
+    def describe(self) -> dict[str, Any]:
+        return {"source": "built", "built": str(self.root), "short_side": self.size, "fps": self.fps,
+                "max_frames": self.max_frames}
 
     def clip(self, item: Item, perturbation: str, severity: int | None) -> np.ndarray:
         if perturbation == "clean":
