@@ -88,14 +88,21 @@ def test_bench_qwen2_vl_yes_no_with_mc(demo, ckpt, tmp_path):
     assert doc["mc"]["accuracy"] in {k / 6 for k in range(7)}
 
 
-def test_rerank_scores_exactly_queries_times_k(ckpt):
+def test_rerank_scores_exactly_queries_times_k_and_caches_each_pair(ckpt, tmp_path):
     data = tiny_data(7)                                              # 7 videos, 14 caption queries
     opts = {"device": "cpu", "frames": 2, "batch_size": 4}
     from perturb.bench.adapters.protocol import load_model
     blip = load_model(f"hf:{ckpt('blip')}", **opts)
-    doc = benchmark(blip, data, bootstrap=0, rerank=3, first_stage=f"hf:{ckpt('clip')}", model_options=opts,
-                    settings=Settings(progress=False, batch_size=4))
+
+    def run(k):
+        return benchmark(blip, data, bootstrap=0, rerank=k, first_stage=f"hf:{ckpt('clip')}", model_options=opts,
+                         settings=Settings(progress=False, batch_size=4), cache_dir=str(tmp_path))
+    doc = run(3)
     assert blip.items["pairs"] == 14 * 3 == doc["rerank"]["pairs_scored"]
+    again = run(3)                                                   # every pair from the cache
+    assert again["rerank"]["pairs_scored"] == 0 and blip.items["pairs"] == 14 * 3
+    assert again["clean"] == doc["clean"]
+    assert run(4)["rerank"]["pairs_scored"] == 14                    # only each query's 4th video is new
     with pytest.raises(ValueError, match="needs --first-stage"):
         benchmark(blip, data, bootstrap=0, rerank=3, settings=Settings(progress=False))
     with pytest.raises(ValueError, match="is a dual encoder"):

@@ -12,9 +12,10 @@ from typing import Any
 import numpy as np
 
 from .adapters.protocol import Model
-from .cache import EmbeddingCache
+from .cache import EmbeddingCache, check_rows
 from .data import BenchData
 from .prefetch import prefetch
+from .fingerprint import digest, text_fingerprint
 from .runner import Encoder, Job, Settings
 from .sources import OnTheFly
 
@@ -49,22 +50,39 @@ class RerankEncoder(Encoder):
         self.pairs_scored = 0
 
     def _rescore(self, job: Job, top: np.ndarray) -> np.ndarray:
-        """Cross-encoder scores of every (query, top video) pair, one clip decoded per distinct video."""
+        """Cross-encoder scores of every (query, top video) pair, one clip decoded per distinct video.
+
+        Each pair's score is cached (one row of width 1 per "video_id|query_id", fingerprinted by
+        the clip and the caption text), so a re-run, another K or another first stage re-scores
+        only pairs not seen before.
+        """
         texts = self.captions(job.text)
+        item_ids, query_ids = self.data.item_ids, self.data.query_ids
+        key = self._key("pairs", f"{job.video}|{job.text}", job.severity)
+        video_fps = self.video_fingerprints(job.video, job.severity)
+        cells = [(q, slot, int(v)) for q, row in enumerate(top) for slot, v in enumerate(row)]
+        pair = {(q, v): f"{item_ids[v]}|{query_ids[q]}" for q, _, v in cells}
+        fps = {pair[q, v]: digest(video_fps[item_ids[v]], text_fingerprint(texts[q])) for q, _, v in cells}
+        cached = self.cache.load(key, list(fps), fps)
+        out = np.zeros(top.shape, dtype=np.float64)
         by_video: dict[int, list[tuple[int, int]]] = {}
-        for q, row in enumerate(top):
-            for slot, v in enumerate(row):
-                by_video.setdefault(int(v), []).append((q, slot))
+        for q, slot, v in cells:
+            if pair[q, v] in cached:
+                out[q, slot] = float(cached[pair[q, v]][0])
+            else:
+                by_video.setdefault(v, []).append((q, slot))
         videos = sorted(by_video)
         items = self.data.items
         clips = prefetch(lambda v: self.source.clip(items[v], job.video, job.severity), videos,
                          self.settings.workers, self.settings.batch_size + 2 * self.settings.workers)
-        out = np.zeros(top.shape, dtype=np.float64)
         for v, clip in zip(videos, clips):
-            cells = by_video[v]
-            scores = self.model.score([clip] * len(cells), [texts[q] for q, _ in cells])
-            self.pairs_scored += len(cells)
-            for (q, slot), s in zip(cells, scores):
+            todo = by_video[v]
+            raw = np.asarray(self.model.score([clip] * len(todo), [texts[q] for q, _ in todo]))
+            scores = check_rows(raw.reshape(len(todo), -1), len(todo), 1,     # float32, as cached
+                                f"model {self.model.id} (pairs {job.label()})")
+            self.cache.save(key, [pair[q, v] for q, _ in todo], scores, fps)
+            self.pairs_scored += len(todo)
+            for (q, slot), s in zip(todo, scores[:, 0]):
                 out[q, slot] = s
         return out
 

@@ -113,7 +113,7 @@ def recipe(modality: str, perturbation: str, severity: int | None) -> str:
     """Parameters and implementation versions of the perturbation(s) behind a cache key."""
     if modality == "text":
         return perturbation_fingerprint(perturbation, "text", None)
-    if modality == "cross":
+    if modality in ("cross", "pairs"):
         video, _, text = perturbation.partition("|")
         return digest(perturbation_fingerprint(video, "video", severity),
                       perturbation_fingerprint(text or CLEAN, "text", None))
