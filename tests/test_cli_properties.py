@@ -103,17 +103,24 @@ rows = st.lists(st.one_of(
                                         "end": json_values})), min_size=1, max_size=4)
 
 
+def serialise(rows: list, suffix: str, header: bool) -> str:
+    """``rows`` as JSON Lines, or as CSV cells of JSON values (with a header row of the keys, or
+    without one, each row's values in order)."""
+    if suffix == ".jsonl":
+        return "".join(json.dumps(r) + "\n" for r in rows)
+    if not header:
+        return "\n".join(",".join(json.dumps(v) for v in (r.values() if isinstance(r, dict) else [r]))
+                         for r in rows) + "\n"
+    keys = sorted({k for r in rows if isinstance(r, dict) for k in r}) or ["x"]
+    lines = [",".join(keys)] + [",".join(json.dumps(r.get(k, "")) if isinstance(r, dict) else json.dumps(r)
+                                         for k in keys) for r in rows]
+    return "\n".join(lines) + "\n"
+
+
 @bounded(25)
 @given(rows=rows, suffix=st.sampled_from([".jsonl", ".csv"]))
 def test_build_on_malformed_dataset_files(capsys, tmp_path, rows, suffix):
-    if suffix == ".jsonl":
-        content = "".join(json.dumps(r) + "\n" for r in rows)
-    else:
-        keys = sorted({k for r in rows if isinstance(r, dict) for k in r}) or ["x"]
-        lines = [",".join(keys)] + [",".join(json.dumps(r.get(k, "")) if isinstance(r, dict) else json.dumps(r)
-                                             for k in keys) for r in rows]
-        content = "\n".join(lines) + "\n"
-    data = write(tmp_path / f"data{suffix}", content)
+    data = write(tmp_path / f"data{suffix}", serialise(rows, suffix, header=True))
     code, err = run(capsys, "build", data, "--out", str(tmp_path / "out"), "--video-perturbations", "none",
                     "--text-perturbations", "DropFirst", "--no-progress")
     assert_clean_end(code, err, "build")
@@ -122,12 +129,7 @@ def test_build_on_malformed_dataset_files(capsys, tmp_path, rows, suffix):
 @bounded(20)
 @given(rows=rows, suffix=st.sampled_from([".jsonl", ".csv"]))
 def test_mc_on_malformed_caption_files(capsys, tmp_path, rows, suffix):
-    if suffix == ".jsonl":
-        content = "".join(json.dumps(r) + "\n" for r in rows)
-    else:
-        content = "\n".join(",".join(json.dumps(v) for v in (r.values() if isinstance(r, dict) else [r]))
-                            for r in rows) + "\n"
-    data = write(tmp_path / f"caps{suffix}", content)
+    data = write(tmp_path / f"caps{suffix}", serialise(rows, suffix, header=False))
     code, err = run(capsys, "mc", "--captions", data, "--out", str(tmp_path / "mc.tsv"))
     assert_clean_end(code, err, "mc")
 
