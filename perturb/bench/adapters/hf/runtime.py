@@ -9,8 +9,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from ..device import pick_device
 from ..protocol import ModelSpecError
-from ..clip import pick_device
 from .spec import HfSpec, offline
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")

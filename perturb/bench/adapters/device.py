@@ -1,4 +1,4 @@
-"""Device choice shared by the model adapters; ``clip:NAME`` itself is the hf CLIP family (``adapters.hf``)."""
+"""Which torch device a model adapter runs on (`--device auto|cpu|cuda[:N]`)."""
 from __future__ import annotations
 
 
