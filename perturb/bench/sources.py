@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -30,6 +30,7 @@ class CleanClip:
     frames: Any                         # (len(kept), H, W, 3) uint8 numpy or torch, or the whole clip
     n_frames: int                       # T of the decoded video
     kept: np.ndarray | None = None      # sorted source indices of ``frames``; None: all T
+    draws: dict[tuple[str, int | None], Any] = field(default_factory=dict)   # made while choosing kept
 
     def take(self, indices: np.ndarray | None) -> np.ndarray:
         """Frames at these source indices (None: the whole clip, which must then be kept)."""
@@ -54,7 +55,7 @@ def _render_frames(clean: CleanClip, name: str, severity: int | None, seed: int,
                    frames: np.ndarray | None) -> np.ndarray:
     """Output frames ``frames`` (None: all) of ``name`` at ``severity`` on a clean clip: the one
     place where the runner turns (perturbation, clip, seed) into pixels, as ``apply`` does."""
-    draw = _draw(name, severity, clean.n_frames, seed)
+    draw = clean.draws.get((name, severity)) or _draw(name, severity, clean.n_frames, seed)
     out_idx = np.arange(clean.n_frames) if frames is None else np.asarray(frames)
     return draw.render(clean.take(draw.source_indices(frames)), out_idx)
 
@@ -137,14 +138,17 @@ class OnTheFly:
             clip = self._on_device(self._read(item))
             return CleanClip(clip, len(clip))
 
+        draws: dict[tuple[str, int | None], Any] = {}
+
         def needed(n: int) -> np.ndarray:
             out_idx = spec.indices(n)
-            return np.concatenate([out_idx] + [
-                np.asarray(_draw(p, s, n, self.seed_of(item, p, s)).source_indices(out_idx))
-                for p, s in configs if p != CLEAN])
+            for p, s in configs:
+                if p != CLEAN:
+                    draws[p, s] = _draw(p, s, n, self.seed_of(item, p, s))
+            return np.concatenate([out_idx] + [np.asarray(d.source_indices(out_idx)) for d in draws.values()])
 
         frames, kept, n = self._read_some(item, needed)
-        return CleanClip(self._on_device(frames), n, kept)
+        return CleanClip(self._on_device(frames), n, kept, draws)
 
     def _on_device(self, clip: np.ndarray) -> Any:
         """The clip as uint8 on the perturbation device (numpy when there is none)."""
