@@ -7,7 +7,7 @@ import numpy as np
 
 from ..protocol import ModelSpecError
 from ..frames import FrameSpec
-from .runtime import Pixels, Runtime
+from .runtime import Pixels, Runtime, features, unit
 from .spec import Family, HfSpec, commit_of
 
 
@@ -58,8 +58,6 @@ class TextTower:
     """Caption embeddings through ``get_text_features``, for adapters with ``text_inputs``."""
 
     def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
-        from .runtime import features, unit
-
         rt = self.runtime
 
         def run(s: slice) -> Any:
