@@ -42,9 +42,7 @@ def write_tiny_dataset(root: str | os.PathLike, n: int = 4, frames: int = 6, siz
     for it in tiny_items(n, frames=frames, size=size):
         write(root / f"{it.item_id}.mkv", it.meta["clip"], fps=fps)
         rows += [{"video_id": it.item_id, "video_path": f"{it.item_id}.mkv", "caption": c} for c in it.captions]
-    path = root / "captions.jsonl"
-    write_jsonl(path, rows)
-    return path
+    return write_jsonl(root / "captions.jsonl", rows)
 
 
 def tiny_data(n: int = 6, seed: int = 0, **kwargs) -> BenchData:

@@ -57,6 +57,8 @@ def _render_frames(clean: CleanClip, name: str, severity: int | None, seed: int,
     place where the runner turns (perturbation, clip, seed) into pixels, as ``apply`` does."""
     draw = clean.draws.get((name, severity)) or _draw(name, severity, clean.n_frames, seed)
     out_idx = np.arange(clean.n_frames) if frames is None else np.asarray(frames)
+    if clean.kept is None:                       # the whole clip: no gather of its source frames
+        return draw.render_clip(clean.frames, out_idx)
     return draw.render(clean.take(draw.source_indices(frames)), out_idx)
 
 

@@ -29,10 +29,6 @@ class ClipKind:
     layout: str           # "THWC" or "TCHW"
     device: Any = None
 
-    @property
-    def is_float(self) -> bool:
-        return self.layout == "TCHW" or np.dtype(str(self.dtype).replace("torch.", "")).kind == "f"
-
 
 def _check_shape(shape: tuple[int, ...], channel_axis: int, layout: str, got: str) -> None:
     if len(shape) != 4:

@@ -41,8 +41,7 @@ class HfAdapter:
         from ...fingerprint import model_version
 
         weights = f"rev:{self.commit}" if self.commit else model_version(self.spec.name)
-        autocast = str(self.runtime.autocast_dtype).replace("torch.", "") if self.runtime.autocast_dtype else "none"
-        return f"{weights}|{self.runtime.weight_dtype(self.model)}|{autocast}"
+        return f"{weights}|{self.runtime.weight_dtype(self.model)}|{self.runtime.autocast_name}"
 
     def card(self) -> dict[str, Any]:
         """What the report states about the model."""
@@ -50,8 +49,7 @@ class HfAdapter:
                 "revision": self.revision, "requested_revision": self.spec.revision, "mode": self.mode, "frames": self.frames,
                 "resolution": f"{self.pixels.height}x{self.pixels.width}",
                 "dtype": self.runtime.weight_dtype(self.model),
-                "autocast": str(self.runtime.autocast_dtype).replace("torch.", "") if self.runtime.autocast_dtype
-                else "none", "device": self.runtime.device}
+                "autocast": self.runtime.autocast_name, "device": self.runtime.device}
 
 
 class TextTower:

@@ -69,6 +69,11 @@ class Runtime:
         return torch.bfloat16
 
     @property
+    def autocast_name(self) -> str:
+        """The autocast dtype's name ("bfloat16", "float16"), or "none"."""
+        return str(self.autocast_dtype).replace("torch.", "") if self.autocast_dtype is not None else "none"
+
+    @property
     def pixel_dtype(self) -> Any:
         """Resizing and normalising run in half precision on CUDA under autocast (the model reads
         them in half anyway), in float32 otherwise (CPU has no half antialiased resize)."""
