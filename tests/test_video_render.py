@@ -22,17 +22,24 @@ DEVICES = [pytest.param("cpu")] + [pytest.param("cuda", marks=pytest.mark.skipif
     not torch.cuda.is_available(), reason="no CUDA device: the CUDA comparison is not run here"))]
 
 
-@pytest.fixture(scope="module")
-def clip() -> np.ndarray:
-    """26 frames of real content, 36 x 44, read-only."""
-    c = np.ascontiguousarray(sample_clip(T)[:, 60:96, 80:124])
+def texture(t: int, h: int, w: int, seed: int) -> np.ndarray:
+    """A random texture: every value uniform in 0..255, the content where interpolation differs most."""
+    return np.random.default_rng(seed).integers(0, 256, (t, h, w, 3), dtype=np.uint8)
+
+
+@pytest.fixture(scope="module", params=["sample", "texture"])
+def clip(request: pytest.FixtureRequest) -> np.ndarray:
+    """26 frames, 36 x 44, read-only: real content, or a random texture."""
+    c = (np.ascontiguousarray(sample_clip(T)[:, 60:96, 80:124]) if request.param == "sample"
+         else texture(T, 36, 44, seed=3))
     c.setflags(write=False)
     return c
 
 
 def subsets(severity: int) -> list[list[int]]:
+    """Subsets of output frames: spread, random (unsorted, repeating), reversed, single frames."""
     picks = np.random.default_rng(severity).integers(0, T, 7).tolist()      # unsorted, may repeat
-    return [[0, 5, T - 1], picks, [T - 1, 3, 3]]
+    return [[0, 5, T - 1], picks, [T - 1, 3, 3], [0], [picks[0]], [T - 1]]
 
 
 def level_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -1,17 +1,15 @@
-"""numpy/OpenCV plumbing of the frame-wise kernels: a bounded thread pool, frames stacked along
-the channel axis for one OpenCV call, rounding to uint8, the centre-zoom matrix."""
+"""numpy/OpenCV plumbing of the frame-wise kernels: a bounded thread pool, rounding to uint8,
+the centre-zoom matrix."""
 from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 import cv2
 import numpy as np
 
-# Most channels per image that OpenCV's Python bindings accept in warpAffine/filter2D (measured).
-MAX_CHANNELS = 128
 # Most threads a kernel uses (fewer when OpenCV is held to fewer, as in the builder's workers).
 MAX_THREADS = min(4, os.cpu_count() or 1)
 
@@ -60,25 +58,6 @@ def per_frame(clip: np.ndarray, fn: Callable[[np.ndarray, int], np.ndarray]) -> 
 
     run_parallel(run, [range(i, len(clip), n) for i in range(n)])
     return out
-
-
-def channel_stacks(clip: np.ndarray) -> Iterator[tuple[slice, np.ndarray]]:
-    """The clip as (H, W, 3·n) images of up to MAX_CHANNELS channels, for one OpenCV call per group.
-
-    Stacking frames along the channel axis lets a spatial op that is the same for every frame
-    (a warp, a filter) run once over many frames.
-    """
-    t, h, w, c = clip.shape
-    group = max(1, MAX_CHANNELS // c)
-    for start in range(0, t, group):
-        sl = slice(start, min(t, start + group))
-        yield sl, np.ascontiguousarray(clip[sl].transpose(1, 2, 0, 3)).reshape(h, w, -1)
-
-
-def unstack(stacked: np.ndarray, frames: int, channels: int = 3) -> np.ndarray:
-    """Inverse of one :func:`channel_stacks` item: (H, W, frames·C) -> (frames, H, W, C)."""
-    h, w = stacked.shape[:2]
-    return stacked.reshape(h, w, frames, channels).transpose(2, 0, 1, 3)
 
 
 def centre_zoom_matrix(factor: float, width: int, height: int) -> np.ndarray:

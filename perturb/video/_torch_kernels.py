@@ -4,10 +4,8 @@ Each is registered on its perturbation's renderer (:mod:`.render`) as
 ``kernel(x, ids, drawn, params)``: ``x`` holds output frames ``ids`` of the clip, ``drawn``
 the clip's draws (angles, offsets), made once on the host, so numpy and torch render the same
 parameters. Device-agnostic and batched over frames (conv2d, grid_sample, indexing; no Python
-loop over pixels). Zoom blur's warps snap source positions to 1/32 pixel, as OpenCV's
-fixed-point path does for the many-channel stacks the numpy kernel warps; rotations sample at
-exact positions, as OpenCV (5.x) does for 3-channel frames. Either way the result matches
-within one level.
+loop over pixels). Warps sample at exact positions, as OpenCV (5.x) does for the 3-channel
+frames the numpy kernels warp one by one, so the result matches within one level.
 The noise ops' torch kernels live beside their numpy twins in :mod:`.noise_kernels`.
 """
 from __future__ import annotations
@@ -19,10 +17,6 @@ import torch.nn.functional as F
 
 from .blur import disk_kernel, motion_weights, streak_offsets, zoom_factors
 from .camera import rotation_matrix, static_angles
-
-# OpenCV's fixed-point bilinear warps resolve source positions to 1/INTER_TAB_SIZE pixel.
-INTER_TAB_SIZE = 32
-
 
 # --------------------------------------------------------------------------------------- blur
 def _border(n: int, pad: int, mode: str, device: torch.device) -> torch.Tensor:
@@ -65,7 +59,7 @@ def motion_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor
     return out.reshape(t, c, h, w)
 
 
-def _source_grid(inverse: np.ndarray, h: int, w: int, device: torch.device, snap: bool) -> torch.Tensor:
+def _source_grid(inverse: np.ndarray, h: int, w: int, device: torch.device) -> torch.Tensor:
     """grid_sample grid (align_corners=True) of per-frame pixel maps dst (x, y) -> src = A·(x, y, 1).
 
     Built on the device, in float64 where the device has it, so positions round as OpenCV's do.
@@ -76,20 +70,18 @@ def _source_grid(inverse: np.ndarray, h: int, w: int, device: torch.device, snap
     base = torch.stack([xs, ys, torch.ones_like(xs)], dim=-1)                  # (H, W, 3)
     mats = torch.tensor(np.asarray(inverse), dtype=dtype, device=device)       # (N, 2, 3)
     src = torch.einsum("hwk,tjk->thwj", base, mats)
-    if snap:
-        src = torch.round(src * INTER_TAB_SIZE) / INTER_TAB_SIZE
     scale = torch.tensor([2.0 / max(w - 1, 1), 2.0 / max(h - 1, 1)], dtype=dtype, device=device)
     return (src * scale - 1).to(torch.float32)
 
 
-def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection", snap: bool = False) -> torch.Tensor:
+def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection") -> torch.Tensor:
     """Frame t sampled bilinearly at inverse[t]·(x, y, 1) (pixel coordinates), as cv2.warpAffine would.
 
     ``inverse`` is (T, 2, 3), or (1, 2, 3) for one map shared by every frame. ``padding="reflection"``
     is OpenCV's reflect-101, ``"border"`` its replicate.
     """
     t, _, h, w = x.shape
-    grid = _source_grid(inverse, h, w, x.device, snap).expand(t, -1, -1, -1)
+    grid = _source_grid(inverse, h, w, x.device).expand(t, -1, -1, -1)
     return F.grid_sample(x, grid, mode="bilinear", padding_mode=padding, align_corners=True)
 
 
@@ -101,7 +93,7 @@ def zoom_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     acc = x.clone()
     for z in factors:                                   # one batched warp per zoom factor
         inverse = np.array([[1 / z, 0, cx - cx / z], [0, 1 / z, cy - cy / z]])
-        acc += warp(x, inverse[None], padding="border", snap=True).round()
+        acc += warp(x, inverse[None], padding="border").round()
     n = len(factors) + 1
     return torch.floor((acc + n // 2) / n)
 

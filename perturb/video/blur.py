@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._opencv_frames import centre_zoom_matrix, channel_stacks, per_frame, unstack
+from ._opencv_frames import centre_zoom_matrix, per_frame
 from ._sparse_filter import SparseKernel, correlate, sparse_kernel
 from .render import Renderer, torch_kernel
 from .severity_params import table
@@ -161,22 +161,29 @@ def zoom_factors(zooms: tuple[float, float, float]) -> np.ndarray:
 
 
 def zoom_blur(clip: np.ndarray, rng: np.random.Generator, zooms: tuple[float, float, float]) -> np.ndarray:
-    """Mean of each frame and its centre zooms by every factor: a blur radiating from the centre."""
+    """Mean of each frame and its centre zooms by every factor: a blur radiating from the centre.
+
+    Each frame is warped on its own as a 3-channel image: OpenCV samples those at exact
+    positions, while images of more than 4 channels (frames stacked along the channel axis) go
+    through a fixed-point path that rounds positions to 1/32 pixel and differs by up to 5
+    levels. Warping frame by frame keeps any subset of frames, one frame included, equal to
+    those frames of the whole clip, and is also faster than stacking (measured 2x at 224 px).
+    """
     factors = zoom_factors(zooms)
     if len(factors) > 256:
         raise ValueError(f"zoom_blur takes at most 256 zoom factors; got {len(factors)} from {zooms}")
-    t, h, w, _ = clip.shape
-    out = np.empty_like(clip)
-    for sl, stack in channel_stacks(clip):
-        acc = stack.astype(np.uint16)            # exact integer sum of up to 257 uint8 images
-        for z in factors:
-            m = centre_zoom_matrix(float(z), w, h)
-            np.add(acc, cv2.warpAffine(stack, m, (w, h), flags=cv2.INTER_LINEAR,
+    _, h, w, _ = clip.shape
+    matrices = [centre_zoom_matrix(float(z), w, h) for z in factors]
+    n = len(factors) + 1
+
+    def blur(frame: np.ndarray, _: int) -> np.ndarray:
+        acc = frame.astype(np.uint16)            # exact integer sum of up to 257 uint8 images
+        for m in matrices:
+            np.add(acc, cv2.warpAffine(frame, m, (w, h), flags=cv2.INTER_LINEAR,
                                        borderMode=cv2.BORDER_REPLICATE), out=acc)
-        n = len(factors) + 1
-        mean = (acc + n // 2) // n                # rounded mean
-        out[sl] = unstack(mean.astype(np.uint8), sl.stop - sl.start)
-    return out
+        return ((acc + n // 2) // n).astype(np.uint8)     # rounded mean
+
+    return per_frame(clip, blur)
 
 
 # ---------------------------------------------------------------------- draw / render split
@@ -224,7 +231,7 @@ register(Spec(name="zoom_blur", fn=zoom_blur,
               aliases=("Zoom", "Zoom Blur"),
               summary="Mean of the frame and its centre zooms (np.arange(start, stop, step) factors)",
               severities=table("zoom_blur"), random=False,
-              deviation="Zooms are rendered with one bilinear OpenCV affine warp per factor "
-                        "instead of scipy's spline zoom of a centre crop; the result differs by "
-                        "interpolation only.",
+              deviation="Zooms are rendered with one bilinear OpenCV affine warp per factor and "
+                        "frame instead of scipy's spline zoom of a centre crop; the result differs "
+                        "by interpolation only.",
               **_COMMON))
