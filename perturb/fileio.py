@@ -72,6 +72,7 @@ def numbered_jsonl(path: str | os.PathLike, *, skip_invalid: bool = False,
 
     A malformed line raises ``error`` (a ValueError subclass) naming file and line, unless
     ``skip_invalid``: then it is dropped, as an append-only log must tolerate a torn last line.
+    A byte-order mark opening the file is skipped, as for CSV.
     """
     rows = []
     with open(path, "rb") as f:
@@ -79,7 +80,7 @@ def numbered_jsonl(path: str | os.PathLike, *, skip_invalid: bool = False,
             if not raw.strip():
                 continue
             try:
-                rows.append((lineno, json.loads(raw.decode("utf-8"))))
+                rows.append((lineno, json.loads(raw.decode("utf-8-sig" if lineno == 1 else "utf-8"))))
             except (UnicodeDecodeError, json.JSONDecodeError) as e:
                 if skip_invalid:
                     continue

@@ -76,8 +76,9 @@ def test_apply_errors(tmp_path, video, capsys):
     bad.write_bytes(b"hello")
     assert main(["apply", str(bad), str(tmp_path / "o.mkv"), "--name", "jpeg"]) == 2
     assert "cannot read video" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["apply", video, str(tmp_path / "o.mkv"), "--name", "jpeg", "--severity", "6"])
+    assert main(["apply", video, str(tmp_path / "o.mkv"), "--name", "jpeg", "--severity", "6"]) == 2
+    assert capsys.readouterr().err == ("perturb apply: error: --severity must be 1..5; got 6 "
+                                       "(see perturb apply --help)\n")
 
 
 

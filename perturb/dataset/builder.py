@@ -177,6 +177,8 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
     backend, worker count or order.
     """
     t0 = time.perf_counter()
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"limit must be an int >= 1 (the first N items) or None; got {limit!r}")
     if isinstance(dataset, (str, os.PathLike)):
         reader = reader or infer_reader(dataset)
         items = read_dataset(dataset, reader)

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ..errors import MissingResourceError, UnknownPerturbationError, UsageError
+from ..options import check_output, int_at_least, positive_number
 from ..selection import add_selection_arguments, parse_severities
 from .. import engines
 from . import encode
@@ -28,8 +29,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--reader", choices=("msrvtt", "youcook2", "generic"),
                    help="dataset reader (inferred when omitted)")
     add_selection_arguments(p)
-    p.add_argument("--seed", type=int, default=0, help="base seed (default: 0)")
-    p.add_argument("--jobs", type=int, default=None, metavar="N",
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="base seed (default: 0)")
+    p.add_argument("--jobs", type=int_at_least(1), default=None, metavar="N",
                    help="workers (default: all cores; for dask/ray without --scheduler, local workers)")
     p.add_argument("--backend", choices=engines.BACKENDS, default="loky",
                    help="loky (one machine), dask or ray (default: loky)")
@@ -37,12 +38,12 @@ def register(subparsers: Any) -> None:
                    help="dask scheduler (tcp://host:8786) or ray address to run on a cluster")
     p.add_argument("--format", default="lossless", choices=sorted({*encode.FORMATS, *encode.ALIASES}),
                    help="output format: lossless (FFV1/MKV, default), x264 (qp 0), npy, npz")
-    p.add_argument("--short-side", type=int, metavar="PX",
+    p.add_argument("--short-side", type=int_at_least(1), metavar="PX",
                    help="resize so the short side is PX before perturbing (paper: 224 or 256)")
-    p.add_argument("--fps", type=float, help="resample to this frame rate before perturbing")
+    p.add_argument("--fps", type=positive_number, help="resample to this frame rate before perturbing")
     p.add_argument("--paper-preprocess", action="store_true",
                    help="the paper's input: short side 224 at 30 fps")
-    p.add_argument("--limit", type=int, metavar="N", help="only the first N items")
+    p.add_argument("--limit", type=int_at_least(1), metavar="N", help="only the first N items")
     p.add_argument("--no-verify", action="store_true",
                    help="on resume trust recorded sizes instead of re-hashing outputs")
     p.add_argument("--parquet", action="store_true", help="also write manifest.parquet")
@@ -53,16 +54,9 @@ def register(subparsers: Any) -> None:
 def _check(args: argparse.Namespace) -> None:
     if not os.path.exists(args.dataset):
         raise UsageError(f"dataset path {args.dataset!r} does not exist")
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError(f"--jobs must be at least 1; got {args.jobs}")
     if args.scheduler and args.backend == "loky":
         raise UsageError("--scheduler needs --backend dask or ray")
-    if args.short_side is not None and args.short_side < 1:
-        raise UsageError(f"--short-side must be a positive number of pixels; got {args.short_side}")
-    if args.fps is not None and not args.fps > 0:
-        raise UsageError(f"--fps must be positive; got {args.fps}")
-    if args.seed < 0:
-        raise UsageError(f"--seed must be a non-negative integer; got {args.seed}")
+    check_output(args.out, [args.dataset], "--out", kind="dir")
 
 
 def command_line(args: argparse.Namespace) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 from collections import OrderedDict
 from pathlib import Path
@@ -38,14 +39,31 @@ def _load_json(path: Path) -> Any:
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        reader = csv.DictReader(f)
-        rows = []
-        for r in reader:
-            if None in r:                  # DictReader files surplus values under the key None
-                raise DatasetFormatError(f"{path}: line {reader.line_num} has {len(r) - 1 + len(r[None])} "
-                                         f"values for {len(reader.fieldnames or [])} header columns")
-            rows.append({(k or "").strip(): (v or "").strip() for k, v in r.items()})
+    """Rows of a CSV file with a header, strictly: every quote closed, every row as wide as the
+    header, no field spanning lines (a quote left open swallows the rows after it), UTF-8."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            reader = csv.DictReader(f, strict=True)
+            rows = []
+            for r in reader:
+                line = reader.line_num
+                width = len(reader.fieldnames or [])
+                if None in r:                  # DictReader files surplus values under the key None
+                    raise DatasetFormatError(f"{path}: line {line} has {len(r) - 1 + len(r[None])} "
+                                             f"values for {width} header columns")
+                if None in r.values():         # ... and fills missing ones with None
+                    raise DatasetFormatError(f"{path}: line {line} has {sum(v is not None for v in r.values())} "
+                                             f"values for {width} header columns")
+                if any("\n" in v or "\r" in v for v in r.values()):
+                    raise DatasetFormatError(f"{path}: line {line}: a field spans several lines (a quote "
+                                             "left open?); expected one row per line")
+                rows.append({(k or "").strip(): v.strip() for k, v in r.items()})
+    except csv.Error as e:
+        raise DatasetFormatError(f"{path}: from line {reader.line_num + 1}: not valid CSV ({e}); "
+                                 "expected every quote closed") from None
+    except UnicodeDecodeError as e:
+        raise DatasetFormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start}); "
+                                 "expected a UTF-8 file") from None
     return rows
 
 
@@ -101,9 +119,15 @@ def _text(value: Any, column: str, where: str) -> str:
     return str(value)
 
 
-def _caption(value: Any, where: str) -> str:
+def _caption(value: Any, where: str, column: str = "caption") -> str:
+    """A caption: a string with some text on one line."""
     if not isinstance(value, str):
-        raise DatasetFormatError(f"{where}: 'caption' must be a string; got {value!r:.60}")
+        raise DatasetFormatError(f"{where}: {column!r} must be a string; got {value!r:.60}")
+    if not value.strip():
+        raise DatasetFormatError(f"{where}: {column!r} is empty; every row needs a caption")
+    if "\n" in value or "\r" in value:
+        raise DatasetFormatError(f"{where}: {column!r} spans several lines ({value!r:.60}); "
+                                 "expected one line")
     return value
 
 
@@ -135,12 +159,23 @@ def _group(rows: Iterable[tuple[Any, ...]]) -> list[Item]:
 
 
 def _num(value: Any, what: str, where: str) -> float | None:
+    """A time in seconds: a finite number >= 0, or None when absent."""
     if value is None or value == "":
         return None
     try:
-        return float(value)
+        number = float(value)
     except (TypeError, ValueError):
-        raise DatasetFormatError(f"{where}: {what} must be a number of seconds; got {value!r}") from None
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number) or number < 0:
+        raise DatasetFormatError(f"{where}: {what} must be a finite number of seconds >= 0; got {value!r}")
+    return number
+
+
+def _segment(start: float | None, end: float | None, where: str) -> None:
+    """A segment ends after it starts."""
+    if end is not None and not end > (start or 0.0):
+        raise DatasetFormatError(f"{where}: end ({end:g}) must be after start ({start or 0:g}); "
+                                 "expected 0 <= start < end")
 
 
 # ------------------------------------------------------------------------------------ MSR-VTT
@@ -160,7 +195,7 @@ def read_msrvtt(path: str | os.PathLike, videos: str | os.PathLike | None = None
         def csv_row(n: int, r: Mapping[str, str]) -> tuple:
             vid = _text(r["video_id"], "video_id", f"{ann}:{n}")
             return (f"{ann}:{n}", vid, vid, _find_video(dirs, vid), None, None, None,
-                    {k: r[k] for k in ("key", "vid_key") if k in r}, r["sentence"])
+                    {k: r[k] for k in ("key", "vid_key") if k in r}, _caption(r["sentence"], f"{ann}:{n}", "sentence"))
         return _group(csv_row(n, r) for n, r in enumerate(rows, 2))
     data = _load_json(ann)
     if not (isinstance(data, dict) and isinstance(data.get("videos"), list)
@@ -230,6 +265,7 @@ def read_youcook2(path: str | os.PathLike, videos: str | os.PathLike | None = No
             start, end = (_num(x, "segment", where) for x in bounds)
             if start is None or end is None:
                 raise DatasetFormatError(f"{where}: 'segment' must be [start, end] in seconds; got {bounds!r}")
+            _segment(start, end, where)
             rows.append((where, f"{vid}_{seg.get('id', len(rows))}", vid, video, start, end, vid,
                          dict(meta, segment_id=seg.get("id")), seg.get("sentence", "")))
     return _group(rows)
@@ -266,6 +302,7 @@ def read_generic(path: str | os.PathLike) -> list[Item]:
         vid = _text(r["video_id"], "video_id", where)
         caption = _caption(r["caption"], where)
         start, end = _num(r.get("start"), "start", where), _num(r.get("end"), "end", where)
+        _segment(start, end, where)
         segment = f"_{start or 0:g}-{'end' if end is None else format(end, 'g')}"
         item_id = str(r.get("item_id") or (vid if start is None and end is None else vid + segment))
         raw = r.get("video_path")
@@ -307,8 +344,14 @@ def infer_reader(path: str | os.PathLike) -> str:
     if suffix in (".jsonl", ".ndjson"):
         return "generic"
     if suffix == ".csv":
-        with open(p, newline="", encoding="utf-8-sig") as f:
-            header = [h.strip() for h in next(csv.reader(f), [])]
+        try:
+            with open(p, newline="", encoding="utf-8-sig") as f:
+                header = [h.strip() for h in next(csv.reader(f), [])]
+        except UnicodeDecodeError as e:
+            raise DatasetFormatError(f"{p}: not UTF-8 text ({e.reason} at byte {e.start}); "
+                                     "expected a UTF-8 file") from None
+        except csv.Error as e:
+            raise DatasetFormatError(f"{p}:1: not valid CSV ({e})") from None
         return "msrvtt" if "sentence" in header and "video_id" in header else "generic"
     if suffix == ".json":
         data = _load_json(p)

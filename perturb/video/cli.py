@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from ..errors import UsageError
+from ..options import check_output, int_at_least
 from ..selection import SEVERITY_LEVELS
 
 WIDE = 120      # terminal columns from which `perturb list` also shows the summaries
@@ -30,7 +31,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--name", required=True, help="video perturbation name or alias")
     p.add_argument("--severity", type=int, default=3, choices=SEVERITY_LEVELS,
                    help=f"{SEVERITY_LEVELS[0]}..{SEVERITY_LEVELS[-1]} (default 3)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="random seed (default 0)")
     p.add_argument("--codec", default="ffv1",
                    help="output encoder (default ffv1: lossless, adds no artefacts of its own)")
     p.set_defaults(func=cmd_apply)
@@ -38,13 +39,15 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("gallery", help="PNG grid of perturbations x severities for one frame")
     p.add_argument("input", metavar="IN", help="input video")
     p.add_argument("output", metavar="OUT.png", help="output image")
-    p.add_argument("--frame", type=int, default=None, help="frame index shown (default: the middle)")
+    p.add_argument("--frame", type=int_at_least(0), default=None,
+                   help="frame index shown (default: the middle)")
     p.add_argument("--perturbations", nargs="+", default=["all"], metavar="NAME",
                    help="names, aliases or categories (default: all video perturbations)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--max-frames", type=int, default=128,
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="random seed (default 0)")
+    p.add_argument("--max-frames", type=int_at_least(1), default=128,
                    help="read at most this many frames (default 128)")
-    p.add_argument("--size", type=int, default=None, help="resize frames to this short side first")
+    p.add_argument("--size", type=int_at_least(1), default=None,
+                   help="resize frames to this short side first")
     p.set_defaults(func=cmd_gallery)
 
 
@@ -103,17 +106,12 @@ def _read(path: str, **kwargs: Any) -> tuple[Any, float]:
         raise UsageError(str(e)) from e
 
 
-def _check_seed(seed: int) -> None:
-    if seed < 0:
-        raise UsageError(f"expected --seed >= 0; got {seed}")
-
-
 def cmd_apply(args: argparse.Namespace) -> int:
     """Read a video, perturb it, write it back."""
     from .api import apply, get
     from .io import VideoWriter
 
-    _check_seed(args.seed)
+    check_output(args.output, [args.input], "OUT")
     try:
         spec = get(args.name)
     except ValueError as e:
@@ -136,9 +134,7 @@ def cmd_gallery(args: argparse.Namespace) -> int:
     from ..registry import REGISTRY
     from .gallery import gallery, save_png
 
-    _check_seed(args.seed)
-    if args.max_frames < 1:
-        raise UsageError(f"expected --max-frames >= 1; got {args.max_frames}")
+    check_output(args.output, [args.input], "OUT.png")
     try:
         names = [s.name for s in REGISTRY.resolve(args.perturbations, "video")]
     except ValueError as e:

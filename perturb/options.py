@@ -1,0 +1,82 @@
+"""Command-line option checks shared by every subcommand, run before any work starts.
+
+Argument types (``type=`` of argparse) for numbers with bounds, and the output-path check that
+keeps a command from writing over its own input (through a symlink or ``./`` too). Each check
+names the option and what it expects in one line; the CLI turns it into exit status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from typing import Callable, Iterable
+
+from .errors import UsageError
+
+
+def int_at_least(minimum: int) -> Callable[[str], int]:
+    """argparse type: an integer >= ``minimum`` (``--limit -1`` is refused, not taken as a slice)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}; got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}; got {value}")
+        return value
+
+    parse.__name__ = f"int_at_least_{minimum}"
+    return parse
+
+
+def positive_number(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0; got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0; got {text}")
+    return value
+
+
+def open_fraction(text: str) -> float:
+    """argparse type: a number strictly between 0 and 1 (a confidence level)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, exclusive; got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, exclusive; got {text}")
+    return value
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether two paths name one file or folder (symlinks, ``./`` and hard links resolved)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_output(output: str | os.PathLike, inputs: Iterable[str | os.PathLike], option: str,
+                 kind: str = "file") -> None:
+    """``output`` may be written: not one of ``inputs`` and not inside an existing file; a file
+    output is not an existing folder, a folder output not an existing file. UsageError otherwise."""
+    out = os.fspath(output)
+    for given in inputs:
+        if given is not None and _same(out, os.fspath(given)):
+            raise UsageError(f"{option} {out} is the input {os.fspath(given)}; expected a new path "
+                             "(writing there would destroy the input)")
+    if os.path.isdir(out) and kind == "file":
+        raise UsageError(f"{option} {out} is a directory; expected a file path")
+    if os.path.exists(out) and not os.path.isdir(out) and kind == "dir":
+        raise UsageError(f"{option} {out} is a file; expected a directory")
+    parent = os.path.dirname(os.path.abspath(out))
+    while parent and not os.path.exists(parent):
+        parent = os.path.dirname(parent) if os.path.dirname(parent) != parent else ""
+    if parent and not os.path.isdir(parent):
+        raise UsageError(f"{option} {out} is under {parent}, which is a file; expected a path in a folder")
