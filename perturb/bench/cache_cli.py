@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..options import positive_number
 from .cache import KEY_FILE, _read_part, clean_temporaries, entries
 
 IDENTITY = ("model", "dataset", "modality", "perturbation", "severity", "seed", "settings")
@@ -30,7 +31,8 @@ def register(subparsers: Any) -> None:
         q.add_argument("--dataset", help="only entries of this dataset (name or fingerprint)")
         q.add_argument("--perturbation", help="only entries whose perturbation contains this")
     rm.add_argument("--all", action="store_true", help="remove every entry")
-    prune.add_argument("--older-than", type=float, metavar="DAYS", help="also remove entries unused this long")
+    prune.add_argument("--older-than", type=positive_number, metavar="DAYS",
+                       help="also remove entries unused this long (a number of days > 0)")
     p.set_defaults(func=cmd_cache)
 
 
@@ -89,13 +91,27 @@ def cmd_cache(args: argparse.Namespace) -> int:
         print(f"{_size(total)} in {sum(_matches(e, args) for e in found)} entries under {root}")
         return 0
     if args.action == "rm":
-        if not (args.all or args.model or args.dataset or args.perturbation):
-            raise UsageError("cache rm needs --model, --dataset, --perturbation or --all")
+        _check_filters(args)
         chosen = [e for e in found if _matches(e, args)]
         freed = sum(_remove(e) for e in chosen)
         print(f"removed {len(chosen)} entries ({_size(freed)}) from {root}")
         return 0
     return _prune(root, found, args.older_than)
+
+
+def _check_filters(args: argparse.Namespace) -> None:
+    """``cache rm`` removes what its filters name: at least one filter or --all, never both,
+    and no blank filter (an empty string is in every model id, so it would match everything)."""
+    filters = {"--model": args.model, "--dataset": args.dataset, "--perturbation": args.perturbation}
+    blank = [name for name, value in filters.items() if value is not None and not value.strip()]
+    if blank:
+        raise UsageError(f"{blank[0]} is blank, which would match every entry; expected some text "
+                         "(use --all to remove everything)")
+    given = [name for name, value in filters.items() if value is not None]
+    if args.all and given:
+        raise UsageError(f"--all removes every entry; expected either --all or {', '.join(given)}, not both")
+    if not (args.all or given):
+        raise UsageError("cache rm needs --model, --dataset, --perturbation or --all")
 
 
 def _prune(root: Path, found: list[dict[str, Any]], older_than: float | None) -> int:

@@ -134,8 +134,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .report import print_summary, write_reports
     from .results import parse_metric, write_csv, write_json
     from .runner import Settings
+    from .options import check_bench
     from .sources import Built, OnTheFly
 
+    pairs = _pairs(args.pairs)
+    check_bench(args, pairs)                 # every option, before any work
     try:
         parse_spec(args.model)
         parse_metric(args.metric)
@@ -143,10 +146,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
         video = [s.name for s in REGISTRY.resolve(args.video_perturbations, "video")]
         text = [s.name for s in REGISTRY.resolve(args.text_perturbations, "text")]
         data = _data(args)
-        if not args.timeout > 0:
-            raise ValueError(f"--timeout must be > 0 seconds; got {args.timeout}")
-        if (args.rerank is None) != (args.first_stage is None):
-            raise ValueError("--rerank K and --first-stage MODEL go together")
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e)) from e
     out = Path(args.out)
@@ -164,7 +163,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames,
             device=args.perturb_device)
         doc = benchmark(args.model, data, video=video, text=text, severities=severities,
-                        pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap,
+                        pairs=pairs, metric=args.metric, bootstrap=args.bootstrap,
                         level=args.level, source=source, cache_dir=cache_dir, settings=settings,
                         backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
                         model_options=options, stats=stats, mc=args.mc, entailment=args.entailment,

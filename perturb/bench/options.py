@@ -1,0 +1,142 @@
+"""``perturb bench`` options checked before any work: numbers in range, models and files that
+exist, pairs of known perturbations. A bad option is a UsageError (exit 2) in well under a
+second, never a model failure reported after embedding."""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from typing import Any, Sequence
+from urllib.parse import urlparse
+
+from ..errors import UsageError
+from ..options import check_output
+
+# (option, attribute, smallest accepted value) of the whole-number options; None is "not given".
+AT_LEAST = (("--seed", "seed", 0), ("--bootstrap", "bootstrap", 0), ("--batch-size", "batch_size", 1),
+            ("--model-batch", "model_batch", 0), ("--frames", "frames", 1), ("--workers", "workers", 1),
+            ("--subset", "subset", 1), ("--max-frames", "max_frames", 1), ("--jobs", "jobs", 1),
+            ("--rerank", "rerank", 1))
+# Model kinds that are dual encoders whatever their target (so --rerank cannot use them).
+DUAL_KINDS = ("toy", "clip", "precomputed")
+
+
+def check_numbers(args: argparse.Namespace) -> None:
+    """Whole numbers at or above their floor; level strictly inside (0, 1); rates and times > 0."""
+    for option, name, floor in AT_LEAST:
+        value = getattr(args, name, None)
+        if value is not None and value < floor:
+            raise UsageError(f"{option} must be an integer >= {floor}; got {value}")
+    if not 0 < args.level < 1:
+        raise UsageError(f"--level must be a confidence level between 0 and 1, exclusive; got {args.level}")
+    for option, name in (("--fps", "fps"), ("--timeout", "timeout")):
+        value = getattr(args, name, None)
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise UsageError(f"{option} must be a finite number > 0; got {value}")
+
+
+def _looks_like_path(target: str) -> bool:
+    """A local path rather than a hub name (``org/name``): absolute, or starting with . or ~."""
+    return os.path.isabs(target) or target.startswith((".", "~"))
+
+
+def check_model(spec: str, option: str = "--model") -> str:
+    """A model spec whose target can exist: local paths present, a callable callable, a URL a
+    URL; returns its kind. Nothing is loaded (a callable's module is imported)."""
+    from .adapters.protocol import ModelSpecError, import_target, parse_spec
+
+    try:
+        kind, target = parse_spec(spec)
+        if kind == "callable" and not callable(import_target(target)):
+            raise UsageError(f"{option} {spec}: {target} is not callable; expected a function or class "
+                             "that builds the model")
+    except ModelSpecError as e:
+        raise UsageError(str(e)) from None
+    path = os.path.expanduser(target.partition("#")[0].partition("@")[0] if kind == "hf" else target)
+    if kind == "precomputed" and not os.path.isdir(path):
+        raise UsageError(f"{option} {spec}: {path} is not a directory; expected precomputed:DIR")
+    if kind in ("hf", "clip") and _looks_like_path(path) and not os.path.exists(path):
+        raise UsageError(f"{option} {spec}: no such local checkpoint {path}; expected a folder "
+                         "or a hub name such as openai/clip-vit-base-patch32")
+    if kind == "http":
+        url = urlparse(target.partition("#")[0])
+        if url.scheme not in ("http", "https") or not url.netloc or " " in target:
+            raise UsageError(f"{option} {spec}: expected http:http://HOST:PORT[/PATH][#cross]; "
+                             f"got {target!r}")
+    return kind
+
+
+def is_dual(spec: str) -> bool:
+    """Whether a model spec is known to be a dual encoder without loading it."""
+    kind, _, target = spec.partition(":")
+    if kind in DUAL_KINDS:
+        return True
+    if kind == "http" or spec.startswith(("http://", "https://")):
+        return not spec.endswith("#cross")
+    return kind == "hf" and target.endswith("#embed")
+
+
+def check_pairs(pairs: Sequence[tuple[str, str]]) -> None:
+    """Every VIDEO@TEXT pair names a known video and a known text perturbation."""
+    from ..registry import REGISTRY
+
+    for video, text in pairs:
+        try:
+            REGISTRY.resolve([video], "video")
+            REGISTRY.resolve([text], "text")
+        except ValueError as e:
+            raise UsageError(f"--pairs {video}@{text}: {e}") from None
+
+
+def check_files(args: argparse.Namespace, inputs: Sequence[str]) -> None:
+    """Input files exist and parse; --out and --cache are folders that are not an input."""
+    from ..contrast.entailment import read_entailment
+    from ..contrast.mc import read_mc_jsonl, read_mc_tsv
+
+    for option, path in (("--judgements", args.judgements), ("--mc", args.mc), ("--entailment", args.entailment)):
+        if path is not None and not os.path.isfile(path):
+            raise UsageError(f"{option} {path}: no such file")
+    readers: list[tuple[str, str | None, Any]] = [
+        ("--mc", args.mc, read_mc_jsonl if str(args.mc).endswith(".jsonl") else read_mc_tsv),
+        ("--entailment", args.entailment, read_entailment)]
+    for option, path, read in readers:
+        if path is None:
+            continue
+        try:
+            rows = read(path)
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
+            raise UsageError(f"{option} {path}: not a readable {option[2:]} file ({e})") from None
+        if not rows:
+            raise UsageError(f"{option} {path}: no rows; expected at least one question")
+    check_output(args.out, inputs, "--out", kind="dir")
+    if args.cache and not args.no_cache:
+        check_output(args.cache, inputs, "--cache", kind="dir")
+
+
+def check_metric(args: argparse.Namespace) -> None:
+    """mAP counts extra positives, so it needs them: --judgements."""
+    if args.metric.rpartition(".")[2] == "mAP" and not args.judgements:
+        raise UsageError("--metric mAP needs --judgements (the extra positives mAP ranks); "
+                         "expected R@1, R@5 or R@10 without them")
+
+
+def check_rerank(args: argparse.Namespace) -> None:
+    """--rerank K re-scores with --model as a cross-encoder after the dual --first-stage."""
+    if (args.rerank is None) != (args.first_stage is None):
+        raise UsageError("--rerank K and --first-stage MODEL go together")
+    if args.rerank is None:
+        return
+    check_model(args.first_stage, "--first-stage")
+    if is_dual(args.model):
+        raise UsageError(f"--rerank re-scores with a cross-encoder; --model {args.model} is a dual "
+                         "encoder (expected hf:...#itm, hf:...#logits, hf:...#yesno or http:URL#cross)")
+
+
+def check_bench(args: argparse.Namespace, pairs: Sequence[tuple[str, str]]) -> None:
+    """Every check above, in the order a reader of the command line would make them."""
+    check_numbers(args)
+    check_model(args.model)
+    check_metric(args)
+    check_rerank(args)
+    check_pairs(pairs)
+    check_files(args, [p for p in (args.dataset, args.built) if p])
