@@ -32,7 +32,7 @@ def check_numbers(args: argparse.Namespace) -> None:
     for option, name in (("--fps", "fps"), ("--timeout", "timeout")):
         value = getattr(args, name, None)
         if value is not None and not (math.isfinite(value) and value > 0):
-            raise UsageError(f"{option} must be a finite number > 0; got {value}")
+            raise UsageError(f"{option} must be > 0, a finite number; got {value}")
 
 
 def _looks_like_path(target: str) -> bool:

@@ -84,6 +84,13 @@ def _run(gen: Generator, doc: Any, caption: str, seed: SeedLike, n: int | None,
     return out
 
 
+def check_n(n: Any) -> int | None:
+    """``n``: how many contrasts at most, an int >= 1, or None for all of them."""
+    if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1):
+        raise ValueError(f"expected n to be an int >= 1 (contrasts per caption) or None for all; got {n!r}")
+    return None if n is None else int(n)
+
+
 def generate(caption: str, type: str, *, seed: SeedLike = None, n: int | None = 1,
              **context: Any) -> list[Contrast]:
     """Contrast captions of one caption, best first (at most ``n``; ``n=None`` for all).
@@ -92,6 +99,7 @@ def generate(caption: str, type: str, *, seed: SeedLike = None, n: int | None = 
     list), ``cast=`` {name: gender} or ``names=`` captions (person_id), ``model=`` (verb LM path).
     """
     caption = check_caption(caption)
+    n = check_n(n)
     gen = get(type)
     context = _prepare(gen, context)
     doc = resources.nlp(gen.disable)(caption) if caption.strip() else None
@@ -105,6 +113,7 @@ def generate_batch(captions: Iterable[str], type: str, *, seed: SeedLike = None,
     ``nlp.pipe``. ``captions`` is a sequence of str (a lone str is refused)."""
     gen = get(type)
     captions = check_captions(captions)
+    n = check_n(n)
     if isinstance(seed, np.random.Generator):
         seed = int(as_generator(seed).integers(0, 2**63))
     context = _prepare(gen, context)

@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import MissingResourceError, UsageError
+from ..options import check_output
 from ..text.inputs import check_captions
 from .types import TYPES
 
@@ -22,22 +23,33 @@ def _context(args: Any) -> dict[str, Any]:
         cast = {}
         for part in args.cast.split(","):
             name, _, g = part.partition(":")
-            if not g:
+            if not name.strip() or g.strip() not in ("m", "f"):
                 raise _cli_error(f"--cast expects NAME:m|f,...; got {part!r}")
             cast[name.strip()] = g.strip()
         ctx["cast"] = cast
     if getattr(args, "corpus", None):
-        ctx["corpus"] = _read_lines(args.corpus)
+        ctx["corpus"] = _read_lines(args.corpus, "--corpus")
     if getattr(args, "model", None):
+        from .lm import seq2seq
+        try:
+            seq2seq(args.model)                # loaded now (and kept): a bad --model is exit 2 at once
+        except MissingResourceError as e:
+            raise _cli_error(f"--model {args.model}: {e}") from None
         ctx["model"] = args.model
     return ctx
 
 
-def _read_lines(path: str) -> list[str]:
+def _read_lines(path: str, option: str) -> list[str]:
+    """The non-blank lines of a UTF-8 text file."""
     p = Path(path)
     if not p.is_file():
-        raise _cli_error(f"no such file: {path}")
-    return [ln.strip() for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        raise _cli_error(f"{option} {path}: no such file")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise _cli_error(f"{option} {path}: not UTF-8 text ({e.reason} at byte {e.start}); expected "
+                         "captions, one per line") from None
+    return [ln.strip() for ln in text.splitlines() if ln.strip()]
 
 
 def _type(value: str) -> str:
@@ -89,16 +101,26 @@ def _items(path: str, group_column: str | None) -> list[tuple[str, str, str | No
         group = it.group if group_column in (None, "group") else it.meta.get(group_column)
         if it.captions:
             out.append((it.item_id, it.captions[0], group if group_column else None))
+    if group_column and all(group is None for _, _, group in out):
+        raise _cli_error(f"--group-column {group_column}: no row of {path} has a value in that column; "
+                         "expected a column such as group")
     return out
 
 
 def cmd_mc(args: Any) -> int:
     from . import mc
+    for option in ("--out", "--jsonl"):
+        path = getattr(args, option[2:])
+        if path is not None:
+            check_output(path, [args.captions, args.corpus], option)
     items = _items(args.captions, args.group_column)
-    if args.type in (None, "random"):
-        result = mc.random_mc(items, seed=args.seed)
-    else:
-        result = mc.contrast_mc(items, _type(args.type), seed=args.seed, **_context(args))
+    try:
+        if args.type in (None, "random"):
+            result = mc.random_mc(items, seed=args.seed)
+        else:
+            result = mc.contrast_mc(items, _type(args.type), seed=args.seed, **_context(args))
+    except ValueError as e:                  # e.g. too few distinct captions for the endings
+        raise _cli_error(f"{args.captions}: {e}") from None
     try:
         mc.write_mc_tsv(result.rows, args.out)
         if args.jsonl:
@@ -112,6 +134,7 @@ def cmd_mc(args: Any) -> int:
 
 def cmd_entailment(args: Any) -> int:
     from .entailment import entailment_set, write_entailment
+    check_output(args.out, [args.captions, args.corpus], "--out")
     items = [(c, cap) for c, cap, _ in _items(args.captions, None)]
     types = [_type(t) for t in args.type.split(",")]
     pairs = entailment_set(items, types, seed=args.seed, **_context(args))

@@ -55,15 +55,21 @@ class MCSet:
 
 
 def entries(items: Iterable[Any]) -> list[Entry]:
-    """Entries from (clip, caption[, group]) tuples, dicts or Entry objects."""
+    """Entries from (clip, caption[, group]) tuples, dicts or Entry objects. A caption must be
+    a non-empty string: None or a number would otherwise become an ending such as 'None'."""
     out = []
-    for it in items:
+    for k, it in enumerate(items):
         if isinstance(it, Entry):
-            out.append(it)
+            clip, caption, group = it.clip, it.caption, it.group
         elif isinstance(it, dict):
-            out.append(Entry(str(it["clip"]), str(it["caption"]), it.get("group")))
+            clip, caption, group = it["clip"], it["caption"], it.get("group")
         else:
-            out.append(Entry(str(it[0]), str(it[1]), it[2] if len(it) > 2 else None))
+            clip, caption, group = it[0], it[1], (it[2] if len(it) > 2 else None)
+        if not isinstance(caption, str) or not caption.strip():
+            raise ValueError(f"item {k} ({clip!r}): expected the caption as a non-empty string; got {caption!r}")
+        if clip is None or isinstance(clip, bool) or not isinstance(clip, (str, int)):
+            raise ValueError(f"item {k}: expected the clip id as a string; got {clip!r}")
+        out.append(it if isinstance(it, Entry) else Entry(str(clip), caption, group))
     return out
 
 

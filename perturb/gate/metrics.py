@@ -63,10 +63,16 @@ def valid_metric_names(results: Results | None = None, clean: bool = True) -> li
     return run + ([f"clean.{d}.{k}" for d in DIRECTIONS for k in keys] if clean else [])
 
 
+def _folded(name: str) -> str:
+    """A metric name with case, spaces, dashes and underscores ignored."""
+    return "".join(ch for ch in name.lower() if ch not in " -_")
+
+
 def parse_metric(text: str, results: Results | None = None, clean: bool = True) -> Metric:
-    """A metric name (case-insensitive) → Metric; GateInputError listing the valid ones."""
+    """A metric name → Metric, matched ignoring case, spaces, dashes and underscores (``GAMMA-R``
+    is ``gamma_r``); GateInputError listing the valid ones."""
     valid = valid_metric_names(results, clean)
-    canonical = {v.lower(): v for v in valid}.get(str(text).strip().lower())
+    canonical = {_folded(v): v for v in valid}.get(_folded(str(text)))
     if canonical is None:
         raise unknown("metric", str(text).strip(), valid)
     parts = canonical.split(".")

@@ -95,10 +95,12 @@ def _number(value: Any, field: str, source: str) -> None:
 
 
 def _scores(block: Any, field: str, source: str) -> None:
-    """A t2v/v2t block: metric name → number."""
+    """A t2v/v2t block: metric name → number; recalls and mAP are fractions in [0, 1]."""
     _require(block, (), f"{source}: {field}")
     for key, value in block.items():
         _number(value, f"{field}.{key}", source)
+        if key in GAMMA_METRICS and value is not None and not 0 <= value <= 1:
+            raise GateInputError(f"{source}: {field}.{key} is {value!r}; expected a fraction in [0, 1]")
 
 
 def _intervals(record: Mapping[str, Any], field: str, source: str) -> None:
@@ -142,7 +144,7 @@ def _run(run: Any, i: int, source: str) -> None:
 
 def _summary(summary: Any, runs: list[Mapping[str, Any]], source: str) -> None:
     """Every summary entry is an object of numbers whose γ means agree with the runs they summarize."""
-    _require(summary, (), f"{source}: summary")
+    _require(summary, SUMMARY_KINDS, f"{source}: summary")
     for kind, section in summary.items():
         _require(section, (), f"{source}: summary.{kind}")
         for name, entry in section.items():
@@ -200,8 +202,8 @@ def validate(data: Any, source: str = "<results>") -> Results:
         raise GateInputError(f"{source}: 'runs' must be a list; got {type(data['runs']).__name__}")
     for i, run in enumerate(data["runs"]):
         _run(run, i, source)
-    if data.get("summary") is not None:
-        _summary(data["summary"], data["runs"], source)
+    _require(data, ("summary",), source)         # reports and rules read it
+    _summary(data["summary"], data["runs"], source)
     return Results(data, source)
 
 

@@ -86,10 +86,16 @@ class Perturbation:
 
 
 class Compose:
-    """Chain perturbations; one seed drives the whole chain, so the result is reproducible."""
+    """Chain perturbations; one seed drives the whole chain, so the result is reproducible.
+
+    ``perturbations`` is a sequence: a bare name is refused (``Compose(["jpeg"])`` chains one),
+    as iterating a string would read each character as a name."""
 
     def __init__(self, perturbations: Sequence[Perturbation | tuple[str, int] | str], *,
                  seed: SeedLike = None) -> None:
+        if isinstance(perturbations, (str, bytes)):
+            raise TypeError(f"Compose expects a sequence of perturbations; got the string {perturbations!r} "
+                            f"(write Compose([{perturbations!r}]) for a chain of one)")
         self.perturbations = [self._coerce(p) for p in perturbations]
         self.seed = seed
 
