@@ -183,20 +183,51 @@ def test_writes_are_atomic_and_stale_temporaries_are_cleaned(tmp_path, monkeypat
     assert synced                                             # fsynced before the rename
 
 
-def test_tiny_checkpoint_fingerprint_uses_a_sidecar_and_follows_the_files(tmp_path, monkeypatch):
+def _swap_keeping_stat(path, content: bytes) -> None:
+    """Rewrite ``path`` with same-size ``content`` and put its old mtime back (as ``touch -r`` does)."""
+    st = path.stat()
+    assert len(content) == st.st_size
+    path.write_bytes(content)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def test_checkpoint_fingerprint_follows_content_under_an_unchanged_size_and_mtime(tmp_path):
     (tmp_path / "config.json").write_text('{"a": 1}')
-    (tmp_path / "model.safetensors").write_bytes(b"\x02\x00\x00\x00\x00\x00\x00\x00{}" + b"\x01" * 64)
+    weights = tmp_path / "model.safetensors"
+    body = np.random.default_rng(0).integers(0, 256, 5 << 20, dtype=np.uint8).tobytes()   # 5 MiB: sampled
+    header = b"\x02\x00\x00\x00\x00\x00\x00\x00{}"
+    weights.write_bytes(header + body)
     first = checkpoint_fingerprint(tmp_path)
-    assert json.loads((tmp_path / ".perturb-fingerprint.json").read_text())["fingerprint"] == first
+    assert checkpoint_fingerprint(tmp_path) == first                  # deterministic
+    assert not list(tmp_path.glob(".*"))                              # nothing written beside the weights
+    retrained = np.frombuffer(body, np.uint8) ^ 1                     # every byte changed, same size
+    _swap_keeping_stat(weights, header + retrained.tobytes())
+    second = checkpoint_fingerprint(tmp_path)
+    assert second != first
+    _swap_keeping_stat(tmp_path / "config.json", b'{"a": 2}')
+    assert checkpoint_fingerprint(tmp_path) not in (first, second)
+
+
+def test_video_identity_sees_a_middle_change_under_an_unchanged_size_and_mtime(tmp_path):
     from perturb.bench import fingerprint as fp_mod
-    monkeypatch.setattr(fp_mod, "_content", lambda p: pytest.fail("re-read an unchanged checkpoint"))
-    assert checkpoint_fingerprint(tmp_path) == first
-    monkeypatch.undo()
-    st = (tmp_path / "config.json").stat()
-    (tmp_path / "config.json").write_text('{"a": 2}')         # same size, same mtime, new content
-    os.utime(tmp_path / "config.json", ns=(st.st_atime_ns, st.st_mtime_ns))
-    (tmp_path / ".perturb-fingerprint.json").unlink()
-    assert checkpoint_fingerprint(tmp_path) != first
+    video = tmp_path / "v.mp4"
+    data = bytearray(np.random.default_rng(1).integers(0, 256, 3 << 20, dtype=np.uint8).tobytes())   # hashed whole
+    video.write_bytes(bytes(data))
+    first = file_identity(video)
+    middle = len(data) // 2
+    data[middle - 4096:middle + 4096] = bytes(8192)                   # 8 KiB in the middle, nothing at the ends
+    _swap_keeping_stat(video, bytes(data))
+    fp_mod._FILE_MEMO.clear()                                         # a later process: no memo
+    assert file_identity(video) != first
+    big = tmp_path / "big.mp4"                                        # past 16 MiB: blocks over the whole file
+    big.write_bytes(bytes(20 << 20))
+    before, st = file_identity(big), big.stat()
+    with open(big, "r+b") as f:
+        f.seek(10 << 20)
+        f.write(b"\x01" * (64 << 10))                                # 64 KiB in the middle
+    os.utime(big, ns=(st.st_atime_ns, st.st_mtime_ns))
+    fp_mod._FILE_MEMO.clear()
+    assert file_identity(big) != before
 
 
 def test_unversioned_callable_gets_a_notice_once_and_cache_key_pins_it(tmp_path, capsys):

@@ -233,7 +233,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ..gate.results import validate
     from .report import print_summary, write_reports
     from .results import load_results
+    from ..options import check_output
 
+    check_output(args.out, args.results, "--out", kind="dir")
     try:
         docs = [load_results(p) for p in args.results]
         for path, doc in zip(args.results, docs):

@@ -1,8 +1,15 @@
 """Cheap fingerprints of what embeddings depend on: checkpoints, hub revisions, videos, captions, perturbations.
 
-A fingerprint changes whenever the numbers could: a checkpoint's files (size, mtime and a hash of
-its configs and safetensors headers), a video file (size, mtime, hash of its first and last
-blocks), a caption's text, a perturbation's parameters and implementation version.
+A fingerprint changes whenever the numbers could: a checkpoint's files (size, mtime, its configs,
+safetensors headers and a sample of blocks spread over every weight file), a video file (size,
+mtime and a sample of blocks spread over it), a caption's text, a perturbation's parameters and
+implementation version.
+
+Content is always read, never trusted from a timestamp: a file restored with ``touch -r`` has the
+old size and mtime. Sampling bounds the cost: at most WEIGHT_SAMPLES x BLOCK (4 MiB) per weight
+file and VIDEO_SAMPLES x VIDEO_BLOCK (16 MiB) per video, whatever their size; smaller files (most
+clips of MSR-VTT-sized datasets) are hashed whole. A retrained checkpoint changes every block; an
+edit of a few bytes between sampled blocks of a larger file is the one change this does not see.
 """
 from __future__ import annotations
 
@@ -15,8 +22,10 @@ from typing import Any
 
 import numpy as np
 
-SIDECAR = ".perturb-fingerprint.json"
-BLOCK = 1 << 16                          # bytes hashed at each end of a video file
+BLOCK = 1 << 16                          # bytes of each sampled block of a weight file
+WEIGHT_SAMPLES = 64                      # blocks sampled per weight file (first and last included)
+VIDEO_BLOCK = 1 << 14                    # bytes of each sampled block of a video file
+VIDEO_SAMPLES = 1024                     # blocks sampled per video file: up to 16 MiB is hashed whole
 WEIGHTS = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".h5", ".msgpack", ".onnx")
 
 
@@ -36,52 +45,42 @@ def _safetensors_header(path: Path) -> bytes:
 
 
 def _content(path: Path) -> str:
-    """Hash of a config/index file's bytes, a safetensors header, or the ends of another weight file."""
-    if path.suffix == ".safetensors":
-        data = _safetensors_header(path) + _ends(path)      # the ends catch same-shape retrained weights
-    elif path.suffix == ".json":
+    """Hash of a config/index file's bytes, or of a weight file's safetensors header and samples."""
+    if path.suffix == ".json":
         data = path.read_bytes()
     else:
-        data = _ends(path)
+        header = _safetensors_header(path) if path.suffix == ".safetensors" else b""
+        data = header + sampled_blocks(path, WEIGHT_SAMPLES, BLOCK)
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def _ends(path: Path) -> bytes:
-    size = path.stat().st_size
+def sampled_blocks(path: str | os.PathLike, samples: int, block: int) -> bytes:
+    """``samples`` blocks of ``block`` bytes at evenly spread offsets, first and last included;
+    the whole file when it is no larger than that."""
+    size = os.path.getsize(path)
     with open(path, "rb") as f:
-        head = f.read(BLOCK)
-        if size > 2 * BLOCK:
-            f.seek(size - BLOCK)
-        return head + f.read(BLOCK)
+        if size <= samples * block:
+            return f.read()
+        chunks = []
+        for offset in np.linspace(0, size - block, samples).astype(np.int64).tolist():
+            f.seek(offset)
+            chunks.append(f.read(block))
+        return b"".join(chunks)
 
 
 def checkpoint_fingerprint(path: str | os.PathLike) -> str:
     """Fingerprint of a local checkpoint directory (or file): its weight and config files.
 
     Names, sizes and mtimes of every file, plus a hash of each config / index JSON and of each
-    safetensors header and first and last 64 KiB. The content hashes are kept in a sidecar in the directory keyed by the
-    files' stat, so an unchanged checkpoint is not read again.
+    weight file's safetensors header and sampled blocks (see the module's note on cost). Read on
+    every call: a same-size file restored with its old mtime still changes the fingerprint.
     """
     root = Path(path)
     files = [root] if root.is_file() else sorted(
-        p for p in root.iterdir() if p.is_file() and p.name != SIDECAR
+        p for p in root.iterdir() if p.is_file()
         and (p.suffix in WEIGHTS or p.suffix == ".json" or p.suffix == ".model" or p.suffix == ".txt"))
     stats = [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files]
-    signature = digest(stats)
-    sidecar = root / SIDECAR if root.is_dir() else root.with_name(f".{root.name}{SIDECAR}")
-    try:
-        saved = json.loads(sidecar.read_text())
-        if saved.get("signature") == signature:
-            return str(saved["fingerprint"])
-    except (OSError, ValueError, KeyError, AttributeError):
-        pass
-    fingerprint = digest(stats, [_content(p) for p in files if p.suffix in (".json", ".safetensors")])
-    try:
-        from ..fileio import write_json
-        write_json(sidecar, {"signature": signature, "fingerprint": fingerprint})
-    except OSError:
-        pass                                     # a read-only checkpoint is fingerprinted each run
-    return fingerprint
+    return digest(stats, [_content(p) for p in files if p.suffix in WEIGHTS or p.suffix == ".json"])
 
 
 def hub_revision(name: str) -> str | None:
@@ -109,11 +108,13 @@ _FILE_MEMO: dict[tuple[str, int, int, int, int], str] = {}
 
 
 def file_identity(path: str | os.PathLike) -> str:
-    """Size, mtime and a hash of the first and last 64 KiB of a file (memoised on its stat, ctime included)."""
+    """Size, mtime and a hash of blocks sampled over the whole file (memoised within a process on
+    its stat, ctime and inode included, which a rewrite changes)."""
     st = os.stat(path)
     memo = (os.fspath(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     if memo not in _FILE_MEMO:
-        _FILE_MEMO[memo] = digest(st.st_size, st.st_mtime_ns, hashlib.sha256(_ends(Path(path))).hexdigest())
+        sample = sampled_blocks(path, VIDEO_SAMPLES, VIDEO_BLOCK)
+        _FILE_MEMO[memo] = digest(st.st_size, st.st_mtime_ns, hashlib.sha256(sample).hexdigest())
     return _FILE_MEMO[memo]
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..errors import UsageError
+from ..options import check_output
 from .errors import GateInputError
 from .outcome import Outcome, exit_status
 
@@ -29,8 +30,17 @@ def _report(outcomes: list[Outcome], title: str, heading: str, suite: str, args:
     return exit_status(outcomes)
 
 
+def _inputs(args: argparse.Namespace) -> list[str]:
+    """The files a check or compare reads (results, policy)."""
+    return [p for p in (getattr(args, n, None) for n in ("results", "baseline", "current", "policy")) if p]
+
+
 def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def func(args: argparse.Namespace) -> int:
+        for option in ("--junit", "--markdown"):
+            path = getattr(args, option[2:], None)
+            if path:
+                check_output(path, _inputs(args), option)
         try:
             return run(args)
         except GateInputError as e:
