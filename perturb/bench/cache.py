@@ -7,6 +7,8 @@ ids, rows and each row's item fingerprint (video file identity or caption text),
 caption or a replaced video re-encodes only itself; an interrupted run resumes at the last
 finished batch and a subset reuses rows of a larger run. Rows are checked before they are
 written; parts are written atomically (fsync, rename); a damaged part is named and recomputed.
+Rows that another run on the same cache stored meanwhile are not stored again, so two
+concurrent runs share their rows instead of each keeping a copy.
 """
 from __future__ import annotations
 
@@ -120,6 +122,24 @@ class EmbeddingCache:
 
     def __init__(self, root: str | os.PathLike | None) -> None:
         self.root = Path(root) if root is not None else None
+        self._stored: dict[Path, tuple[set[str], set[tuple[str, str]]]] = {}  # folder -> parts read, (id, fp)
+
+    def _stored_rows(self, folder: Path) -> set[tuple[str, str]]:
+        """(id, fingerprint) of every row already in ``folder``'s parts, whoever wrote them; parts
+        are read once (ids and fingerprints only), so each save reads only what is new."""
+        seen, rows = self._stored.setdefault(folder, (set(), set()))
+        for part in folder.glob("part-*.npz"):
+            if part.name in seen:
+                continue
+            seen.add(part.name)
+            try:
+                with np.load(part, allow_pickle=False) as z:
+                    ids = z["ids"].tolist()
+                    fps = z["fps"].tolist() if "fps" in z.files else [""] * len(ids)
+            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+                continue                              # damaged: load() names and removes it
+            rows.update(zip(ids, fps))
+        return rows
 
     def load(self, key: CacheKey, ids: Sequence[str],
              fingerprints: Mapping[str, str] | None = None) -> dict[str, np.ndarray]:
@@ -131,6 +151,7 @@ class EmbeddingCache:
         if self.root is None:
             return {}
         folder = key.folder(self.root)
+        self._stored.pop(folder, None)              # re-read at the next save: parts may be discarded here
         if not folder.is_dir():
             return {}
         clean_temporaries(folder)
@@ -164,10 +185,18 @@ class EmbeddingCache:
         folder.mkdir(parents=True, exist_ok=True)
         if not (folder / KEY_FILE).exists():
             write_json(folder / KEY_FILE, {**asdict(key), "created": time.time()})
+        fps = [(fingerprints or {}).get(i, "") for i in ids]
+        stored = self._stored_rows(folder)          # rows another run on this cache stored meanwhile
+        new = [k for k, pair in enumerate(zip(ids, fps)) if pair not in stored]
+        if not new:
+            return
         buf = io.BytesIO()
-        np.savez(buf, ids=np.asarray(list(ids), dtype=str), rows=arr,
-                 fps=np.asarray([(fingerprints or {}).get(i, "") for i in ids], dtype=str))
-        write_atomic(folder / f"part-{uuid.uuid4().hex}.npz", buf.getvalue())
+        np.savez(buf, ids=np.asarray([ids[k] for k in new], dtype=str), rows=arr[new],
+                 fps=np.asarray([fps[k] for k in new], dtype=str))
+        name = f"part-{uuid.uuid4().hex}.npz"
+        write_atomic(folder / name, buf.getvalue())
+        self._stored[folder][0].add(name)
+        stored.update((ids[k], fps[k]) for k in new)
 
 
 def entries(root: str | os.PathLike) -> list[dict]:
