@@ -7,6 +7,8 @@ make sense, 2 for bad input, with one ``perturb CMD: error:`` line) and never ra
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -203,3 +205,159 @@ for spec in REGISTRY.select("text"):
     out = perturb.text.apply("a little girl does gymnastics with her brother", spec.name, seed=11)
     print(spec.name, out)
 '''
+
+
+# --- dataset files written by a CSV/JSONL writer, then damaged ---------------------------------
+
+captions_text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+                        min_size=0, max_size=12)
+
+
+@st.composite
+def caption_rows(draw) -> list[dict]:
+    """1..4 rows of a generic caption file; captions hold quotes, commas, line breaks, blanks."""
+    n = draw(st.integers(1, 4))
+    return [{"video_id": f"v{i}", "video_path": f"v{i}.mp4", "caption": draw(captions_text)} for i in range(n)]
+
+
+def written(rows: list[dict], suffix: str) -> str:
+    """``rows`` as the csv module or json writes them (quoting done right)."""
+    import csv
+    import io
+    if suffix == ".jsonl":
+        return "".join(json.dumps(r) + "\n" for r in rows)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def well_formed(caption: str) -> bool:
+    return bool(caption.strip()) and "\n" not in caption and "\r" not in caption
+
+
+@bounded(40)
+@given(rows=caption_rows(), suffix=st.sampled_from([".csv", ".jsonl"]))
+def test_reader_keeps_every_caption_or_refuses_the_file(tmp_path, rows, suffix):
+    """Nothing dropped in silence: every written caption comes back, or the file is refused."""
+    from perturb.dataset.readers import DatasetFormatError, read_generic
+    path = write(tmp_path / f"d{suffix}", written(rows, suffix))
+    if all(well_formed(r["caption"]) for r in rows):
+        items = read_generic(path)
+        expected = [r["caption"].strip() if suffix == ".csv" else r["caption"] for r in rows]
+        assert [c for it in items for c in it.captions] == expected
+    else:
+        with pytest.raises(DatasetFormatError):
+            read_generic(path)
+
+
+DAMAGE = ("drop the closing quote", "drop the last field", "empty the caption", "negative start",
+          "end before start", "non-finite end")
+
+
+def damaged(rows: list[dict], suffix: str, how: str, k: int) -> str:
+    """The file with row ``k`` damaged ``how`` (for CSV at the text level, as a hand edit would)."""
+    rows = [dict(r, caption=f"caption {i}", start=0, end=2) for i, r in enumerate(rows)]
+    row = rows[k]
+    if how == "empty the caption":
+        row["caption"] = ""
+    elif how == "negative start":
+        row["start"] = -1
+    elif how == "end before start":
+        row["start"], row["end"] = 5, 1
+    elif how == "non-finite end":
+        row["end"] = float("nan") if suffix == ".jsonl" else "inf"
+    elif how == "drop the last field" and suffix == ".jsonl":
+        del row["caption"]
+    text = written(rows, suffix)
+    if suffix == ".csv" and how in ("drop the closing quote", "drop the last field"):
+        lines = text.split("\n")
+        fields = lines[k + 1].split(",")
+        if how == "drop the closing quote":
+            fields[2] = '"' + fields[2]
+        else:
+            fields = fields[:-1]
+        lines[k + 1] = ",".join(fields)
+        text = "\n".join(lines)
+    elif suffix == ".jsonl" and how == "drop the closing quote":
+        lines = text.split("\n")
+        lines[k] = lines[k].replace(f'"caption {k}"', f'"caption {k}')
+        text = "\n".join(lines)
+    return text
+
+
+@bounded(30)
+@given(rows=caption_rows(), suffix=st.sampled_from([".csv", ".jsonl"]), how=st.sampled_from(DAMAGE),
+       data=st.data())
+def test_build_refuses_a_damaged_row_in_one_line(capsys, tmp_path, rows, suffix, how, data):
+    k = data.draw(st.integers(0, len(rows) - 1), label="row")
+    path = write(tmp_path / f"d{suffix}", damaged(rows, suffix, how, k))
+    code, err = run(capsys, "build", path, "--out", str(tmp_path / "out"), "--video-perturbations", "none",
+                    "--text-perturbations", "DropFirst", "--no-progress")
+    assert code == 2 and err.count("\n") == 1, (how, err)
+    assert_clean_end(code, err, "build", (2,))
+    assert not (tmp_path / "out").exists()
+
+
+@bounded(20)
+@given(limit=st.integers(-10**6, 6))
+def test_limit_takes_the_first_n_items_or_is_refused(capsys, tmp_path, limit):
+    rows = [{"video_id": f"v{i}", "caption": f"caption {i}"} for i in range(3)]
+    path = write(tmp_path / "d.jsonl", written(rows, ".jsonl"))
+    out = tmp_path / "out"
+    shutil.rmtree(out, ignore_errors=True)
+    code, err = run(capsys, "build", path, "--out", str(out), "--video-perturbations", "none",
+                    "--text-perturbations", "DropFirst", "--no-progress", "--limit", str(limit))
+    if limit < 1:
+        assert code == 2 and err == (f"perturb build: error: --limit must be an integer >= 1; got {limit} "
+                                     "(see perturb build --help)\n")
+        assert not out.exists()
+    else:
+        assert code == 0, err
+        assert json.loads((out / "dataset.json").read_text())["items"] == min(limit, 3)
+
+
+# --- outputs aimed at inputs -------------------------------------------------------------------
+
+SPELLINGS = ("same", "dot", "parent", "absolute", "symlink", "hardlink")
+
+
+def spelled(path: Path, how: str) -> str:
+    """Another name of ``path`` (relative to its folder, the working directory)."""
+    if how == "same":
+        return path.name
+    if how == "dot":
+        return f"./{path.name}"
+    if how == "parent":
+        return f"../{path.parent.name}/{path.name}"
+    if how == "absolute":
+        return str(path.resolve())
+    alias = path.with_name(f"alias-{how}{path.suffix}")
+    if not alias.exists():
+        (alias.symlink_to(path) if how == "symlink" else os.link(path, alias))
+    return alias.name
+
+
+@bounded(24)
+@given(command=st.sampled_from(["apply", "gallery", "build", "report", "mc", "check"]),
+       how=st.sampled_from(SPELLINGS))
+def test_an_output_aimed_at_an_input_is_refused(capsys, tmp_path, monkeypatch, command, how):
+    monkeypatch.chdir(tmp_path)
+    video = tmp_path / "v.mp4"
+    if not video.exists():
+        video.write_bytes((Path(__file__).resolve().parents[1] / "perturb/assets/sample/sample.mp4").read_bytes())
+        write(tmp_path / "caps.csv", "video_id,caption\n" + "".join(f"v{i},caption {i}\n" for i in range(8)))
+        write(tmp_path / "r.json", json.dumps(make_results(ci=0.02)))
+    target = {"apply": video, "gallery": video, "build": tmp_path / "caps.csv", "report": tmp_path / "r.json",
+              "mc": tmp_path / "caps.csv", "check": tmp_path / "r.json"}[command]
+    before = target.read_bytes()
+    out = spelled(target, how)
+    argv = {"apply": ["apply", "v.mp4", out, "--name", "jpeg"], "gallery": ["gallery", "v.mp4", out],
+            "build": ["build", "caps.csv", "--out", out], "report": ["report", "r.json", "--out", out],
+            "mc": ["mc", "--captions", "caps.csv", "--out", out],
+            "check": ["check", "r.json", "--min", "gamma_r=0.1", "--markdown", out]}[command]
+    code, err = run(capsys, *argv)
+    assert code == 2 and err.count("\n") == 1, err
+    assert_clean_end(code, err, command, (2,))
+    assert target.read_bytes() == before
