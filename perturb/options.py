@@ -41,17 +41,6 @@ def positive_number(text: str) -> float:
     return value
 
 
-def open_fraction(text: str) -> float:
-    """argparse type: a number strictly between 0 and 1 (a confidence level)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, exclusive; got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, exclusive; got {text}")
-    return value
-
-
 def _same(a: str, b: str) -> bool:
     """Whether two paths name one file or folder (symlinks, ``./`` and hard links resolved)."""
     if os.path.realpath(a) == os.path.realpath(b):
