@@ -234,4 +234,5 @@ register(Spec(name="zoom_blur", fn=zoom_blur,
               deviation="Zooms are rendered with one bilinear OpenCV affine warp per factor and "
                         "frame instead of scipy's spline zoom of a centre crop; the result differs "
                         "by interpolation only.",
+              version=2,           # 2: each frame warped alone (exact positions), not in channel stacks
               **_COMMON))
