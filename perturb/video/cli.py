@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from ..errors import UsageError
@@ -17,6 +18,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("list", help="list the registered perturbations")
     p.add_argument("--modality", choices=("video", "text"), help="only this modality")
     p.add_argument("--category", help="only this category (e.g. blur, temporal, ChangeChar)")
+    p.add_argument("--suite", help="only this suite's members (msrvtt-p, imagenet-c, kinetics-c, all)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_list)
 
@@ -53,12 +55,17 @@ def cmd_list(args: argparse.Namespace) -> int:
     import perturb
 
     try:
-        rows = perturb.list(args.modality, args.category)
+        rows = perturb.list(args.modality, args.category, args.suite)
+        missing = perturb.REGISTRY.missing(args.suite) if args.suite else []
     except ValueError as e:
         raise UsageError(str(e)) from e
     if args.category and not rows:
         raise UsageError(f"no perturbations in category {args.category!r}; expected one of: "
                          f"{', '.join(perturb.REGISTRY.categories(args.modality))}")
+    if missing:
+        print(f"perturb list: note: suite {perturb.REGISTRY.suite(args.suite).name} also names "
+              f"{', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} not registered in "
+              f"this installation", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -66,8 +73,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     console = Console()
-    table = Table(title=f"{len(rows)} perturbations")
+    title = f"{len(rows)} perturbations"
+    if args.suite:
+        title += f" in suite {perturb.REGISTRY.suite(args.suite).name}"
+    table = Table(title=title)
     columns = ["name", *(["modality"] if args.modality is None else []), "category", "severities",
+               *(["table"] if args.suite else []),
                "flags", "aliases", *(["summary"] if console.width >= WIDE else [])]
     for col in columns:
         table.add_column(col, **({"overflow": "fold"} if col in FOLDED
@@ -76,7 +87,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         cells = {"name": r["name"], "modality": r["modality"], "category": r["category"],
                  "severities": f"{min(r['severities'])}-{max(r['severities'])}" if r["severities"] else "-",
                  "flags": ", ".join(f for f in ("temporal", "random", "needs_model") if r[f]),
-                 "aliases": ", ".join(r["aliases"]), "summary": r["summary"]}
+                 "aliases": ", ".join(r["aliases"]), "summary": r["summary"],
+                 "table": r["table"] or "own"}
         table.add_row(*(cells[c] for c in columns))
     console.print(table)
     return 0
