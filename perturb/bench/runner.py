@@ -61,11 +61,11 @@ def plan(video: Sequence[str] = (), text: Sequence[str] = (), severities: Sequen
         spec = REGISTRY.get(name, "video")
         for sev in (severities if spec.has_severity else (None,)):
             spec.params(sev)
-            jobs.append(Job("video", spec.name, sev))
+            jobs.append(Job("video", spec.ref, sev))
     jobs += [Job("text", text=REGISTRY.get(name, "text").name) for name in text]
     for vname, tname in pairs:
         vspec, tspec = REGISTRY.get(vname, "video"), REGISTRY.get(tname, "text")
-        jobs += [Job("both", vspec.name, sev, tspec.name)
+        jobs += [Job("both", vspec.ref, sev, tspec.name)
                  for sev in (severities if vspec.has_severity else (None,))]
     return jobs
 
