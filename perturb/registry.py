@@ -147,7 +147,7 @@ class Registry:
             raise ValueError(f"a perturbation name must be a str; got {type(name).__name__}")
         if TABLE_SEP in name:                   # "contrast:kinetics-c": the op under a suite's table
             base, _, suite = name.partition(TABLE_SEP)
-            if normalize(base) == normalize(SUITE_PREFIX):
+            if normalize(base) == normalize(SUITE_PREFIX.rstrip(TABLE_SEP)):
                 raise UnknownPerturbationError(f"{name!r} names a suite, which selects several perturbations: "
                                                f"use it as a selection (e.g. --video-perturbations {name})")
             return self.bind(self.get(base.strip(), modality), suite.strip())
