@@ -241,8 +241,10 @@ def test_bench_unknown_suite_is_a_usage_error(dataset, tmp_path, capsys):
     assert capsys.readouterr().err.strip().endswith("expected one of: msrvtt-p, imagenet-c, kinetics-c, all")
 
 
-def test_kinetics_c_builds_and_benches_end_to_end(dataset, tmp_path):
-    """Final counts: Kinetics-C's ops come with the whole catalogue."""
+def test_kinetics_c_builds_and_benches_end_to_end(tmp_path):
+    """Final counts: Kinetics-C's ops come with the whole catalogue. Clips of 12 frames at
+    30 fps, so frame rates of 20..6 fps and codec GOPs have frames to work on."""
+    dataset = write_tiny_dataset(tmp_path / "kds", n=2, frames=12, size=64, fps=30.0)
     assert _build(dataset, tmp_path / "b", "suite:kinetics-c") == 0
     rows = [json.loads(line) for line in (tmp_path / "b" / "manifest.jsonl").read_text().splitlines()]
     assert len({r["perturbation"] for r in rows}) == 12 and all(r["status"] == "ok" for r in rows)
@@ -344,3 +346,20 @@ def test_benchmark_api_mechanism_with_registered_ops():
     assert [r["perturbation"] for r in doc["runs"]] == ["jpeg", "speckle_noise:imagenet-c"]
     assert doc["suites"]["imagenet-c"]["configurations"] == 2 and "msrvtt-p" in doc["suites"]
     assert doc["suites"]["msrvtt-p"]["operations"] == ["jpeg"]
+
+
+def test_cli_apply_and_gallery_take_suite_tables(tmp_path, capsys):
+    from perturb.video.io import read, write
+
+    src = tmp_path / "in.mkv"
+    clip = np.ascontiguousarray(sample_clip(3)[:, :48, :48])
+    write(src, clip, fps=10)
+    assert main(["apply", str(src), str(tmp_path / "out.mkv"), "--name", "shot_noise:imagenet-c",
+                 "--severity", "4", "--seed", "2"]) == 0
+    assert capsys.readouterr().out.startswith("shot_noise:imagenet-c severity 4 seed 2")
+    got, _ = read(tmp_path / "out.mkv")
+    decoded, _ = read(src)
+    assert np.array_equal(got, apply(decoded, "shot_noise", 4, seed=2, suite="imagenet-c"))
+    assert main(["gallery", str(src), str(tmp_path / "g.png"), "--perturbations", "shot_noise",
+                 "shot_noise:imagenet-c"]) == 0
+    assert "gallery of 2 perturbations" in capsys.readouterr().out

@@ -29,7 +29,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("apply", help="perturb one video file")
     p.add_argument("input", metavar="IN", help="input video")
     p.add_argument("output", metavar="OUT", help="output video (container from the extension)")
-    p.add_argument("--name", required=True, help="video perturbation name or alias")
+    p.add_argument("--name", required=True, help="video perturbation name or alias; NAME:SUITE for "
+                   "a suite's table (e.g. contrast:kinetics-c)")
     p.add_argument("--severity", type=int, default=3, choices=SEVERITY_LEVELS,
                    help=f"{SEVERITY_LEVELS[0]}..{SEVERITY_LEVELS[-1]} (default 3)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -42,7 +43,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("output", metavar="OUT.png", help="output image")
     p.add_argument("--frame", type=int, default=None, help="frame index shown (default: the middle)")
     p.add_argument("--perturbations", nargs="+", default=["all"], metavar="NAME",
-                   help="names, aliases or categories (default: all video perturbations)")
+                   help="names, aliases, categories or suite:NAME (default: all video perturbations)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--max-frames", type=int, default=128,
                    help="read at most this many frames (default 128)")
@@ -133,12 +134,12 @@ def cmd_apply(args: argparse.Namespace) -> int:
     clip, fps = _read(args.input)
     try:   # codec and output folder are checked before the work, the container at the first frame
         writer = VideoWriter(args.output, fps, args.codec)
-        out = apply(clip, spec.name, severity=args.severity, seed=args.seed)
+        out = apply(clip, spec.ref, severity=args.severity, seed=args.seed)
         with writer:
             writer.write(out)
     except ValueError as e:
         raise UsageError(str(e)) from e
-    print(f"{spec.name} severity {args.severity} seed {args.seed}: {clip.shape[0]} frames "
+    print(f"{spec.ref} severity {args.severity} seed {args.seed}: {clip.shape[0]} frames "
           f"{clip.shape[2]}x{clip.shape[1]} -> {args.output}")
     return 0
 
@@ -152,7 +153,7 @@ def cmd_gallery(args: argparse.Namespace) -> int:
     if args.max_frames < 1:
         raise UsageError(f"expected --max-frames >= 1; got {args.max_frames}")
     try:
-        names = [s.name for s in REGISTRY.resolve(args.perturbations, "video")]
+        names = [s.ref for s in REGISTRY.resolve(args.perturbations, "video")]
     except ValueError as e:
         raise UsageError(str(e)) from e
     if not names:
