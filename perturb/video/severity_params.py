@@ -69,12 +69,13 @@ SUITE_PARAMS: dict[str, dict[str, dict[str, tuple[Any, ...]]]] = {
     },
     # Yi et al. 2021, create_mini_kinetics_c.py (it imports create_mini_ssv2_c.py's functions and
     # redefines motion_blur and frame_rate). Its brightness, saturate and fog constants equal
-    # ImageNet-C's; its fog draws one plasma layer per clip, as our fog does by default.
+    # ImageNet-C's, and its frame rates (20, 16, 12, 9, 6 fps) are frame_rate's own row; its fog
+    # draws one plasma layer per clip, as our fog does by default. temporal_blur's own row is
+    # the SSv2 script's (c = 1, 2, 3, 4, 6); the Kinetics script uses c = 3, 5, 7, 9, 11.
     "kinetics-c": {
         "shot_noise":    {"photons": (60, 25, 12, 5, 3)},
-        "contrast":      {"c": (0.5, 0.4, 0.3, 0.2, 0.1)},
-        "temporal_blur": {"c": (3, 5, 7, 9, 11)},          # half window: the mean of 2c frames
-        "frame_rate":    {"c": (20, 16, 12, 9, 6)},         # output frames per second
+        "contrast":      {"factor": (0.5, 0.4, 0.3, 0.2, 0.1)},
+        "temporal_blur": {"c": (3, 5, 7, 9, 11)},          # the mean of the 2c frames t-c .. t+c-1
     },
 }
 
