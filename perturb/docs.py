@@ -92,7 +92,7 @@ def spec_section(spec: Spec) -> list[str]:
     if spec.resources:
         facts.append("Resources: " + ", ".join(spec.resources))
     facts += [f"{key}: {format_value(value)}" for key, value in spec.extra.items()]
-    suites = REGISTRY.suites_of(spec.name)
+    suites = REGISTRY.suites_of(spec)
     if suites:
         facts.append("Suites: " + ", ".join(f"`{s}`" for s in suites))
     lines += [f"- {f}" for f in facts] + [""]

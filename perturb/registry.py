@@ -203,8 +203,8 @@ class Registry:
         self._load()
         return [s for s in self._suites.values() if modality is None or s.modality == modality]
 
-    def suites_of(self, name: str) -> list[str]:
-        """The names of the suites ``name`` belongs to."""
+    def suites_of(self, name: str | Spec) -> list[str]:
+        """The names of the suites ``name`` (or a Spec) belongs to."""
         spec = self.get(name)
         return [s.name for s in self.suites(spec.modality) if spec.name in s]
 
@@ -235,7 +235,7 @@ class Registry:
             spec = self.get(spec.name, spec.modality)
         if spec.modality != s.modality or spec.name not in s:
             raise UnknownPerturbationError(
-                f"{spec.name} is not in suite {s.name}; it is in: {', '.join(self.suites_of(spec.name))}")
+                f"{spec.name} is not in suite {s.name}; it is in: {', '.join(self.suites_of(spec)) or 'none'}")
         replaced = s.tables.get(spec.name)
         if not replaced or spec.severities is None:
             return spec
