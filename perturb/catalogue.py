@@ -6,13 +6,20 @@ from typing import Any
 from .registry import REGISTRY
 
 
-def list_perturbations(modality: str | None = None, category: str | None = None) -> list[dict[str, Any]]:
-    """One dict per registered perturbation: name, modality, category, aliases and flags."""
+def list_perturbations(modality: str | None = None, category: str | None = None,
+                       suite: str | None = None) -> list[dict[str, Any]]:
+    """One dict per registered perturbation: name, modality, category, aliases, flags and the
+    suites it is in. ``suite`` keeps that suite's registered members (``table``: the suite's
+    table where it differs from the op's own, else "")."""
+    specs = REGISTRY.select(modality, category)
+    if suite is not None:
+        members = {s.name: s for s in REGISTRY.suite_specs(suite, missing_ok=True)}
+        specs = [members[s.name] for s in specs if s.name in members]
     return [{"name": s.name, "modality": s.modality, "category": s.category,
              "aliases": list(s.aliases), "severities": sorted(s.severities) if s.severities else [],
              "temporal": s.temporal, "random": s.random, "needs_model": s.needs_model,
-             "summary": s.summary}
-            for s in REGISTRY.select(modality, category)]
+             "summary": s.summary, "suites": REGISTRY.suites_of(s.name), "table": s.table}
+            for s in specs]
 
 
 def _show(params: dict[str, Any]) -> str:
@@ -29,12 +36,19 @@ def describe(name: str) -> str:
                              ("needs a model", s.needs_model)) if on]
     if flags:
         lines.append(f"  flags: {', '.join(flags)}")
+    suites = REGISTRY.suites_of(s.name)
+    if suites:
+        lines.append(f"  suites: {', '.join(suites)}")
     if s.severities:
         for sev, params in sorted(s.severities.items()):
             line = f"  severity {sev}: {_show(params)}"
             if s.paper and sev in s.paper:
                 line += f"   (paper: {_show(s.paper[sev])})"
             lines.append(line)
+    for other in (REGISTRY.bind(s, suite) for suite in suites):
+        if other.table:
+            lines.append(f"  {other.table} table (selected as {other.ref}, or through suite:{other.table}):")
+            lines += [f"    severity {sev}: {_show(params)}" for sev, params in sorted(other.severities.items())]
     if s.deviation:
         lines.append(f"  deviation from the paper: {s.deviation}")
     return "\n".join(lines)

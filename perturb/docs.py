@@ -92,14 +92,30 @@ def spec_section(spec: Spec) -> list[str]:
     if spec.resources:
         facts.append("Resources: " + ", ".join(spec.resources))
     facts += [f"{key}: {format_value(value)}" for key, value in spec.extra.items()]
+    suites = REGISTRY.suites_of(spec)
+    if suites:
+        facts.append("Suites: " + ", ".join(f"`{s}`" for s in suites))
     lines += [f"- {f}" for f in facts] + [""]
     if spec.severities or spec.paper:
         lines += severity_table(spec) + [""]
     else:
         lines += ["No severity levels.", ""]
+    for other in (REGISTRY.bind(spec, s) for s in suites):
+        if other.table:
+            lines += [f"The `{other.table}` table (`{other.ref}`, or through `suite:{other.table}`):", ""]
+            lines += severity_table(other) + [""]
     if spec.deviation:
         lines += [f"Deviation from the paper: {spec.deviation}", ""]
     return lines
+
+
+def suites_section() -> list[str]:
+    """The named suites: members, source and the source's summary figures."""
+    rows = [[f"`{s.name}`", s.title, len(s.members) if s.members is not None else "every visual op",
+             s.source, ", ".join(s.figures)] for s in REGISTRY.suites()]
+    return ["## Suites", "", "Select one with `--video-perturbations suite:NAME`; its members run under "
+            "the suite's table where it differs from the op's own (shown under each op).", "",
+            *_table(["suite", "what", "operations", "source", "summary figures"], rows), ""]
 
 
 def render(specs: Iterable[Spec] | None = None) -> str:
@@ -111,6 +127,7 @@ def render(specs: Iterable[Spec] | None = None) -> str:
                                for m in dict.fromkeys(s.modality for s in specs) if m not in known)]
     counts = ", ".join(f"{sum(s.modality == m for s in specs)} {m}" for m, _ in sections)
     lines += [f"{len(specs)} perturbations: {counts}.", ""]
+    lines += suites_section()
     for modality, title in sections:
         group = [s for s in specs if s.modality == modality]
         if not group:

@@ -12,7 +12,7 @@ import numbers
 import importlib
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
 
 from .errors import UnknownPerturbationError
@@ -21,6 +21,8 @@ from .selection import SEVERITY_LEVELS as SEVERITIES  # noqa: F401  (the levels 
 # The modules whose import registers each modality's perturbations, in listing order. They are
 # imported on the registry's first lookup, so importing perturb (or perturb.gate) stays light.
 PROVIDERS = {"text": "perturb.text", "video": "perturb.video"}
+SUITE_PREFIX = "suite:"     # a selection item naming a suite: "suite:imagenet-c"
+TABLE_SEP = ":"             # an entry under a suite's table: "contrast:kinetics-c"
 
 
 def normalize(name: str) -> str:
@@ -51,6 +53,12 @@ class Spec:
     # video: how parameters are drawn and frames rendered, per backend (perturb.video.render.Renderer)
     render: Any = None
     version: int = 1                   # implementation version: bump when the kernel's output changes (cache key)
+    table: str = ""                    # the suite whose parameter table ``severities`` holds ("": its own)
+
+    @property
+    def ref(self) -> str:
+        """The name that selects this entry with its table: ``contrast`` or ``contrast:kinetics-c``."""
+        return f"{self.name}{TABLE_SEP}{self.table}" if self.table else self.name
 
     @property
     def has_severity(self) -> bool:
@@ -80,8 +88,24 @@ def _levels(severities: Mapping[int, Any]) -> str:
     return ", ".join(map(str, keys))
 
 
+@dataclass(frozen=True)
+class Suite:
+    """A named set of perturbations of one modality, with the parameter tables it carries."""
+
+    name: str
+    modality: str
+    members: tuple[str, ...] | None    # canonical names; None: every perturbation of the modality
+    tables: Mapping[str, Mapping[int, Mapping[str, Any]]] = field(default_factory=dict)
+    title: str = ""                    # what it is, in a few words
+    source: str = ""                   # where its members and tables come from
+    figures: tuple[str, ...] = ()      # the source paper's summary figures (mPC, rPC, mCE...)
+
+    def __contains__(self, name: str) -> bool:
+        return self.members is None or name in self.members
+
+
 class Registry:
-    """Name → Spec, with aliases and 'did you mean' suggestions."""
+    """Name → Spec, with aliases and 'did you mean' suggestions; suites of names."""
 
     def __init__(self, providers: Mapping[str, str] | None = None) -> None:
         self._specs: dict[str, Spec] = {}
@@ -89,6 +113,7 @@ class Registry:
         self._providers = dict(providers or {})   # modality -> module not imported yet
         self._order = {m: i for i, m in enumerate(self._providers)}
         self._loading = threading.RLock()
+        self._suites: dict[str, Suite] = {}   # normalized name -> suite
 
     def _load(self, modality: str | None = None) -> None:
         """Import the provider modules of ``modality`` (None: all) once; they register on import."""
@@ -120,6 +145,12 @@ class Registry:
             return name
         if not isinstance(name, str):
             raise ValueError(f"a perturbation name must be a str; got {type(name).__name__}")
+        if TABLE_SEP in name:                   # "contrast:kinetics-c": the op under a suite's table
+            base, _, suite = name.partition(TABLE_SEP)
+            if normalize(base) == normalize(SUITE_PREFIX.rstrip(TABLE_SEP)):
+                raise UnknownPerturbationError(f"{name!r} names a suite, which selects several perturbations: "
+                                               f"use it as a selection (e.g. --video-perturbations {name})")
+            return self.bind(self.get(base.strip(), modality), suite.strip())
         self._load(modality)
         canonical = self._keys.get(normalize(name))
         spec = self._specs.get(canonical) if canonical else None
@@ -152,6 +183,73 @@ class Registry:
         self._load()
         return len(self._specs)
 
+    # ------------------------------------------------------------------------------ suites
+    def add_suite(self, suite: Suite) -> Suite:
+        """Register a suite (its members need not be registered yet: they are checked on use)."""
+        self._suites[normalize(suite.name)] = suite
+        return suite
+
+    def suite(self, name: str) -> Suite:
+        """The suite called ``name`` (case, dash and space insensitive); an error lists the suites."""
+        self._load()
+        found = self._suites.get(normalize(str(name).removeprefix(SUITE_PREFIX)))
+        if found is None:
+            raise UnknownPerturbationError(f"unknown suite {name!r}; expected one of: "
+                                           f"{', '.join(s.name for s in self.suites())}")
+        return found
+
+    def suites(self, modality: str | None = None) -> list[Suite]:
+        """Every registered suite, in registration order."""
+        self._load()
+        return [s for s in self._suites.values() if modality is None or s.modality == modality]
+
+    def suites_of(self, name: str | Spec) -> list[str]:
+        """The names of the suites ``name`` (or a Spec) belongs to."""
+        spec = self.get(name)
+        return [s.name for s in self.suites(spec.modality) if spec.name in s]
+
+    def missing(self, suite: str) -> list[str]:
+        """Members of ``suite`` that are not registered in this installation."""
+        s = self.suite(suite)
+        return [n for n in (s.members or ()) if normalize(n) not in self._keys]
+
+    def suite_specs(self, suite: str, missing_ok: bool = False) -> list[Spec]:
+        """The members of ``suite``, each under the suite's table, in listing order.
+
+        A member that is not registered is an UnknownPerturbationError naming it, unless
+        ``missing_ok`` (then it is left out: see :meth:`missing`).
+        """
+        s = self.suite(suite)
+        absent = self.missing(s.name)
+        if absent and not missing_ok:
+            raise UnknownPerturbationError(
+                f"suite {s.name} needs {', '.join(absent)}, which {'is' if len(absent) == 1 else 'are'} "
+                f"not registered in this installation")
+        return [self.bind(spec, s.name) for spec in self.select(s.modality) if spec.name in s]
+
+    def bind(self, spec: Spec, suite: str) -> Spec:
+        """``spec`` under ``suite``'s parameter table: a copy whose ``table`` names the suite, or
+        ``spec`` itself where the suite uses the op's own values."""
+        s = self.suite(suite)
+        if spec.table:                          # start from the op's own table
+            spec = self.get(spec.name, spec.modality)
+        if spec.modality != s.modality or spec.name not in s:
+            raise UnknownPerturbationError(
+                f"{spec.name} is not in suite {s.name}; it is in: {', '.join(self.suites_of(spec)) or 'none'}")
+        replaced = s.tables.get(spec.name)
+        if not replaced or spec.severities is None:
+            return spec
+        own = spec.severities
+        unknown = sorted({k for row in replaced.values() for k in row} - {k for row in own.values() for k in row})
+        if unknown or set(replaced) != set(own):
+            raise ValueError(f"suite {s.name}'s table for {spec.name} names parameters {unknown} or "
+                             f"severities {sorted(replaced)}; expected parameters among "
+                             f"{sorted({k for row in own.values() for k in row})} at severities {sorted(own)}")
+        merged = {sev: {**own[sev], **replaced[sev]} for sev in own}
+        if merged == {sev: dict(own[sev]) for sev in own}:
+            return spec
+        return replace(spec, severities=merged, paper=None, table=s.name)
+
     def select(self, modality: str | None = None, category: str | None = None,
                names: Iterable[str] | None = None) -> list[Spec]:
         """Specs filtered by modality and/or category, in listing order (see :meth:`_ordered`)."""
@@ -168,7 +266,9 @@ class Registry:
         return list(dict.fromkeys(s.category for s in self.select(modality)))
 
     def resolve(self, selection: str | Iterable[str], modality: str) -> list[Spec]:
-        """Expand 'all', 'none', category names and perturbation names (comma-separated ok)."""
+        """Expand 'all', 'none', category names, ``suite:NAME``, perturbation names and
+        ``NAME:SUITE`` (the op under a suite's table); comma-separated ok. A suite's members
+        come under the suite's tables."""
         items = selection.split(",") if isinstance(selection, str) else list(selection)
         items = [i.strip() for i in items if i and i.strip()]
         if not items or [normalize(i) for i in items] == ["none"]:
@@ -177,15 +277,21 @@ class Registry:
         chosen: dict[str, Spec] = {}
         for item in items:
             key = normalize(item)
-            if key == "all":
-                chosen.update((s.name, s) for s in self.select(modality))
+            if item.lower().startswith(SUITE_PREFIX):
+                suite = self.suite(item[len(SUITE_PREFIX):].strip())
+                if suite.modality != modality:
+                    raise UnknownPerturbationError(f"suite {suite.name} holds {suite.modality} "
+                                                   f"perturbations; expected a {modality} selection")
+                chosen.update((s.ref, s) for s in self.suite_specs(suite.name))
+            elif key == "all":
+                chosen.update((s.ref, s) for s in self.select(modality))
             elif key in cats:
-                chosen.update((s.name, s) for s in self.select(modality, cats[key]))
+                chosen.update((s.ref, s) for s in self.select(modality, cats[key]))
             else:
                 spec = self.get(item, modality)
-                chosen[spec.name] = spec
-        order = [s.name for s in self.select(modality)]
-        return sorted(chosen.values(), key=lambda s: order.index(s.name))
+                chosen[spec.ref] = spec
+        order = {s.name: i for i, s in enumerate(self.select(modality))}
+        return sorted(chosen.values(), key=lambda s: (order[s.name], s.table))
 
 
 REGISTRY = Registry(PROVIDERS)

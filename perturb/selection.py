@@ -10,6 +10,7 @@ import re
 from typing import Iterable
 
 SEVERITY_LEVELS: tuple[int, ...] = (1, 2, 3, 4, 5)   # every video perturbation's severities
+DEFAULT_VIDEO_SELECTION = "suite:msrvtt-p"          # what build and bench run unless told
 
 
 def parse_severities(value: str | int | Iterable[int]) -> tuple[int, ...]:
@@ -37,7 +38,9 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     """The perturbation and severity options shared by ``perturb build`` and ``perturb bench``."""
     sel = "all | none | CATEGORY,... | NAME,... (default: all)"
     lo, hi = SEVERITY_LEVELS[0], SEVERITY_LEVELS[-1]
-    parser.add_argument("--video-perturbations", default="all", metavar="SEL", help=sel)
+    parser.add_argument("--video-perturbations", default=DEFAULT_VIDEO_SELECTION, metavar="SEL",
+                        help="suite:NAME (msrvtt-p, imagenet-c, kinetics-c, all) | all | none | "
+                        f"CATEGORY,... | NAME[:SUITE],... (default: {DEFAULT_VIDEO_SELECTION})")
     parser.add_argument("--severities", default=f"{lo}-{hi}",
                         help=f"video severities, e.g. {lo}-{hi} or 1,3,5 (default: {lo}-{hi})")
     parser.add_argument("--text-perturbations", default="all", metavar="SEL", help=sel)

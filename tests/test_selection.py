@@ -33,5 +33,5 @@ def test_selection_arguments_defaults():
     parser = argparse.ArgumentParser()
     add_selection_arguments(parser)
     args = parser.parse_args([])
-    assert (args.video_perturbations, args.severities, args.text_perturbations) == ("all", "1-5", "all")
+    assert (args.video_perturbations, args.severities, args.text_perturbations) == ("suite:msrvtt-p", "1-5", "all")
     assert parser.parse_args(["--severities", "2,4"]).severities == "2,4"

@@ -13,6 +13,7 @@ from .data import BenchData
 from .results import build_results, parse_metric
 from .runner import Encoder, Settings, plan, run_jobs
 from .sources import OnTheFly
+from .suite_summary import load_baseline, summarize_suites
 from .tasks import evaluate_entailment, evaluate_mc
 
 
@@ -74,7 +75,8 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
               model_options: dict[str, Any] | None = None,
               stats: dict[str, Any] | None = None, mc: str | None = None,
               entailment: str | None = None, cache_key: str | None = None, rerank: int | None = None,
-              first_stage: Model | Any | str | None = None) -> dict[str, Any]:
+              first_stage: Model | Any | str | None = None,
+              baseline_errors: str | dict[str, Any] | None = None) -> dict[str, Any]:
     """Run clean + every configuration and return the results.json document.
 
     ``model`` is a :class:`Model`, any encoder object, or a spec string (``clip:...``,
@@ -86,9 +88,12 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     the number of forward passes made in this process, and (also when the run fails) under
     ``progress`` the configurations finished and rows cached. ``cache_key`` pins the version the
     embedding cache keys the model by (else its checkpoint, revision, ``cache_version`` or name).
+    Video runs are also grouped by suite (top-level ``suites``, :mod:`perturb.bench.suite_summary`);
+    ``baseline_errors`` (a JSON path or mapping of a baseline model's errors) adds ImageNet-C's mCE.
     """
     settings = settings or Settings(seed=data.seed)
     parse_metric(metric)
+    baseline = load_baseline(baseline_errors) if baseline_errors is not None else None
     spec = model if isinstance(model, str) else None
     m = load_model(model, **(model_options or {})) if spec else wrap(model, _default_id(model))
     if cache_key is not None:
@@ -121,6 +126,7 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     if hasattr(source, "describe"):
         extra["decode"] = source.describe()
     doc = build_results(model_record(m), data, metric, clean, runs, boot, extra=extra, ties=settings.ties)
+    doc["suites"] = summarize_suites(doc, baseline)
     if stats is not None:
         stats.update(seconds=round(time.perf_counter() - t0, 2), forward_passes=m.forward_passes() - before,
                      configs=len(jobs))

@@ -31,6 +31,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--pairs", default="", metavar="V@T,...",
                    help="video+text pairs, e.g. gaussian_noise@Typos (each at every severity)")
     p.add_argument("--metric", default="R@5", help="[t2v.|v2t.]R@1|R@5|R@10|mAP for γ (default t2v.R@5)")
+    p.add_argument("--baseline-errors", metavar="JSON", help="a baseline model's errors per ImageNet-C "
+                   "corruption and severity ({\"fog\": [e1, ..., e5], ...}): the report adds mCE")
     p.add_argument("--subset", type=int, help="N items, chosen reproducibly from --seed")
     p.add_argument("--seed", type=int, default=0, help="seed of subset, perturbations and bootstrap")
     p.add_argument("--captions", choices=("all", "first"), default="all",
@@ -83,6 +85,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("report", help="combine results.json files of several models into one report")
     p.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("--baseline-errors", metavar="JSON", help="a baseline model's errors per ImageNet-C "
+                   "corruption and severity: the report adds mCE (docs/benchmark.md)")
     p.set_defaults(func=cmd_report)
 
 
@@ -136,6 +140,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .runner import Settings
     from .options import check_bench
     from .sources import Built, OnTheFly
+    from .suite_summary import load_baseline
 
     pairs = _pairs(args.pairs)
     check_bench(args, pairs)                 # every option, before any work
@@ -143,9 +148,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         parse_spec(args.model)
         parse_metric(args.metric)
         severities = parse_severities(args.severities)
-        video = [s.name for s in REGISTRY.resolve(args.video_perturbations, "video")]
+        video = [s.ref for s in REGISTRY.resolve(args.video_perturbations, "video")]
         text = [s.name for s in REGISTRY.resolve(args.text_perturbations, "text")]
         data = _data(args)
+        if args.baseline_errors is not None:
+            load_baseline(args.baseline_errors)
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e)) from e
     out = Path(args.out)
@@ -167,7 +174,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                         level=args.level, source=source, cache_dir=cache_dir, settings=settings,
                         backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
                         model_options=options, stats=stats, mc=args.mc, entailment=args.entailment,
-                        rerank=args.rerank, first_stage=args.first_stage)
+                        rerank=args.rerank, first_stage=args.first_stage,
+                        baseline_errors=args.baseline_errors)
         write_json(doc, out / "results.json")
         write_csv(doc, out / "results.csv")
         paths = write_reports([doc], out)
@@ -234,12 +242,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .report import print_summary, write_reports
     from .results import load_results
     from ..options import check_output
+    from .suite_summary import load_baseline, summarize_suites
 
     check_output(args.out, args.results, "--out", kind="dir")
     try:
         docs = [load_results(p) for p in args.results]
         for path, doc in zip(args.results, docs):
             validate(doc, str(path))            # values of the right type, summary agreeing with runs
+        if args.baseline_errors is not None:
+            baseline = load_baseline(args.baseline_errors)
+            for doc in docs:
+                doc["suites"] = summarize_suites(doc, baseline)
     except (OSError, ValueError) as e:
         raise UsageError(str(e)) from e
     paths = write_reports(docs, args.out)

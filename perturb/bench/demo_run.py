@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..selection import SEVERITY_LEVELS
+from ..selection import DEFAULT_VIDEO_SELECTION, SEVERITY_LEVELS
 
 DEMO_METRIC = "t2v.R@1"
 DEMO_PAIRS = (("gaussian_noise", "Typos"), ("reverse_sampling", "ShuffleOrder"))
@@ -31,7 +31,7 @@ def _gallery_html(out: Path) -> str:
             f"<figure><img alt='perturbation gallery' src='data:image/png;base64,{data}'></figure>")
 
 
-def run_demo(out: str | Path, seed: int = 0, video: Sequence[str] | str = "all",
+def run_demo(out: str | Path, seed: int = 0, video: Sequence[str] | str = DEFAULT_VIDEO_SELECTION,
              text: Sequence[str] | None = None, severities: Sequence[int] = SEVERITY_LEVELS,
              pairs: Sequence[tuple[str, str]] = DEMO_PAIRS, bootstrap: int = 1000,
              progress: bool = True) -> tuple[dict[str, Any], dict[str, Path]]:
@@ -52,7 +52,7 @@ def run_demo(out: str | Path, seed: int = 0, video: Sequence[str] | str = "all",
     model = train(seed=seed)
     print(f"demo data and model ready in {time.perf_counter() - t0:.1f} s")
     data = make_data(read_dataset(captions), "demo", str(captions), seed=seed)
-    video_names = [s.name for s in REGISTRY.resolve(video, "video")]
+    video_names = [s.ref for s in REGISTRY.resolve(video, "video")]
     text_names = list(text) if text is not None else demo_text_perturbations()
     doc = benchmark(model, data, video=video_names, text=text_names, severities=severities, pairs=pairs,
                     metric=DEMO_METRIC, bootstrap=bootstrap, cache_dir=str(out / "cache"),

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 from ..fileio import write_atomic
 from . import plots
+from .suite_summary import suite_tables
 
 MODALITIES = ("video", "text", "both")
 
@@ -54,6 +55,7 @@ def tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
                  for m in MODALITIES if m in s["modality"]]))
     out.append(("Robustness per category (cf. Tables 3–4)", ["modality", "category", "γa ± σ", "γr ± σ"],
                 [[a["modality"], c, _pm(a, "gamma_a"), _pm(a, "gamma_r")] for c, a in s["category"].items()]))
+    out += suite_tables(doc)
     metric = doc["metric"]
     out.append((f"Every run ({metric})", ["modality", "perturbation", "category", "severity", metric,
                                           "γa", "γr", f"{metric} 95% CI"],

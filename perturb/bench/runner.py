@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from ..errors import MissingResourceError
-from ..registry import REGISTRY
+from ..registry import REGISTRY, SUITE_PREFIX
 from .adapters.frames import frame_spec_of
 from .adapters.protocol import Model, load_model
 from .cache import CacheKey, EmbeddingCache, check_rows
@@ -55,17 +55,19 @@ class Job:
 
 def plan(video: Sequence[str] = (), text: Sequence[str] = (), severities: Sequence[int] = (1, 2, 3, 4, 5),
          pairs: Sequence[tuple[str, str]] = ()) -> list[Job]:
-    """Jobs for every video perturbation x severity, every text perturbation, and each pair."""
+    """Jobs for every video perturbation x severity, every text perturbation, and each pair.
+    A video item may name a suite (``suite:kinetics-c``): its members, under its tables."""
     jobs: list[Job] = []
     for name in video:
-        spec = REGISTRY.get(name, "video")
-        for sev in (severities if spec.has_severity else (None,)):
+        specs = REGISTRY.resolve([name], "video") if name.lower().startswith(SUITE_PREFIX) \
+            else [REGISTRY.get(name, "video")]
+        for spec, sev in ((s, v) for s in specs for v in (severities if s.has_severity else (None,))):
             spec.params(sev)
-            jobs.append(Job("video", spec.name, sev))
+            jobs.append(Job("video", spec.ref, sev))
     jobs += [Job("text", text=REGISTRY.get(name, "text").name) for name in text]
     for vname, tname in pairs:
         vspec, tspec = REGISTRY.get(vname, "video"), REGISTRY.get(tname, "text")
-        jobs += [Job("both", vspec.name, sev, tspec.name)
+        jobs += [Job("both", vspec.ref, sev, tspec.name)
                  for sev in (severities if vspec.has_severity else (None,))]
     return jobs
 

@@ -26,7 +26,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from ..errors import PerturbError
 from ..fileio import sha256_file, write_json
 from ..registry import REGISTRY, Spec
-from ..selection import parse_severities
+from ..selection import DEFAULT_VIDEO_SELECTION, parse_severities
 from ..rng import item_seed
 from .. import engines
 from . import encode
@@ -81,7 +81,7 @@ def resolve(selection: str | Iterable[str | Spec] | None, modality: str) -> list
     specs: list[Spec] = []
     for s in selection:
         specs += [s] if isinstance(s, Spec) else REGISTRY.resolve(s, modality)
-    return list({s.name: s for s in specs}.values())
+    return list({s.ref: s for s in specs}.values())
 
 
 def safe_name(item_id: str) -> str:
@@ -111,8 +111,8 @@ def plan_video(items: Sequence[Item], specs: Sequence[Spec], severities: Sequenc
     check_items(items, videos=bool(specs))
     plan = []
     for it in items:
-        outs = [Output(spec, sev, item_seed(seed, it.item_id, spec.name, sev),
-                       f"videos/{spec.name}/{sev}/{safe_name(it.item_id)}.{fmt.ext}")
+        outs = [Output(spec, sev, item_seed(seed, it.item_id, spec.ref, sev),
+                       f"videos/{safe_name(spec.ref)}/{sev}/{safe_name(it.item_id)}.{fmt.ext}")
                 for spec in specs for sev in (severities if spec.has_severity else (None,))]
         plan.append((it, outs))
     return plan
@@ -162,7 +162,8 @@ class _Lock:
 
 # ------------------------------------------------------------------------------------- build
 def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *,
-          reader: str | None = None, video_perturbations: str | Iterable[str | Spec] | None = "all",
+          reader: str | None = None,
+          video_perturbations: str | Iterable[str | Spec] | None = DEFAULT_VIDEO_SELECTION,
           severities: str | Iterable[int] = "1-5",
           text_perturbations: str | Iterable[str | Spec] | None = "all", seed: int = 0,
           jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
@@ -172,7 +173,8 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
     """Build a perturbed copy of ``dataset`` in ``out``; resumes what an earlier run left.
 
     ``dataset`` is a path (reader inferred unless given) or a list of :class:`Item`.
-    Perturbations are names, categories, 'all', 'none' or Spec objects. Per-output seeds come
+    Perturbations are names, categories, ``suite:NAME`` (default ``suite:msrvtt-p``), 'all',
+    'none' or Spec objects; a suite's members come under the suite's tables. Per-output seeds come
     from ``item_seed(seed, item_id, perturbation, severity)``, so the bytes do not depend on
     backend, worker count or order.
     """
@@ -248,7 +250,7 @@ def _pending(vplan: list[tuple[Item, list[Output]]], tspecs: Sequence[Spec], ite
     for it, outs in checking:
         todo = []
         for o in outs:
-            key = row_key(it.item_id, o.spec.name, o.severity)
+            key = row_key(it.item_id, o.spec.ref, o.severity)
             order.append(key)
             if _complete(manifest.rows.get(key), root, verify):
                 result.skipped += 1
@@ -293,7 +295,8 @@ def _describe(dataset: Any, reader: str | None, items: Sequence[Item], vspecs: S
         "captions": sum(len(it.captions) for it in items),
         "seed": seed, "seed_rule": "derive_seed(seed, item_id, perturbation, severity)",
         "severities": list(sevs),
-        "video_perturbations": [{"name": s.name, "category": s.category, "temporal": s.temporal,
+        "video_perturbations": [{"name": s.ref, "category": s.category, "temporal": s.temporal,
+                                 "table": s.table or "own", "suites": REGISTRY.suites_of(s.name),
                                  "params": {str(v): s.params(v) for v in sevs} if s.has_severity
                                  else {}} for s in vspecs],
         "text_perturbations": [{"name": s.name, "category": s.category} for s in tspecs],

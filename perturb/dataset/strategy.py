@@ -58,7 +58,7 @@ _STRATEGIES: dict[tuple[str, str, int], Strategy] = {}
 
 def strategy(spec: Spec, severity: int) -> Strategy:
     """The :class:`Strategy` for ``spec`` at ``severity`` (cached per process; see the module doc)."""
-    key = (spec.name, f"{spec.fn.__module__}.{getattr(spec.fn, '__qualname__', '')}", severity)
+    key = (spec.ref, f"{spec.fn.__module__}.{getattr(spec.fn, '__qualname__', '')}", severity)
     if key not in _STRATEGIES:
         found = Strategy("whole")
         reads = getattr(spec.render, "reads", None)

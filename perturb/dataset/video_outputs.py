@@ -20,8 +20,8 @@ from .tasks import Output, VideoTask
 
 def _row(task: VideoTask, out: Output, **fields: Any) -> dict[str, Any]:
     it = task.item
-    return {"key": row_key(it.item_id, out.spec.name, out.severity), "kind": "video",
-            "item_id": it.item_id, "video_id": it.video_id, "perturbation": out.spec.name,
+    return {"key": row_key(it.item_id, out.spec.ref, out.severity), "kind": "video",
+            "item_id": it.item_id, "video_id": it.video_id, "perturbation": out.spec.ref,
             "category": out.spec.category, "severity": out.severity, "seed": out.seed,
             "params": out.params, "path": out.path, "status": "ok", "error": None, **fields}
 

@@ -30,7 +30,7 @@ def split_by_modality(perturbations: str | Sequence[str]) -> dict[str, list[str]
     for item in items:
         for modality in chosen:
             try:
-                names = [s.name for s in REGISTRY.resolve([item], modality)]
+                names = [s.ref for s in REGISTRY.resolve([item], modality)]
             except UnknownPerturbationError:
                 continue
             chosen[modality] += [n for n in names if n not in chosen[modality]]

@@ -17,19 +17,23 @@ from .clip import _is_torch, to_numpy, torch_layout
 from .render import Draw, check_n_frames, draw_for, output_frames
 
 
-def get(name: str) -> Spec:
-    """The registry entry of a visual perturbation (aliases accepted)."""
-    return REGISTRY.get(name, "video")
+def get(name: str, suite: str | None = None) -> Spec:
+    """The registry entry of a visual perturbation (aliases accepted), under ``suite``'s
+    parameter table when one is named (``"kinetics-c"``; the op must be a member)."""
+    spec = REGISTRY.get(name, "video")
+    return spec if suite is None else REGISTRY.bind(spec, suite)
 
 
-def draw(name: str, severity: int, n_frames: int, *, seed: SeedLike = None) -> Draw:
+def draw(name: str, severity: int, n_frames: int, *, seed: SeedLike = None,
+         suite: str | None = None) -> Draw:
     """Draw the parameters of ``name`` at ``severity`` for a clip of ``n_frames`` frames.
 
     Host-side and cheap; the result renders any output frames on any backend
     (:meth:`Draw.render`) and is picklable. ``seed`` is an int, a ``numpy.random.Generator``
-    (the clip's; drawn from) or None.
+    (the clip's; drawn from) or None. ``suite`` takes that suite's parameter table (default:
+    the op's own); ``name`` may also say it, as in ``"contrast:kinetics-c"``.
     """
-    spec = get(name)
+    spec = get(name, suite)
     params = spec.params(severity)
     n = check_n_frames(n_frames)
     return draw_for(spec, params, n, as_generator(seed), _level(spec, severity))
@@ -47,14 +51,16 @@ def _validated(clip: Any) -> tuple[Any, str | None]:
     return to_numpy(clip)[0], None
 
 
-def apply(clip: Any, name: str, severity: int = 3, *, seed: SeedLike = None) -> Any:
+def apply(clip: Any, name: str, severity: int = 3, *, seed: SeedLike = None,
+          suite: str | None = None) -> Any:
     """Return a perturbed copy of ``clip`` (the input is never modified).
 
     ``clip`` is uint8 numpy (T, H, W, 3), or a torch uint8 (T, H, W, 3) / float (T, 3, H, W)
     tensor in [0, 1] on any device; the result has the same type, layout, dtype and device.
-    ``severity`` is 1..5; ``seed`` is an int, a ``numpy.random.Generator`` or None.
+    ``severity`` is 1..5; ``seed`` is an int, a ``numpy.random.Generator`` or None; ``suite``
+    takes that suite's parameter table (default: the op's own).
     """
-    spec = get(name)
+    spec = get(name, suite)
     params = spec.params(severity)
     src, layout = _validated(clip)
     drawn = draw_for(spec, params, len(src), as_generator(seed), _level(spec, severity))
@@ -64,8 +70,9 @@ def apply(clip: Any, name: str, severity: int = 3, *, seed: SeedLike = None) -> 
 class Perturbation:
     """A visual perturbation at a fixed severity, as a callable: ``Perturbation("jpeg", 3)(clip)``."""
 
-    def __init__(self, name: str, severity: int = 3, *, seed: SeedLike = None) -> None:
-        self.spec = get(name)
+    def __init__(self, name: str, severity: int = 3, *, seed: SeedLike = None,
+                 suite: str | None = None) -> None:
+        self.spec = get(name, suite)
         self.spec.params(severity)          # validates the severity now, not at call time
         self.severity = severity
         self.seed = seed
@@ -76,13 +83,14 @@ class Perturbation:
 
     def draw(self, n_frames: int, *, seed: SeedLike = None) -> Draw:
         """Its parameters drawn for a clip of ``n_frames`` frames (see :func:`draw`)."""
-        return draw(self.spec.name, self.severity, n_frames, seed=self.seed if seed is None else seed)
+        return draw(self.spec.ref, self.severity, n_frames, seed=self.seed if seed is None else seed)
 
     def __call__(self, clip: Any, *, seed: SeedLike = None) -> Any:
-        return apply(clip, self.spec.name, self.severity, seed=self.seed if seed is None else seed)
+        return apply(clip, self.spec.ref, self.severity, seed=self.seed if seed is None else seed)
 
     def __repr__(self) -> str:
-        return f"Perturbation({self.spec.name!r}, severity={self.severity})"
+        suite = f", suite={self.spec.table!r}" if self.spec.table else ""
+        return f"Perturbation({self.spec.name!r}, severity={self.severity}{suite})"
 
 
 class Compose:

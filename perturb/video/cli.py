@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from ..errors import UsageError
@@ -18,6 +19,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("list", help="list the registered perturbations")
     p.add_argument("--modality", choices=("video", "text"), help="only this modality")
     p.add_argument("--category", help="only this category (e.g. blur, temporal, ChangeChar)")
+    p.add_argument("--suite", help="only this suite's members (msrvtt-p, imagenet-c, kinetics-c, all)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_list)
 
@@ -28,7 +30,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("apply", help="perturb one video file")
     p.add_argument("input", metavar="IN", help="input video")
     p.add_argument("output", metavar="OUT", help="output video (container from the extension)")
-    p.add_argument("--name", required=True, help="video perturbation name or alias")
+    p.add_argument("--name", required=True, help="video perturbation name or alias; NAME:SUITE for "
+                   "a suite's table (e.g. contrast:kinetics-c)")
     p.add_argument("--severity", type=int, default=3, choices=SEVERITY_LEVELS,
                    help=f"{SEVERITY_LEVELS[0]}..{SEVERITY_LEVELS[-1]} (default 3)")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="random seed (default 0)")
@@ -42,7 +45,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--frame", type=int_at_least(0), default=None,
                    help="frame index shown (default: the middle)")
     p.add_argument("--perturbations", nargs="+", default=["all"], metavar="NAME",
-                   help="names, aliases or categories (default: all video perturbations)")
+                   help="names, aliases, categories or suite:NAME (default: all video perturbations)")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="random seed (default 0)")
     p.add_argument("--max-frames", type=int_at_least(1), default=128,
                    help="read at most this many frames (default 128)")
@@ -56,12 +59,17 @@ def cmd_list(args: argparse.Namespace) -> int:
     import perturb
 
     try:
-        rows = perturb.list(args.modality, args.category)
+        rows = perturb.list(args.modality, args.category, args.suite)
+        missing = perturb.REGISTRY.missing(args.suite) if args.suite else []
     except ValueError as e:
         raise UsageError(str(e)) from e
     if args.category and not rows:
         raise UsageError(f"no perturbations in category {args.category!r}; expected one of: "
                          f"{', '.join(perturb.REGISTRY.categories(args.modality))}")
+    if missing:
+        print(f"perturb list: note: suite {perturb.REGISTRY.suite(args.suite).name} also names "
+              f"{', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} not registered in "
+              f"this installation", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -69,8 +77,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     console = Console()
-    table = Table(title=f"{len(rows)} perturbations")
+    title = f"{len(rows)} perturbations"
+    if args.suite:
+        title += f" in suite {perturb.REGISTRY.suite(args.suite).name}"
+    table = Table(title=title)
     columns = ["name", *(["modality"] if args.modality is None else []), "category", "severities",
+               *(["table"] if args.suite else []),
                "flags", "aliases", *(["summary"] if console.width >= WIDE else [])]
     for col in columns:
         table.add_column(col, **({"overflow": "fold"} if col in FOLDED
@@ -79,7 +91,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         cells = {"name": r["name"], "modality": r["modality"], "category": r["category"],
                  "severities": f"{min(r['severities'])}-{max(r['severities'])}" if r["severities"] else "-",
                  "flags": ", ".join(f for f in ("temporal", "random", "needs_model") if r[f]),
-                 "aliases": ", ".join(r["aliases"]), "summary": r["summary"]}
+                 "aliases": ", ".join(r["aliases"]), "summary": r["summary"],
+                 "table": r["table"] or "own"}
         table.add_row(*(cells[c] for c in columns))
     console.print(table)
     return 0
@@ -119,12 +132,12 @@ def cmd_apply(args: argparse.Namespace) -> int:
     clip, fps = _read(args.input)
     try:   # codec and output folder are checked before the work, the container at the first frame
         writer = VideoWriter(args.output, fps, args.codec)
-        out = apply(clip, spec.name, severity=args.severity, seed=args.seed)
+        out = apply(clip, spec.ref, severity=args.severity, seed=args.seed)
         with writer:
             writer.write(out)
     except ValueError as e:
         raise UsageError(str(e)) from e
-    print(f"{spec.name} severity {args.severity} seed {args.seed}: {clip.shape[0]} frames "
+    print(f"{spec.ref} severity {args.severity} seed {args.seed}: {clip.shape[0]} frames "
           f"{clip.shape[2]}x{clip.shape[1]} -> {args.output}")
     return 0
 
@@ -136,7 +149,7 @@ def cmd_gallery(args: argparse.Namespace) -> int:
 
     check_output(args.output, [args.input], "OUT.png")
     try:
-        names = [s.name for s in REGISTRY.resolve(args.perturbations, "video")]
+        names = [s.ref for s in REGISTRY.resolve(args.perturbations, "video")]
     except ValueError as e:
         raise UsageError(str(e)) from e
     if not names:

@@ -124,7 +124,7 @@ def gallery(clip: object, perturbations: str | Iterable[str] = "all", *, frame: 
     bad = [s for s in severities if s not in SEVERITY_LEVELS]
     if not severities or bad:
         raise ValueError(f"expected severities in {SEVERITY_LEVELS}; got {list(severities)!r}")
-    names = [s.name for s in specs]
+    names = [s.ref for s in specs]
     cells = gallery_cells(arr, names, list(severities), k, seed, observe)
     thumbs = [[_thumbnail(c, max_size) for c in row] for row in cells]
     cols = ["clean", *(f"severity {s}" for s in severities)]

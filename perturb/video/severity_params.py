@@ -53,3 +53,34 @@ def table(name: str) -> dict[int, dict[str, Any]]:
 def paper_table(name: str) -> dict[int, dict[str, Any]] | None:
     row = PAPER_PARAMS.get(name)
     return None if row is None else {s: {k: v[s - 1] for k, v in row.items()} for s in SEVERITY_LEVELS}
+
+
+# ------------------------------------------------------------------------- per-suite tables
+# SUITE_PARAMS[suite][name][param] is a 5-tuple that replaces the op's own row for that param
+# when ``name`` runs as a member of ``suite`` (params not named keep the op's own values).
+# Only constants that differ from the op's own row are listed; each was checked against the
+# source named in the comment.
+SUITE_PARAMS: dict[str, dict[str, dict[str, tuple[Any, ...]]]] = {
+    # imagecorruptions 1.1.2, imagecorruptions/corruptions.py. Its gaussian_noise, impulse_noise,
+    # defocus_blur, motion_blur, zoom_blur and jpeg_compression constants equal our rows.
+    "imagenet-c": {
+        "shot_noise":    {"photons": (60, 25, 12, 5, 3)},
+        "speckle_noise": {"sigma": (0.15, 0.20, 0.35, 0.45, 0.60)},
+    },
+    # Yi et al. 2021, create_mini_kinetics_c.py (it imports create_mini_ssv2_c.py's functions and
+    # redefines motion_blur and frame_rate). Its brightness, saturate and fog constants equal
+    # ImageNet-C's, and its frame rates (20, 16, 12, 9, 6 fps) are frame_rate's own row; its fog
+    # draws one plasma layer per clip, as our fog does by default. temporal_blur's own row is
+    # the SSv2 script's (c = 1, 2, 3, 4, 6); the Kinetics script uses c = 3, 5, 7, 9, 11.
+    "kinetics-c": {
+        "shot_noise":    {"photons": (60, 25, 12, 5, 3)},
+        "contrast":      {"factor": (0.5, 0.4, 0.3, 0.2, 0.1)},
+        "temporal_blur": {"c": (3, 5, 7, 9, 11)},          # the mean of the 2c frames t-c .. t+c-1
+    },
+}
+
+
+def suite_table(suite: str, name: str) -> dict[int, dict[str, Any]] | None:
+    """``name``'s per-severity parameters under ``suite``'s table, only the params it replaces."""
+    row = SUITE_PARAMS.get(suite, {}).get(name)
+    return None if row is None else {s: {k: v[s - 1] for k, v in row.items()} for s in SEVERITY_LEVELS}

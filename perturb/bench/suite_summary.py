@@ -1,0 +1,156 @@
+"""Results grouped by suite and category, with each source paper's summary figures.
+
+A video run belongs to a suite when its operation is a member and it ran under the suite's
+table (``contrast:kinetics-c`` is in kinetics-c; plain ``contrast`` is in imagenet-c, whose
+table is contrast's own). Per suite: γa and γr (mean ± std over its runs), per category, and
+
+- Kinetics-C (Yi et al. 2021): mPC, the mean metric over its corruptions and severities, and
+  rPC = mPC / clean metric. rPC is exactly perturb's mean γr over the same runs (γr = A_p / A_c);
+  mPC is perturb's mean γa shifted by the clean error (mean γa = 1 − A_c + mPC).
+- ImageNet-C (Hendrycks & Dietterich 2019): mCE, given a baseline model's errors: per
+  corruption, CE = Σ_s E_s / Σ_s E_s^baseline over the severities run, with E = 1 − metric;
+  mCE is the mean CE over the corruptions that have baseline errors.
+
+Baseline errors are a JSON object ``{"gaussian_noise": [e1, e2, e3, e4, e5], ...}`` (errors
+in [0, 1] at severities 1..5; a ``{"1": e1, ...}`` object works too; names or aliases).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..errors import UnknownPerturbationError
+from ..registry import REGISTRY, Spec
+from .robustness import summarize
+
+Baseline = Mapping[str, Mapping[int, float]]
+
+
+def _spec(perturbation: str) -> Spec | None:
+    try:
+        return REGISTRY.get(perturbation, "video")
+    except (UnknownPerturbationError, ValueError):      # a results file from another installation
+        return None
+
+
+def suite_runs(runs: Sequence[Mapping[str, Any]], suite: str) -> list[Mapping[str, Any]]:
+    """The video runs of ``suite``: its members, each under the suite's table."""
+    out = []
+    for r in runs:
+        spec = _spec(r["perturbation"]) if r.get("modality") == "video" else None
+        if spec is not None and spec.name in REGISTRY.suite(suite) \
+                and REGISTRY.bind(spec, suite).ref == spec.ref:
+            out.append(r)
+    return out
+
+
+def load_baseline(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, dict[int, float]]:
+    """Baseline errors per operation and severity, from a JSON file or a mapping (module doc)."""
+    where = "baseline errors" if isinstance(source, Mapping) else f"baseline errors {os.fspath(source)}"
+    if isinstance(source, Mapping):
+        raw: Any = source
+    else:
+        try:
+            raw = json.loads(Path(source).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as e:
+            raise ValueError(f"cannot read {where}: {e}") from e
+    if not isinstance(raw, dict):
+        raise ValueError(f"{where}: expected a JSON object of operation -> 5 errors; got {type(raw).__name__}")
+    out: dict[str, dict[int, float]] = {}
+    for name, errors in raw.items():
+        spec = REGISTRY.get(name, "video")
+        by_sev = dict(enumerate(errors, 1)) if isinstance(errors, list) else \
+            {int(k): v for k, v in errors.items()} if isinstance(errors, dict) else None
+        if not by_sev or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1
+                                 for v in by_sev.values()) or not set(by_sev) <= set(range(1, 6)):
+            raise ValueError(f"{where}: {name!r} must map to errors in [0, 1] at severities 1..5 "
+                             f"(a list of 5 or an object keyed 1..5); got {errors!r}")
+        out[spec.name] = {int(k): float(v) for k, v in by_sev.items()}
+    return out
+
+
+def _metric(record: Mapping[str, Any], metric: str) -> float:
+    direction, name = metric.split(".", 1)
+    return float(record[direction][name])
+
+
+def _mce(runs: Sequence[Mapping[str, Any]], metric: str, baseline: Baseline) -> dict[str, Any]:
+    """Corruption errors relative to the baseline, per operation, and their mean."""
+    by_op: dict[str, list[Mapping[str, Any]]] = {}
+    for r in runs:
+        by_op.setdefault(_spec(r["perturbation"]).name, []).append(r)
+    ce: dict[str, float | None] = {}
+    without: list[str] = []
+    for name, own in by_op.items():
+        base = baseline.get(name, {})
+        if not all(r["severity"] in base for r in own):
+            without.append(name)
+            continue
+        denom = sum(base[r["severity"]] for r in own)
+        ce[name] = sum(1 - _metric(r, metric) for r in own) / denom if denom else None
+    finite = [v for v in ce.values() if v is not None]
+    return {"mCE": sum(finite) / len(finite) if finite else None, "CE": ce, "without_baseline": without}
+
+
+def summarize_suites(doc: Mapping[str, Any], baseline: Baseline | None = None) -> dict[str, dict[str, Any]]:
+    """Per suite with at least one run (``all`` aside): coverage, γ per suite and category, and
+    the paper's summary figures (module doc)."""
+    metric = doc["metric"]
+    clean = _metric(doc["clean"], metric)
+    out: dict[str, dict[str, Any]] = {}
+    for suite in REGISTRY.suites("video"):
+        runs = suite_runs(doc["runs"], suite.name) if suite.members is not None else []
+        if not runs:
+            continue
+        names = list(dict.fromkeys(s.name for s in (_spec(r["perturbation"]) for r in runs) if s))
+        agg = summarize(list(runs))
+        entry: dict[str, Any] = {
+            "title": suite.title, "source": suite.source, "members": len(suite.members or ()),
+            "operations": names, "not_run": [n for n in suite.members or () if n not in names],
+            "configurations": len(runs),
+            "tables": {n: suite.name for n in names if n in suite.tables
+                       and REGISTRY.bind(REGISTRY.get(n, "video"), suite.name).table},
+            **agg["modality"]["video"], "category": agg["category"], "figures": {}}
+        values = [_metric(r, metric) for r in runs]
+        if "mPC" in suite.figures:
+            mpc = sum(values) / len(values)
+            entry["figures"] = {"mPC": mpc, "rPC": mpc / clean if clean else None}
+        if "mCE" in suite.figures and baseline:
+            entry["figures"] = _mce(runs, metric, baseline)
+        out[suite.name] = entry
+    return out
+
+
+def _f(x: float | None, digits: int = 3) -> str:
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def _figures(entry: Mapping[str, Any], figures: Sequence[str]) -> str:
+    got = entry.get("figures") or {}
+    if "mPC" in got:
+        return f"mPC {_f(got['mPC'])}, rPC {_f(got['rPC'])} (rPC = mean γr)"
+    if "mCE" in got:
+        return (f"mCE {_f(None if got['mCE'] is None else 100 * got['mCE'], 1)}% over "
+                f"{len(got['CE'])} corruptions with baseline errors")
+    if "mCE" in figures:
+        return "mCE: needs a baseline model's errors (--baseline-errors)"
+    return ""
+
+
+def suite_tables(doc: Mapping[str, Any], baseline: Baseline | None = None) -> list[tuple[str, list[str], list[list[str]]]]:
+    """Report tables (title, header, rows): robustness per suite, and per suite and category."""
+    suites = summarize_suites(doc, baseline) if baseline or "suites" not in doc else doc["suites"]
+    if not suites:
+        return []
+    figures = {s.name: s.figures for s in REGISTRY.suites("video")}
+    pm = lambda a, g: f"{_f(a.get(f'{g}_mean'), 2)} ± {_f(a.get(f'{g}_std'), 2)}"  # noqa: E731
+    per_suite = [[name, f"{len(e['operations'])}/{e['members']}", str(e["configurations"]),
+                  pm(e, "gamma_a"), pm(e, "gamma_r"), _figures(e, figures.get(name, ()))]
+                 for name, e in suites.items()]
+    per_cat = [[name, cat, pm(a, "gamma_a"), pm(a, "gamma_r")]
+               for name, e in suites.items() for cat, a in e["category"].items()]
+    return [("Robustness per suite", ["suite", "operations run", "configurations", "γa ± σ", "γr ± σ",
+                                      "the paper's figures"], per_suite),
+            ("Robustness per suite and category", ["suite", "category", "γa ± σ", "γr ± σ"], per_cat)]
