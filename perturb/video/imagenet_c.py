@@ -1,0 +1,282 @@
+"""ImageNet-C's spatial ops for video: gaussian_blur, glass_blur, pixelate, elastic_transform.
+
+Parameters follow imagecorruptions 1.1.2 (``corruptions.py``); each kernel takes every value
+from its severity's ``params``. The random parts are drawn once per clip, so a video looks
+through one pane of glass or one warped medium that stays put (the image suite draws anew for
+every image): the draw is one 64-bit key, and the pixel swaps or displacement field for a
+frame size are generated from it on the host (cached), so numpy and torch render the same draw.
+The torch twins live in :mod:`._torch_imagenet_c`.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from ..registry import Spec, register
+from ._keyed_words import draw_key
+from ._opencv_frames import per_frame, to_uint8
+from .render import Renderer, LazyKernel
+from .severity_params import table
+
+# Gaussians reach truncate·sigma pixels, as scipy.ndimage's (the reference blurs with skimage).
+BLUR_TRUNCATE = 4.0           # skimage.filters.gaussian's default
+ELASTIC_TRUNCATE = 3.0        # the reference's smoothing of the displacement field
+# Displacement field of elastic_transform, as fractions of the frame size (the reference's constants):
+ELASTIC_SIGMA = 0.01          # smoothing sigma per axis: 0.01·H rows, 0.01·W columns
+ELASTIC_MAX_SHIFT = 0.005     # uniform noise in ±0.005·H pixels before smoothing (H for both axes)
+
+
+def _positive(name: str, value: object, op: str, allow_zero: bool = False) -> float:
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if not ok or not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{op}: expected {name} to be a finite number {bound}; got {value!r}")
+    return float(value)
+
+
+def _count(name: str, value: object, op: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{op}: expected {name} to be an int >= {low}; got {value!r}")
+    return int(value)
+
+
+@lru_cache(maxsize=64)
+def gaussian_taps(sigma: float, truncate: float = BLUR_TRUNCATE) -> np.ndarray:
+    """scipy.ndimage's 1-D Gaussian: radius int(truncate·sigma + 0.5), normalised (float64, read-only)."""
+    radius = int(truncate * sigma + 0.5)
+    x = np.arange(-radius, radius + 1, dtype=np.float64)
+    taps = np.exp(-0.5 * (x / sigma) ** 2)
+    taps /= taps.sum()
+    taps.setflags(write=False)
+    return taps
+
+
+def blur_levels(frame: np.ndarray, sigma: float) -> np.ndarray:
+    """A frame blurred by a Gaussian of ``sigma`` px with replicated edges (skimage's 'nearest'), float32."""
+    taps = gaussian_taps(sigma).astype(np.float32)
+    return cv2.sepFilter2D(frame.astype(np.float32), cv2.CV_32F, taps, taps, borderType=cv2.BORDER_REPLICATE)
+
+
+# ------------------------------------------------------------------------------ gaussian_blur
+def render_gaussian_blur(frames: np.ndarray, sigma: float) -> np.ndarray:
+    """Every frame blurred by a Gaussian of ``sigma`` px (truncated at 4 sigma, replicated edges)."""
+    sigma = _positive("sigma", sigma, "gaussian_blur")
+    return per_frame(frames, lambda frame, _: to_uint8(blur_levels(frame, sigma), 1.0))
+
+
+# --------------------------------------------------------------------------------- glass_blur
+@lru_cache(maxsize=16)
+def glass_permutation(key: int, height: int, width: int, max_delta: int, iterations: int) -> np.ndarray:
+    """Where each pixel of the blurred frame comes from after the reference's local swaps.
+
+    The reference visits rows H-d..d+1 and, in each, columns W-d..d+1 (descending), swapping
+    the pixel with the one at an offset (dx, dy) drawn uniformly from [-d, d) (``randint``'s
+    half-open range), and repeats this ``iterations`` times; later swaps move pixels that
+    earlier ones placed. The same chain of swaps is replayed here on pixel indices only (offsets
+    drawn in one call per pass from the key's Generator), so a clip's frames share one
+    permutation and rendering is one gather. Flat (H·W,) int64 source indices, read-only.
+    """
+    rng = np.random.default_rng(key)
+    source = list(range(height * width))
+    rows, cols = np.arange(height - max_delta, max_delta, -1), np.arange(width - max_delta, max_delta, -1)
+    for _ in range(iterations):
+        if not (len(rows) and len(cols)):
+            break
+        off = rng.integers(-max_delta, max_delta, size=(len(rows), len(cols), 2))
+        here = (rows[:, None] * width + cols[None, :]).ravel().tolist()
+        there = ((rows[:, None] + off[..., 1]) * width + cols[None, :] + off[..., 0]).ravel().tolist()
+        for a, b in zip(here, there):
+            source[a], source[b] = source[b], source[a]
+    out = np.asarray(source, dtype=np.int64)
+    out.setflags(write=False)
+    return out
+
+
+def _check_glass(sigma: float, max_delta: int, iterations: int) -> tuple[float, int, int]:
+    return (_positive("sigma", sigma, "glass_blur"), _count("max_delta", max_delta, "glass_blur", 1),
+            _count("iterations", iterations, "glass_blur", 0))
+
+
+def render_glass_blur(frames: np.ndarray, key: int, sigma: float, max_delta: int, iterations: int) -> np.ndarray:
+    """Blur, move pixels by the clip's :func:`glass_permutation`, blur again (frosted glass)."""
+    sigma, max_delta, iterations = _check_glass(sigma, max_delta, iterations)
+    _, h, w, _ = frames.shape
+    source = glass_permutation(int(key), h, w, max_delta, iterations)
+
+    def glass(frame: np.ndarray, _: int) -> np.ndarray:
+        blurred = np.rint(blur_levels(frame, sigma)).reshape(h * w, 3)[source].reshape(h, w, 3)
+        return to_uint8(blur_levels(blurred, sigma), 1.0)
+
+    return per_frame(frames, glass)
+
+
+# ----------------------------------------------------------------------------------- pixelate
+def pixelate_size(n: int, scale: float) -> int:
+    """The reference's small side int(n·scale), at least one pixel."""
+    return max(1, int(n * scale))
+
+
+@lru_cache(maxsize=64)
+def box_ranges(n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pillow's BOX reduction: output pixel i averages input pixels [start_i, stop_i), those whose
+    centres lie within scale/2 of its centre (scale = n_in / n_out)."""
+    scale = n_in / n_out
+    centre = (np.arange(n_out) + 0.5) * scale
+    start = np.maximum(np.floor(centre - scale / 2 + 0.5), 0).astype(np.int64)
+    stop = np.minimum(np.ceil(centre + scale / 2 - 0.5), n_in).astype(np.int64)
+    return start, np.maximum(stop, start + 1)
+
+
+@lru_cache(maxsize=64)
+def nearest_sources(n_small: int, n_out: int) -> np.ndarray:
+    """Pillow's NEAREST enlargement: output pixel i shows small pixel floor((i + 0.5)·n_small/n_out)."""
+    return np.minimum(((np.arange(n_out) + 0.5) * (n_small / n_out)).astype(np.int64), n_small - 1)
+
+
+def _box_mean(x: np.ndarray, axis: int, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """Rounded (half up) mean of x over [start, stop) along ``axis``, in exact integers."""
+    sums = np.cumsum(x, axis=axis, dtype=np.int32)
+    sums = np.concatenate([np.zeros_like(sums.take([0], axis=axis)), sums], axis=axis)
+    total = sums.take(stop, axis=axis) - sums.take(start, axis=axis)
+    count = (stop - start).reshape([-1 if a == axis else 1 for a in range(x.ndim)])
+    return (2 * total + count) // (2 * count)
+
+
+def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
+    """Shrink each frame by ``scale`` (box average) and enlarge it back (nearest): coarse blocks.
+
+    The two passes of Pillow's BOX resize (columns, then rows, each rounded to a level) are done
+    in exact integers, so every backend gives the same pixels.
+    """
+    scale = _positive("scale", scale, "pixelate")
+    if scale > 1:
+        raise ValueError(f"pixelate: expected scale in (0, 1]; got {scale!r}")
+    _, h, w, _ = frames.shape
+    sh, sw = pixelate_size(h, scale), pixelate_size(w, scale)
+    small = _box_mean(frames, 2, *box_ranges(w, sw))
+    small = _box_mean(small, 1, *box_ranges(h, sh)).astype(np.uint8)
+    return small[:, nearest_sources(sh, h)][:, :, nearest_sources(sw, w)]
+
+
+# -------------------------------------------------------------------------- elastic_transform
+@lru_cache(maxsize=16)
+def elastic_field(key: int, height: int, width: int) -> np.ndarray:
+    """The clip's displacement field at alpha = 1: (2, H, W) float64 (dx, dy) in pixels, read-only.
+
+    As the reference: uniform noise in ±0.005·H per axis, smoothed by a Gaussian of 0.01·H rows
+    by 0.01·W columns truncated at 3 sigma with mirrored (half-sample) edges.
+    """
+    rng = np.random.default_rng(key)
+    reach = ELASTIC_MAX_SHIFT * height
+    noise = rng.uniform(-reach, reach, size=(2, height, width))
+    ky, kx = (gaussian_taps(ELASTIC_SIGMA * n, ELASTIC_TRUNCATE) for n in (height, width))
+    field = np.stack([cv2.sepFilter2D(n, cv2.CV_64F, kx, ky, borderType=cv2.BORDER_REFLECT) for n in noise])
+    field.setflags(write=False)
+    return field
+
+
+def elastic_maps(key: int, height: int, width: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Absolute source positions (map_x, map_y), float32 (H, W), of the field scaled by alpha."""
+    dx, dy = elastic_field(int(key), height, width) * alpha
+    ys, xs = np.mgrid[0:height, 0:width]
+    return (xs + dx).astype(np.float32), (ys + dy).astype(np.float32)
+
+
+def render_elastic(frames: np.ndarray, key: int, alpha: float) -> np.ndarray:
+    """Every frame resampled (bilinear, mirrored edges) at the clip's displaced positions."""
+    alpha = _positive("alpha", alpha, "elastic_transform", allow_zero=True)
+    _, h, w, _ = frames.shape
+    map_x, map_y = elastic_maps(key, h, w, alpha)
+    return per_frame(frames, lambda frame, _: cv2.remap(
+        frame, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT))
+
+
+# ---------------------------------------------------------------------- draw / render split
+def _draw_key(rng: np.random.Generator, n_frames: int, params) -> dict[str, int]:
+    """One key per clip: the swaps or displacement field every frame of the clip shares."""
+    return {"key": draw_key(rng)}
+
+
+def _draw_glass(rng: np.random.Generator, n_frames: int, params) -> dict[str, int]:
+    _check_glass(params["sigma"], params["max_delta"], params["iterations"])
+    return _draw_key(rng, n_frames, params)
+
+
+def _draw_elastic(rng: np.random.Generator, n_frames: int, params) -> dict[str, int]:
+    _positive("alpha", params["alpha"], "elastic_transform", allow_zero=True)
+    return _draw_key(rng, n_frames, params)
+
+
+def _gaussian_frames(frames, ids, drawn, params):
+    return render_gaussian_blur(frames, **params)
+
+
+def _glass_frames(frames, ids, drawn, params):
+    return render_glass_blur(frames, drawn["key"], **params)
+
+
+def _pixelate_frames(frames, ids, drawn, params):
+    return render_pixelate(frames, **params)
+
+
+def _elastic_frames(frames, ids, drawn, params):
+    return render_elastic(frames, drawn["key"], **params)
+
+
+def _whole_clip(render, draw=None):
+    """The ``Spec.fn`` convention ``fn(clip, rng, **params)``: draw from rng, render every frame."""
+    def fn(clip: np.ndarray, rng: np.random.Generator, **params) -> np.ndarray:
+        drawn = draw(rng, len(clip), params) if draw else {}
+        return render(clip, np.arange(len(clip)), drawn, params)
+    fn.__name__ = render.__name__.strip("_").replace("_frames", "")
+    return fn
+
+
+def _torch(name: str) -> LazyKernel:
+    return LazyKernel("perturb.video._torch_imagenet_c", name)
+
+
+SOURCE = "imagecorruptions 1.1.2 (Hendrycks & Dietterich's ImageNet-C), corruptions.py"
+ROUNDING = ("Output is rounded to the nearest level; the reference's corrupt() truncates its float "
+            "result to uint8 (half a level darker on average).")
+
+register(Spec(
+    name="gaussian_blur", modality="video", category="blur", fn=_whole_clip(_gaussian_frames),
+    render=Renderer(kernels={"numpy": _gaussian_frames, "torch": _torch("gaussian_blur")}),
+    summary="Gaussian blur of sigma 1-6 px (ImageNet-C's extra corruption)",
+    severities=table("gaussian_blur"), random=False,
+    deviation=f"Source: {SOURCE}. Same kernel (truncated at 4 sigma, replicated edges) applied "
+              "with OpenCV in float32. " + ROUNDING))
+register(Spec(
+    name="glass_blur", modality="video", category="blur", fn=_whole_clip(_glass_frames, _draw_glass),
+    render=Renderer(draw=_draw_glass, kernels={"numpy": _glass_frames, "torch": _torch("glass_blur")}),
+    aliases=("Glass", "Glass Blur"),
+    summary="Frosted glass: blur, swap each pixel with a random neighbour within d px, blur again",
+    severities=table("glass_blur"),
+    deviation=f"Source: {SOURCE}. The pixel swaps are drawn once per clip (one pane of glass in "
+              "front of the camera; the image suite draws them per image) from the seeded "
+              "Generator, and replayed in the reference's order on pixel indices, so each frame "
+              "is a blur, one gather and a blur. The blurred frame is rounded to levels before "
+              "the swaps where the reference truncates. " + ROUNDING))
+register(Spec(
+    name="pixelate", modality="video", category="digital", fn=_whole_clip(_pixelate_frames),
+    render=Renderer(kernels={"numpy": _pixelate_frames, "torch": _torch("pixelate")},
+                    torch_frames="uint8"),
+    aliases=("Pixelation",),
+    summary="Box-shrink each frame to 60%-25% of its size and enlarge it back with nearest neighbour",
+    severities=table("pixelate"), random=False,
+    deviation=f"Source: {SOURCE}. Pillow's BOX shrink and NEAREST enlargement re-stated in exact "
+              "integers (same pixel ranges, each pass rounded half up); the small side is at "
+              "least one pixel (Pillow refuses a zero size)."))
+register(Spec(
+    name="elastic_transform", modality="video", category="digital", fn=_whole_clip(_elastic_frames, _draw_elastic),
+    render=Renderer(draw=_draw_elastic, kernels={"numpy": _elastic_frames, "torch": _torch("elastic_transform")}),
+    aliases=("Elastic", "Elastic Transform"),
+    summary="Resample each frame at positions moved by a smooth random displacement field",
+    severities=table("elastic_transform"),
+    deviation=f"Source: {SOURCE}. The displacement field is drawn once per clip (a warped medium "
+              "that stays put; the image suite draws one per image) and rendered with OpenCV's "
+              "bilinear remap (positions to 1/32 px) where the reference calls scipy's "
+              "map_coordinates. " + ROUNDING))

@@ -1,0 +1,160 @@
+"""ImageNet-C's colour ops for video: brightness, contrast, saturate (deterministic, per frame).
+
+The reference (imagecorruptions 1.1.2) converts to HSV with scikit-image and back. With hue and
+the other component held, that round trip has a closed form, used here:
+- brightness adds ``shift`` to V = max(R, G, B) (clipped at 1): every channel scales by V'/V,
+  and black becomes the grey V' = shift;
+- saturate maps S = (V - min)/V to clip(S·factor + offset, 0, 1): every channel moves along
+  c' = V - (V - c)·S'/S; a grey pixel (S = 0, hue 0 in scikit-image, i.e. red) becomes
+  (V, V(1 - S'), V(1 - S')), so a positive offset tints greys red, as in the reference;
+- contrast pulls each channel towards its frame mean: (c - mean)·factor + mean.
+All three are lookup tables computed on the host in float64 (brightness on the pixel's max and
+the channel, contrast per frame and channel, saturate on the pixel's max, min and channel), so
+every backend gives the same pixels by construction.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from ..registry import Spec, register
+from ._opencv_frames import per_frame
+from .imagenet_c import ROUNDING, SOURCE, _whole_clip
+from .render import LazyKernel, Renderer
+from .severity_params import table
+
+
+def _finite(name: str, value: object, op: str, low: float, high: float) -> float:
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if not ok or not np.isfinite(value) or not low <= value <= high:
+        raise ValueError(f"{op}: expected {name} to be a number in [{low}, {high}]; got {value!r}")
+    return float(value)
+
+
+# --------------------------------------------------------------------------------- brightness
+@lru_cache(maxsize=16)
+def brightness_table(shift: float) -> np.ndarray:
+    """uint8 (256, 256) table: out = table[V, c] for a channel c of a pixel whose max is V."""
+    shift = _finite("shift", shift, "brightness", -1.0, 1.0)
+    v = np.arange(256, dtype=np.float64)[:, None]
+    c = np.arange(256, dtype=np.float64)[None, :]
+    lifted = np.clip(v + 255.0 * shift, 0, 255)
+    out = np.rint(c * lifted / np.maximum(v, 1))
+    out[0] = np.rint(lifted[0])                       # black: the grey V' (hue and S are 0)
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    out.setflags(write=False)
+    return out
+
+
+def render_brightness(frames: np.ndarray, shift: float) -> np.ndarray:
+    """Every pixel's HSV value raised by ``shift`` (clipped at full scale), hue and saturation kept."""
+    lut = brightness_table(shift).ravel()
+    v = frames.max(axis=3, keepdims=True).astype(np.intp)
+    return lut[v * 256 + frames]
+
+
+# ----------------------------------------------------------------------------------- contrast
+def contrast_tables(sums: np.ndarray, n_pixels: int, factor: float) -> np.ndarray:
+    """uint8 (N, 3, 256) tables from each frame's exact per-channel level sums (N, 3)."""
+    factor = _finite("factor", factor, "contrast", 0.0, np.inf)
+    mean = np.asarray(sums, dtype=np.float64)[..., None] / n_pixels
+    levels = np.arange(256, dtype=np.float64)
+    return np.clip(np.rint((levels - mean) * factor + mean), 0, 255).astype(np.uint8)
+
+
+def render_contrast(frames: np.ndarray, factor: float) -> np.ndarray:
+    """Every channel pulled towards its frame mean: (c - mean)·factor + mean."""
+    _, h, w, _ = frames.shape
+    sums = frames.sum(axis=(1, 2), dtype=np.int64)
+    luts = contrast_tables(sums, h * w, factor)
+    return per_frame(frames, lambda frame, t: cv2.LUT(frame, luts[t].T.reshape(256, 1, 3).copy()))
+
+
+# ----------------------------------------------------------------------------------- saturate
+def saturate_levels(v: np.ndarray, m: np.ndarray, c: np.ndarray, factor: float, offset: float) -> np.ndarray:
+    """Channel level c of a pixel with max v and min m after the HSV saturation change (float64;
+    a grey pixel's red channel, which keeps v)."""
+    delta = v - m
+    s = np.divide(delta, v, out=np.zeros(np.broadcast(v, m).shape), where=v > 0)
+    s_new = np.clip(s * factor + offset, 0, 1)
+    scale = np.divide(s_new, s, out=np.zeros_like(s), where=delta > 0)
+    return v - (v - c) * scale
+
+
+@lru_cache(maxsize=8)
+def saturate_tables(factor: float, offset: float) -> tuple[np.ndarray, np.ndarray]:
+    """uint8 tables of the saturation change: (256, 256, 256) indexed [max, min, channel], and
+    (256,) the green and blue of a grey pixel by its level (its red keeps the level)."""
+    factor = _finite("factor", factor, "saturate", 0.0, np.inf)
+    offset = _finite("offset", offset, "saturate", -1.0, 1.0)
+    levels = np.arange(256, dtype=np.float64)
+    cube = np.empty((256, 256, 256), np.uint8)
+    for v in range(256):                   # one (min, channel) plane per max: small temporaries
+        plane = saturate_levels(np.float64(v), levels[:, None], levels[None, :], factor, offset)
+        cube[v] = np.clip(np.rint(plane), 0, 255)
+    grey = np.clip(np.rint(levels * (1 - np.clip(offset, 0, 1))), 0, 255).astype(np.uint8)
+    cube.setflags(write=False)
+    grey.setflags(write=False)
+    return cube, grey
+
+
+def render_saturate(frames: np.ndarray, factor: float, offset: float) -> np.ndarray:
+    """Every pixel's HSV saturation mapped to clip(S·factor + offset, 0, 1), hue and value kept."""
+    cube, grey = saturate_tables(factor, offset)
+    flat = cube.reshape(-1)
+
+    def saturate(frame: np.ndarray, _: int) -> np.ndarray:
+        v = frame.max(axis=2, keepdims=True).astype(np.intp)
+        m = frame.min(axis=2, keepdims=True)
+        out = flat[(v * 256 + m) * 256 + frame]
+        out[..., 1:] = np.where(v == m, grey[v], out[..., 1:])
+        return out
+
+    return per_frame(frames, saturate)
+
+
+# ---------------------------------------------------------------------- draw / render split
+def _brightness_frames(frames, ids, drawn, params):
+    return render_brightness(frames, **params)
+
+
+def _contrast_frames(frames, ids, drawn, params):
+    return render_contrast(frames, **params)
+
+
+def _saturate_frames(frames, ids, drawn, params):
+    return render_saturate(frames, **params)
+
+
+def _renderer(numpy_kernel, name: str) -> Renderer:
+    return Renderer(kernels={"numpy": numpy_kernel,
+                             "torch": LazyKernel("perturb.video._torch_imagenet_c", name)},
+                    torch_frames="uint8")
+
+
+_COMMON = dict(modality="video", category="digital", random=False)
+
+register(Spec(
+    name="brightness", fn=_whole_clip(_brightness_frames), render=_renderer(_brightness_frames, "brightness"),
+    summary="HSV value raised by 0.1-0.5 of full scale, hue and saturation kept",
+    severities=table("brightness"),
+    deviation=f"Source: {SOURCE}. scikit-image's RGB->HSV->RGB round trip replaced by its closed "
+              "form (a 256x256 lookup table on the pixel's max and the channel). " + ROUNDING,
+    **_COMMON))
+register(Spec(
+    name="contrast", fn=_whole_clip(_contrast_frames), render=_renderer(_contrast_frames, "contrast"),
+    summary="Each channel pulled towards its frame mean by a factor 0.4-0.05",
+    severities=table("contrast"),
+    deviation=f"Source: {SOURCE}. The per-channel frame mean comes from exact integer sums and the "
+              "mapping is a per-frame lookup table. " + ROUNDING,
+    **_COMMON))
+register(Spec(
+    name="saturate", fn=_whole_clip(_saturate_frames), render=_renderer(_saturate_frames, "saturate"),
+    summary="HSV saturation scaled and offset: x0.3, x0.1, x2, x5+0.1, x20+0.2",
+    severities=table("saturate"),
+    deviation=f"Source: {SOURCE}. scikit-image's RGB->HSV->RGB round trip replaced by its closed "
+              "form in float64; greys turn red as saturation is added, as in the reference (its "
+              "hue of a grey is 0). " + ROUNDING,
+    **_COMMON))
