@@ -103,14 +103,16 @@ def contrast(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
 
 @lru_cache(maxsize=8)
 def _saturate_tables(factor: float, offset: float, device: str) -> tuple[torch.Tensor, torch.Tensor]:
-    cube, grey = colour.saturate_tables(factor, offset)
-    return torch.tensor(cube, device=device).reshape(-1), torch.tensor(grey, device=device)
+    scale, grey = colour.saturate_tables(factor, offset)
+    return torch.tensor(scale, device=device), torch.tensor(grey, device=device)
 
 
 def saturate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    """A gather from the numpy path's (max, min, channel) table."""
-    cube, grey = _saturate_tables(params["factor"], params["offset"], str(x.device))
-    v, m = x.amax(dim=3, keepdim=True).long(), x.amin(dim=3, keepdim=True)
-    out = cube[(v * 256 + m) * 256 + x.long()]
-    out[..., 1:] = torch.where(v == m, grey[v], out[..., 1:])
+    """The numpy path's table of S'/S and its float32 operations, in the same order."""
+    scale, grey = _saturate_tables(params["factor"], params["offset"], str(x.device))
+    v, m = x.amax(dim=3, keepdim=True), x.amin(dim=3, keepdim=True)
+    gain = scale[v.long() * 256 + m.long()]
+    vf = v.to(torch.float32)
+    out = torch.round(vf - (vf - x.to(torch.float32)) * gain).to(torch.uint8)
+    out[..., 1:] = torch.where(v == m, grey[v.long()], out[..., 1:])
     return out

@@ -121,11 +121,11 @@ def pixelate_size(n: int, scale: float) -> int:
 @lru_cache(maxsize=64)
 def box_ranges(n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray]:
     """Pillow's BOX reduction: output pixel i averages input pixels [start_i, stop_i), those whose
-    centres lie within scale/2 of its centre (scale = n_in / n_out)."""
+    centres lie in (centre - scale/2, centre + scale/2] (scale = n_in / n_out)."""
     scale = n_in / n_out
     centre = (np.arange(n_out) + 0.5) * scale
     start = np.maximum(np.floor(centre - scale / 2 + 0.5), 0).astype(np.int64)
-    stop = np.minimum(np.ceil(centre + scale / 2 - 0.5), n_in).astype(np.int64)
+    stop = np.minimum(np.floor(centre + scale / 2 + 0.5), n_in).astype(np.int64)
     return start, np.maximum(stop, start + 1)
 
 
