@@ -12,7 +12,7 @@ from skimage import color
 
 import perturb.video as pv
 from perturb.registry import REGISTRY
-from perturb.video.imagenet_c import box_ranges, elastic_field, glass_permutation
+from perturb.video.imagenet_c import box_ranges, elastic_field, glass_sources
 from perturb.video.psnr import mean_psnr
 from perturb.video.sample import sample_clip
 from perturb.video.severity_params import PAPER_PARAMS, table
@@ -51,14 +51,15 @@ def test_mean_psnr_falls_strictly_with_severity(name: str) -> None:
     assert all(a > b for a, b in zip(psnrs, psnrs[1:])), psnrs
 
 
-def test_saturate_order_holds_on_the_whole_sample_clip_and_is_the_source_reordered() -> None:
+@pytest.mark.parametrize("name", ["glass_blur", "saturate"])
+def test_reordered_levels_hold_on_the_whole_sample_clip_and_are_the_sources(name: str) -> None:
     clip = sample_clip()
-    psnrs = [mean_psnr(output("saturate", s, len(clip)), clip) for s in SEVERITIES]
+    psnrs = [mean_psnr(output(name, s, len(clip)), clip) for s in SEVERITIES]
     assert all(a > b for a, b in zip(psnrs, psnrs[1:])), psnrs
-    ours, paper = table("saturate"), PAPER_PARAMS["saturate"]
-    pairs = sorted(zip(paper["factor"], paper["offset"]))
-    assert sorted((ours[s]["factor"], ours[s]["offset"]) for s in SEVERITIES) == pairs
-    assert REGISTRY.get("saturate").paper is not None
+    ours, paper = table(name), PAPER_PARAMS[name]
+    keys = sorted(paper)
+    assert sorted(tuple(ours[s][k] for k in keys) for s in SEVERITIES) == sorted(zip(*(paper[k] for k in keys)))
+    assert REGISTRY.get(name).paper is not None and "reordered" in REGISTRY.get(name).deviation
 
 
 @pytest.mark.parametrize("severity", [1, 3, 5])
@@ -94,8 +95,9 @@ def test_random_parts_are_drawn_once_per_clip(name: str) -> None:
 
 
 def reference_swaps(height: int, width: int, delta: int, iterations: int, offsets: list[np.ndarray]) -> np.ndarray:
-    """imagecorruptions' loop on a frame of pixel indices, with its randint draws replaced by ``offsets``."""
-    x = np.arange(height * width).reshape(height, width)
+    """imagecorruptions' loop, its statement verbatim, on a frame of pixel indices (one channel, so
+    x[h, w] is a view as on RGB frames), with its randint draws replaced by ``offsets``."""
+    x = np.arange(height * width).reshape(height, width, 1)
     for i in range(iterations):
         k = 0
         for h in range(height - delta, delta, -1):
@@ -108,18 +110,23 @@ def reference_swaps(height: int, width: int, delta: int, iterations: int, offset
 
 
 @pytest.mark.parametrize("delta,iterations", [(1, 2), (2, 3), (4, 2)])
-def test_glass_swaps_replay_the_reference_loop(delta: int, iterations: int) -> None:
+def test_glass_moves_replay_the_reference_loop(delta: int, iterations: int) -> None:
     h, w, key = 17, 23, 99
     rng = np.random.default_rng(key)
     n_rows, n_cols = len(range(h - delta, delta, -1)), len(range(w - delta, delta, -1))
     offsets = [rng.integers(-delta, delta, size=(n_rows, n_cols, 2)) for _ in range(iterations)]
-    assert np.array_equal(glass_permutation(key, h, w, delta, iterations),
+    assert np.array_equal(glass_sources(key, h, w, delta, iterations),
                           reference_swaps(h, w, delta, iterations, offsets))
     assert all(o.min() >= -delta and o.max() <= delta - 1 for o in offsets)   # randint's [-d, d)
 
 
+def test_the_reference_statement_copies_rather_than_swaps() -> None:
+    sources = glass_sources(3, 30, 30, 2, 3)
+    assert len(np.unique(sources)) < len(sources)                       # duplicated pixels
+
+
 def test_glass_on_frames_too_small_to_swap_is_a_double_blur() -> None:
-    assert np.array_equal(glass_permutation(1, 2, 9, 1, 2), np.arange(18))      # rows 2-1..1+1: none
+    assert np.array_equal(glass_sources(1, 2, 9, 1, 2), np.arange(18))      # rows 2-1..1+1: none
 
 
 @pytest.mark.parametrize("size,scale", [((224, 224), 0.6), ((224, 224), 0.4), ((37, 53), 0.3), ((5, 9), 0.25)])

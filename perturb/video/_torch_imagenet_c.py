@@ -2,7 +2,7 @@
 
 Registered as ``kernel(x, ids, drawn, params)``. Blurs, glass and elastic take float
 (N, 3, H, W) levels; pixelate and the colour ops take uint8 (N, H, W, 3) frames. Whatever is
-random (glass swaps, displacement fields) and every lookup table is computed on the host by the
+random (glass's pixel sources, displacement fields) and every lookup table is computed on the host by the
 numpy module's own functions, so both backends use the same draw. Pixelate is exact integer
 work and the colour ops gathers from the same tables (the same pixels); the blurs and the
 remap agree with OpenCV within one level.
@@ -37,10 +37,10 @@ def gaussian_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tens
 
 
 def glass_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    """Blur, round, gather every frame through the clip's swap permutation, blur again."""
+    """Blur, round, gather every frame through the clip's pixel sources, blur again."""
     sigma, delta, iterations = ic._check_glass(params["sigma"], params["max_delta"], params["iterations"])
     n, c, h, w = x.shape
-    source = torch.tensor(ic.glass_permutation(int(drawn["key"]), h, w, delta, iterations), device=x.device)
+    source = torch.tensor(ic.glass_sources(int(drawn["key"]), h, w, delta, iterations), device=x.device)
     taps = ic.gaussian_taps(sigma)
     blurred = _separable(x, taps).round().clamp_(0, 255).reshape(n, c, h * w)[:, :, source]
     return _separable(blurred.reshape(n, c, h, w), taps)

@@ -37,14 +37,15 @@ SEVERITY_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     "translate":        {"max_shift": (8, 16, 24, 32, 40)},
     # ImageNet-C: imagecorruptions 1.1.2, corruptions.py (blur, digital)
     "gaussian_blur":    {"sigma": (1, 2, 3, 4, 6)},
-    "glass_blur":       {"sigma": (0.7, 0.9, 1, 1.1, 1.5), "max_delta": (1, 2, 2, 3, 4),
-                         "iterations": (2, 1, 3, 2, 2)},
+    # glass_blur and saturate: the source's five levels reordered by damage (PAPER_PARAMS has its
+    # order). Mean PSNR on the 64-frame sample clip, severities 1..5:
+    # glass_blur 24.1 23.9 20.7 20.1 19.9 dB; saturate 18.24 16.76 14.60 14.58 12.88 dB
+    "glass_blur":       {"sigma": (0.9, 0.7, 1.1, 1, 1.5), "max_delta": (2, 1, 3, 2, 4),
+                         "iterations": (1, 2, 2, 3, 2)},
     "pixelate":         {"scale": (0.6, 0.5, 0.4, 0.3, 0.25)},
     "elastic_transform": {"alpha": (12.5, 16.25, 21.25, 25.0, 30.0)},   # 250 x (0.05 .. 0.12)
     "brightness":       {"shift": (0.1, 0.2, 0.3, 0.4, 0.5)},
     "contrast":         {"factor": (0.4, 0.3, 0.2, 0.1, 0.05)},
-    # the source's five saturation changes reordered by damage (PAPER_PARAMS has its order); mean
-    # PSNR on the 64-frame sample clip: 18.24, 16.76, 14.60, 14.58, 12.88 dB
     "saturate":         {"factor": (2, 0.3, 5, 0.1, 20), "offset": (0, 0, 0.1, 0, 0.2)},
 }
 
@@ -52,7 +53,9 @@ PAPER_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     "mpeg1": {"q:v": (20, 40, 60, 80, 100)},
     "mpeg2": {"q:v": (15, 30, 45, 60, 75)},
     "jumble": {"segment": (32, 16, 8, 4, 2)},    # paper text and reference code
-    "saturate": {"factor": (0.3, 0.1, 2, 5, 20), "offset": (0, 0, 0, 0.1, 0.2)},   # imagecorruptions 1.1.2
+    # imagecorruptions 1.1.2's order
+    "glass_blur": {"sigma": (0.7, 0.9, 1, 1.1, 1.5), "max_delta": (1, 2, 2, 3, 4), "iterations": (2, 1, 3, 2, 2)},
+    "saturate": {"factor": (0.3, 0.1, 2, 5, 20), "offset": (0, 0, 0, 0.1, 0.2)},
 }
 
 
