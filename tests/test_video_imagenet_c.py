@@ -140,6 +140,17 @@ def test_pixelate_equals_pillow_box_then_nearest(size, scale) -> None:
     assert level_diff(got[0], want).max() <= 1 and (got[0] != want).mean() < 0.01
 
 
+def test_pixelate_wide_boxes_take_the_exact_integer_route() -> None:
+    frame = texture((1, 3, 600, 3), seed=4)
+    from perturb.video._torch_imagenet_c import pixelate as pixelate_torch
+
+    out = pv.get("pixelate").fn(frame, None, scale=0.001)                 # one box of 600 columns
+    rows = np.floor(frame.astype(np.int64).sum(axis=2) / 600 + 0.5)       # each row's mean, rounded
+    want = np.floor(rows.sum(axis=1) / 3 + 0.5)                           # then the rows' mean
+    assert np.array_equal(out, np.broadcast_to(want[:, None, None, :], frame.shape))
+    assert np.array_equal(pixelate_torch(torch.from_numpy(frame), None, {}, {"scale": 0.001}).numpy(), out)
+
+
 def test_box_ranges_partition_the_input() -> None:
     start, stop = box_ranges(224, 89)
     assert start[0] == 0 and stop[-1] == 224 and np.all(stop > start)
