@@ -16,7 +16,7 @@ import numpy as np
 
 from ..registry import Spec, register
 from ._keyed_words import draw_key
-from ._opencv_frames import per_frame, to_uint8
+from ._opencv_frames import per_frame
 from .render import Renderer, LazyKernel
 from .severity_params import paper_table, table
 
@@ -54,16 +54,17 @@ def gaussian_taps(sigma: float, truncate: float = BLUR_TRUNCATE) -> np.ndarray:
 
 
 def blur_levels(frame: np.ndarray, sigma: float) -> np.ndarray:
-    """A frame blurred by a Gaussian of ``sigma`` px with replicated edges (skimage's 'nearest'), float32."""
+    """A (uint8 or float32) frame blurred by a Gaussian of ``sigma`` px with replicated edges
+    (skimage's 'nearest'), in float32."""
     taps = gaussian_taps(sigma).astype(np.float32)
-    return cv2.sepFilter2D(frame.astype(np.float32), cv2.CV_32F, taps, taps, borderType=cv2.BORDER_REPLICATE)
+    return cv2.sepFilter2D(frame, cv2.CV_32F, taps, taps, borderType=cv2.BORDER_REPLICATE)
 
 
 # ------------------------------------------------------------------------------ gaussian_blur
 def render_gaussian_blur(frames: np.ndarray, sigma: float) -> np.ndarray:
     """Every frame blurred by a Gaussian of ``sigma`` px (truncated at 4 sigma, replicated edges)."""
     sigma = _positive("sigma", sigma, "gaussian_blur")
-    return per_frame(frames, lambda frame, _: to_uint8(blur_levels(frame, sigma), 1.0))
+    return per_frame(frames, lambda frame, _: cv2.convertScaleAbs(blur_levels(frame, sigma)))  # rounded
 
 
 # --------------------------------------------------------------------------------- glass_blur
@@ -109,7 +110,7 @@ def render_glass_blur(frames: np.ndarray, key: int, sigma: float, max_delta: int
 
     def glass(frame: np.ndarray, _: int) -> np.ndarray:
         blurred = np.rint(blur_levels(frame, sigma)).reshape(h * w, 3)[source].reshape(h, w, 3)
-        return to_uint8(blur_levels(blurred, sigma), 1.0)
+        return cv2.convertScaleAbs(blur_levels(blurred, sigma))       # rounded, saturated
 
     return per_frame(frames, glass)
 

@@ -34,6 +34,12 @@ def _finite(name: str, value: object, op: str, low: float, high: float) -> float
 
 
 # --------------------------------------------------------------------------------- brightness
+def channel_extremes(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-pixel max and min over the three channels, (H, W, 1) uint8 each."""
+    r, g, b = frame[..., 0:1], frame[..., 1:2], frame[..., 2:3]
+    return np.maximum(np.maximum(r, g), b), np.minimum(np.minimum(r, g), b)
+
+
 @lru_cache(maxsize=16)
 def brightness_table(shift: float) -> np.ndarray:
     """uint8 (256, 256) table: out = table[V, c] for a channel c of a pixel whose max is V."""
@@ -51,8 +57,12 @@ def brightness_table(shift: float) -> np.ndarray:
 def render_brightness(frames: np.ndarray, shift: float) -> np.ndarray:
     """Every pixel's HSV value raised by ``shift`` (clipped at full scale), hue and saturation kept."""
     lut = brightness_table(shift).ravel()
-    v = frames.max(axis=3, keepdims=True).astype(np.intp)
-    return lut[v * 256 + frames]
+
+    def lift(frame: np.ndarray, _: int) -> np.ndarray:
+        v, _ = channel_extremes(frame)
+        return lut.take((v.astype(np.uint16) << 8) | frame)      # index V·256 + c
+
+    return per_frame(frames, lift)
 
 
 # ----------------------------------------------------------------------------------- contrast
@@ -67,9 +77,13 @@ def contrast_tables(sums: np.ndarray, n_pixels: int, factor: float) -> np.ndarra
 def render_contrast(frames: np.ndarray, factor: float) -> np.ndarray:
     """Every channel pulled towards its frame mean: (c - mean)·factor + mean."""
     _, h, w, _ = frames.shape
-    sums = frames.sum(axis=(1, 2), dtype=np.int64)
-    luts = contrast_tables(sums, h * w, factor)
-    return per_frame(frames, lambda frame, t: cv2.LUT(frame, luts[t].T.reshape(256, 1, 3).copy()))
+    contrast_tables(np.zeros((1, 3)), 1, factor)                  # refuse a bad factor up front
+
+    def pull(frame: np.ndarray, _: int) -> np.ndarray:
+        sums = np.array(cv2.sumElems(frame)[:3])                  # exact: integers below 2^53
+        return cv2.LUT(frame, np.ascontiguousarray(contrast_tables(sums[None], h * w, factor)[0].T).reshape(256, 1, 3))
+
+    return per_frame(frames, pull)
 
 
 # ----------------------------------------------------------------------------------- saturate
@@ -92,22 +106,17 @@ def saturate_tables(factor: float, offset: float) -> tuple[np.ndarray, np.ndarra
     return scale, grey
 
 
-def channel_extremes(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-pixel max and min over the three channels, (H, W, 1) uint8 each."""
-    r, g, b = frame[..., 0:1], frame[..., 1:2], frame[..., 2:3]
-    return np.maximum(np.maximum(r, g), b), np.minimum(np.minimum(r, g), b)
-
-
 def render_saturate(frames: np.ndarray, factor: float, offset: float) -> np.ndarray:
     """Every pixel's HSV saturation mapped to clip(S·factor + offset, 0, 1), hue and value kept."""
     scale, grey = saturate_tables(factor, offset)
 
     def saturate(frame: np.ndarray, _: int) -> np.ndarray:
         v, m = channel_extremes(frame)
-        gain = scale[v.astype(np.intp) * 256 + m]
+        gain = scale.take((v.astype(np.uint16) << 8) | m)
         vf = v.astype(np.float32)
         out = np.rint(vf - (vf - frame) * gain).astype(np.uint8)      # within 0..V by construction
-        out[..., 1:] = np.where(v == m, grey[v], out[..., 1:])
+        greys = (v == m)[..., 0]
+        out[greys, 1:] = grey[v[greys]]                                # (V, V(1 - S'), V(1 - S'))
         return out
 
     return per_frame(frames, saturate)
