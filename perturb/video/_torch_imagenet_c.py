@@ -62,16 +62,16 @@ def elastic_transform(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.
 
 
 # ---------------------------------------------------------------------------------- pixelate
-def _box_mean(x: torch.Tensor, dim: int, start: np.ndarray, stop: np.ndarray) -> torch.Tensor:
-    """Rounded-half-up integer mean over [start, stop) along ``dim`` (int64, exact)."""
+def _box_mean(x: torch.Tensor, dim: int, ranges: tuple[np.ndarray, np.ndarray, np.ndarray]) -> torch.Tensor:
+    """Box sums over [start, stop) along ``dim``, weighted and rounded in Pillow's fixed point (int64)."""
+    start, stop, weight = (torch.tensor(r, device=x.device) for r in ranges)
     sums = torch.cumsum(x.long(), dim=dim)
     sums = torch.cat([torch.zeros_like(sums.narrow(dim, 0, 1)), sums], dim=dim)
-    a, b = (torch.as_tensor(i, device=x.device) for i in (start, stop))
-    total = sums.index_select(dim, b) - sums.index_select(dim, a)
+    total = sums.index_select(dim, stop) - sums.index_select(dim, start)
     shape = [1] * x.ndim
     shape[dim] = -1
-    count = (b - a).view(shape)
-    return torch.div(2 * total + count, 2 * count, rounding_mode="floor")
+    fixed = total * weight.view(shape) + (1 << (ic.PILLOW_BITS - 1))
+    return torch.clamp(fixed >> ic.PILLOW_BITS, 0, 255)
 
 
 def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
@@ -80,7 +80,7 @@ def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
         raise ValueError(f"pixelate: expected scale in (0, 1]; got {scale!r}")
     _, h, w, _ = x.shape
     sh, sw = ic.pixelate_size(h, scale), ic.pixelate_size(w, scale)
-    small = _box_mean(_box_mean(x, 2, *ic.box_ranges(w, sw)), 1, *ic.box_ranges(h, sh)).to(torch.uint8)
+    small = _box_mean(_box_mean(x, 2, ic.box_ranges(w, sw)), 1, ic.box_ranges(h, sh)).to(torch.uint8)
     rows, cols = (torch.as_tensor(ic.nearest_sources(s, n), device=x.device) for s, n in ((sh, h), (sw, w)))
     return small[:, rows][:, :, cols]
 

@@ -121,64 +121,83 @@ def pixelate_size(n: int, scale: float) -> int:
     return max(1, int(n * scale))
 
 
+# Pillow's fixed-point resampling: weights in units of 2^-22 (PRECISION_BITS = 32 - 8 - 2).
+PILLOW_BITS = 22
+
+
 @lru_cache(maxsize=64)
-def box_ranges(n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray]:
-    """Pillow's BOX reduction: output pixel i averages input pixels [start_i, stop_i), those whose
-    centres lie in (centre - scale/2, centre + scale/2] (scale = n_in / n_out)."""
+def box_ranges(n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pillow's BOX reduction of n_in pixels to n_out: output pixel i averages input pixels
+    [start_i, stop_i), with the weight 1/n in Pillow's fixed point (int, units of 2^-22).
+
+    The box is computed with Pillow's own float operations (centre (i + 0.5)·scale, a window
+    rounded from centre ± scale/2, then its box filter, 1 on (-0.5, 0.5]), so pixels whose
+    centre falls on a box edge go where Pillow puts them.
+    """
     scale = n_in / n_out
+    filterscale = max(scale, 1.0)
+    support, ss = 0.5 * filterscale, 1.0 / filterscale
     centre = (np.arange(n_out) + 0.5) * scale
-    start = np.maximum(np.floor(centre - scale / 2 + 0.5), 0).astype(np.int64)
-    stop = np.minimum(np.floor(centre + scale / 2 + 0.5), n_in).astype(np.int64)
-    return start, np.maximum(stop, start + 1)
+    first = np.maximum((centre - support + 0.5).astype(np.int64), 0)
+    last = np.minimum((centre + support + 0.5).astype(np.int64), n_in)
+    j = first[:, None] + np.arange(int((last - first).max()))[None, :]
+    v = (j - centre[:, None] + 0.5) * ss
+    inside = (j < last[:, None]) & (v > -0.5) & (v <= 0.5)
+    start = np.where(inside.any(axis=1), j[np.arange(n_out), inside.argmax(axis=1)], first)
+    count = np.maximum(inside.sum(axis=1), 1)
+    weight = np.floor(0.5 + (1.0 / count) * (1 << PILLOW_BITS)).astype(np.int64)
+    for a in (start, count, weight):
+        a.setflags(write=False)
+    return start, start + count, weight
 
 
 @lru_cache(maxsize=64)
 def nearest_sources(n_small: int, n_out: int) -> np.ndarray:
-    """Pillow's NEAREST enlargement: output pixel i shows small pixel floor((i + 0.5)·n_small/n_out)."""
-    return np.minimum(((np.arange(n_out) + 0.5) * (n_small / n_out)).astype(np.int64), n_small - 1)
+    """Which small pixel each of n_out pixels shows when enlarged by OpenCV's nearest-exact
+    (Pillow's NEAREST: the same map for every size up to 1100 and at 1280, 1920, 2160, 3840)."""
+    row = np.arange(n_small, dtype=np.float32)[None, :]
+    return cv2.resize(row, (n_out, 1), interpolation=cv2.INTER_NEAREST_EXACT)[0].astype(np.int64)
 
 
-# Widest box whose sum stays below 2^16 (uint16 prefix sums) and whose mean the float rounding gets exactly.
-MAX_FAST_BOX = 256
+def rounded_mean(sums: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """A box sum times its fixed-point weight, rounded and clipped as Pillow does: uint8."""
+    fixed = sums.astype(np.int64) * weight + (1 << (PILLOW_BITS - 1))
+    return np.clip(fixed >> PILLOW_BITS, 0, 255).astype(np.uint8)
 
 
-def _box_mean(x: np.ndarray, axis: int, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
-    """Mean of uint8 x over [start, stop) along ``axis``, rounded half up, exactly.
-
-    Prefix sums wrap around in uint16, which leaves every box sum (< 2^16) exact; the mean of
-    a box of n <= 256 pixels is k/n, never within 1/512 of a rounding edge unless it sits on
-    one (.5), so float32 plus 0.5 and a hair, floored, is exactly floor(k/n + 1/2). Wider
-    boxes (a tiny scale) take the int64 route.
-    """
-    count = stop - start
-    if count.max() > MAX_FAST_BOX:
-        sums = np.cumsum(x, axis=axis, dtype=np.int64)
-        total = sums.take(stop - 1, axis=axis) - np.where(
-            (start > 0).reshape([-1 if a == axis else 1 for a in range(x.ndim)]),
-            sums.take(np.maximum(start - 1, 0), axis=axis), 0)
-        n = count.reshape([-1 if a == axis else 1 for a in range(x.ndim)])
-        return ((2 * total + n) // (2 * n)).astype(np.uint8)
-    sums = np.cumsum(x, axis=axis, dtype=np.uint16)
-    hi = sums.take(stop - 1, axis=axis)
-    lo = sums.take(np.maximum(start - 1, 0), axis=axis)
-    lo[(slice(None),) * axis + (start == 0,)] = 0
-    inv = (1.0 / count).astype(np.float32).reshape([-1 if a == axis else 1 for a in range(x.ndim)])
-    return np.floor((hi - lo) * inv + np.float32(0.501)).astype(np.uint8)
+def _integral(frame: np.ndarray) -> np.ndarray:
+    """cv2.integral in int32 where the frame's total fits, else in float64 (exact below 2^53)."""
+    h, w = frame.shape[:2]
+    return cv2.integral(frame, sdepth=cv2.CV_32S if (h + 1) * (w + 1) * 255 < 2 ** 31 else cv2.CV_64F)
 
 
 def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
     """Shrink each frame by ``scale`` (box average) and enlarge it back (nearest): coarse blocks.
 
-    The two passes of Pillow's BOX resize (columns, then rows, each rounded to a level) are done
-    in exact integers, so every backend gives the same pixels.
+    The two passes of Pillow's BOX resize (columns, then rows, each rounded to a level) are
+    box sums read off OpenCV integral images, weighted and rounded in Pillow's fixed point; the
+    enlargement is OpenCV's nearest-exact (Pillow's map). Integer work throughout, so it equals
+    Pillow's output and every backend gives the same pixels.
     """
     scale = _positive("scale", scale, "pixelate")
     if scale > 1:
         raise ValueError(f"pixelate: expected scale in (0, 1]; got {scale!r}")
     _, h, w, _ = frames.shape
     sh, sw = pixelate_size(h, scale), pixelate_size(w, scale)
-    small = _box_mean(_box_mean(frames, 2, *box_ranges(w, sw)), 1, *box_ranges(h, sh))
-    return np.take(np.take(small, nearest_sources(sh, h), axis=1), nearest_sources(sw, w), axis=2)
+    col_start, col_stop, col_weight = box_ranges(w, sw)
+    row_start, row_stop, row_weight = box_ranges(h, sh)
+    col_weight, row_weight = col_weight[None, :, None], row_weight[:, None, None]
+
+    def pixelate(frame: np.ndarray, _: int) -> np.ndarray:
+        table = _integral(frame)                                            # (H+1, W+1, 3)
+        cols = table[:, col_stop] - table[:, col_start]                     # column boxes, rows cumulated
+        small = rounded_mean(np.diff(cols, axis=0), col_weight)              # (H, sw, 3)
+        table = _integral(small)
+        rows = table[row_stop] - table[row_start]                           # row boxes, columns cumulated
+        small = rounded_mean(np.diff(rows, axis=1), row_weight)              # (sh, sw, 3)
+        return cv2.resize(small, (w, h), interpolation=cv2.INTER_NEAREST_EXACT)
+
+    return per_frame(frames, pixelate)
 
 
 # -------------------------------------------------------------------------- elastic_transform
@@ -295,8 +314,9 @@ register(Spec(
     summary="Box-shrink each frame to 60%-25% of its size and enlarge it back with nearest neighbour",
     severities=table("pixelate"), random=False,
     deviation=f"Source: {SOURCE}. Pillow's BOX shrink and NEAREST enlargement re-stated in exact "
-              "integers (same pixel ranges, each pass rounded half up); the small side is at "
-              "least one pixel (Pillow refuses a zero size)."))
+              "integers (Pillow's pixel boxes, fixed-point weights and rounding, pass by pass), "
+              "so the output is Pillow's; the small side is at least one pixel (Pillow refuses "
+              "a zero size)."))
 register(Spec(
     name="elastic_transform", modality="video", category="digital", fn=_whole_clip(_elastic_frames, _draw_elastic),
     render=Renderer(draw=_draw_elastic, kernels={"numpy": _elastic_frames, "torch": _torch("elastic_transform")}),
