@@ -21,7 +21,7 @@ import numpy as np
 
 from ..registry import Spec, register
 from ._opencv_frames import per_frame
-from .imagenet_c import ROUNDING, SOURCE, _whole_clip
+from .imagenet_c import MEASURED, ROUNDING, SOURCE, _whole_clip
 from .render import LazyKernel, Renderer
 from .severity_params import paper_table, table
 
@@ -148,14 +148,16 @@ register(Spec(
     summary="HSV value raised by 0.1-0.5 of full scale, hue and saturation kept",
     severities=table("brightness"),
     deviation=f"Source: {SOURCE}. scikit-image's RGB->HSV->RGB round trip replaced by its closed "
-              "form (a 256x256 lookup table on the pixel's max and the channel). " + ROUNDING,
+              "form (a 256x256 lookup table on the pixel's max and the channel). " + ROUNDING + " "
+              + MEASURED + "PSNR 51.4, 52.4, 52.3 dB against the reference's output; 46-69x faster.",
     **_COMMON))
 register(Spec(
     name="contrast", fn=_whole_clip(_contrast_frames), render=_renderer(_contrast_frames, "contrast"),
     summary="Each channel pulled towards its frame mean by a factor 0.4-0.05",
     severities=table("contrast"),
     deviation=f"Source: {SOURCE}. The per-channel frame mean comes from exact integer sums and the "
-              "mapping is a per-frame lookup table. " + ROUNDING,
+              "mapping is a per-frame lookup table. " + ROUNDING + " " + MEASURED + "PSNR 51.3, "
+              "51.2, 51.1 dB against the reference's output; 12-14x faster.",
     **_COMMON))
 register(Spec(
     name="saturate", fn=_whole_clip(_saturate_frames), render=_renderer(_saturate_frames, "saturate"),
@@ -166,5 +168,6 @@ register(Spec(
               "14.6, 12.9 dB. The same five are used, reordered by damage (18.2, 16.8, 14.60, "
               "14.58, 12.9 dB), so averages over severities are unchanged. scikit-image's "
               "RGB->HSV->RGB round trip is replaced by its closed form; greys turn red as "
-              "saturation is added, as in the reference (its hue of a grey is 0). " + ROUNDING,
+              "saturation is added, as in the reference (its hue of a grey is 0). " + ROUNDING + " "
+              + MEASURED + "PSNR 53.6, 56.1, 56.2 dB against the reference's output; 12-18x faster.",
     **_COMMON))
