@@ -237,3 +237,14 @@ BAD = [("gaussian_blur", {"sigma": 0}, "sigma"), ("gaussian_blur", {"sigma": flo
 def test_bad_parameters_are_refused_by_name(name: str, params: dict, word: str) -> None:
     with pytest.raises(ValueError, match=word):
         pv.get(name).fn(texture(), np.random.default_rng(0), **params)
+
+
+def test_gallery_has_a_row_per_op() -> None:
+    from perturb.video.gallery import gallery
+
+    clip = np.ascontiguousarray(sample_clip(3))
+    one = gallery(clip, ["gaussian_noise"], max_size=32)
+    rows = gallery(clip, ["gaussian_noise", *OPS], max_size=32)
+    assert rows.shape[1] == one.shape[1] and rows.shape[0] > one.shape[0]
+    per_row = (rows.shape[0] - one.shape[0]) / len(OPS)
+    assert per_row == int(per_row) and per_row >= 32                   # seven more rows of cells
