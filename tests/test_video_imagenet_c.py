@@ -109,9 +109,10 @@ def reference_swaps(height: int, width: int, delta: int, iterations: int, offset
     return x.ravel()
 
 
-@pytest.mark.parametrize("delta,iterations", [(1, 2), (2, 3), (4, 2)])
-def test_glass_moves_replay_the_reference_loop(delta: int, iterations: int) -> None:
-    h, w, key = 17, 23, 99
+@pytest.mark.parametrize("h,w,delta,iterations", [(17, 23, 1, 2), (17, 23, 2, 3), (17, 23, 4, 2),
+                                                  (64, 48, 2, 4), (9, 80, 3, 3)])
+def test_glass_moves_replay_the_reference_loop(h: int, w: int, delta: int, iterations: int) -> None:
+    key = 99
     rng = np.random.default_rng(key)
     n_rows, n_cols = len(range(h - delta, delta, -1)), len(range(w - delta, delta, -1))
     offsets = [rng.integers(-delta, delta, size=(n_rows, n_cols, 2)) for _ in range(iterations)]

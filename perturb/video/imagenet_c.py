@@ -68,6 +68,34 @@ def render_gaussian_blur(frames: np.ndarray, sigma: float) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------- glass_blur
+def _one_pass(height: int, width: int, max_delta: int, offsets: np.ndarray) -> np.ndarray:
+    """Where each pixel comes from after one pass of the reference's moves, (H·W,) indices.
+
+    A visited pixel p takes the value its target q holds when p's turn comes: q's own new value
+    if q was visited before (q > p in the descending scan), else q's value before the pass.
+    Those links only climb, so chains are resolved by pointer jumping (log of their length
+    rounds of vectorised gathers) instead of a loop over pixels.
+    """
+    n = height * width
+    rows, cols = np.arange(height - max_delta, max_delta, -1), np.arange(width - max_delta, max_delta, -1)
+    here = (rows[:, None] * width + cols[None, :]).ravel()
+    there = ((rows[:, None] + offsets[..., 1]) * width + cols[None, :] + offsets[..., 0]).ravel()
+    visited = np.zeros(n, bool)
+    visited[here] = True
+    link = visited[there] & (there > here)
+    step, source, done = np.arange(n), np.arange(n), np.ones(n, bool)
+    step[here[link]], source[here[~link]], done[here[link]] = there[link], there[~link], False
+    todo = here[link]
+    while len(todo):
+        nxt = step[todo]
+        final = done[nxt]
+        source[todo[final]] = source[nxt[final]]
+        done[todo[final]] = True
+        step[todo[~final]] = step[nxt[~final]]                    # jump: twice as far next round
+        todo = todo[~final]
+    return source
+
+
 @lru_cache(maxsize=16)
 def glass_sources(key: int, height: int, width: int, max_delta: int, iterations: int) -> np.ndarray:
     """Where each pixel of the blurred frame comes from after the reference's local "swaps".
@@ -77,24 +105,18 @@ def glass_sources(key: int, height: int, width: int, max_delta: int, iterations:
     drawn uniformly from [-d, d) (``randint``'s half-open range); ``iterations`` passes. On
     numpy pixel views that statement copies the neighbour into (h, w) and leaves the neighbour
     as it was (the second assignment reads the already overwritten view): pixels are
-    duplicated, not exchanged. The same chain is replayed here on pixel indices (offsets drawn
-    in one call per pass from the key's Generator), so a clip's frames share it and rendering
-    is one gather. Flat (H·W,) int64 source indices, read-only.
+    duplicated, not exchanged. The same moves are resolved here on pixel indices
+    (:func:`_one_pass`; offsets drawn in one call per pass from the key's Generator), so a
+    clip's frames share them and rendering is one gather. Flat (H·W,) int64 indices, read-only.
     """
     rng = np.random.default_rng(key)
-    source = list(range(height * width))
-    rows, cols = np.arange(height - max_delta, max_delta, -1), np.arange(width - max_delta, max_delta, -1)
-    for _ in range(iterations):
-        if not (len(rows) and len(cols)):
-            break
-        off = rng.integers(-max_delta, max_delta, size=(len(rows), len(cols), 2))
-        here = (rows[:, None] * width + cols[None, :]).ravel().tolist()
-        there = ((rows[:, None] + off[..., 1]) * width + cols[None, :] + off[..., 0]).ravel().tolist()
-        for a, b in zip(here, there):
-            source[a] = source[b]
-    out = np.asarray(source, dtype=np.int64)
-    out.setflags(write=False)
-    return out
+    source = np.arange(height * width, dtype=np.int64)
+    n_rows, n_cols = max(height - 2 * max_delta, 0), max(width - 2 * max_delta, 0)
+    for _ in range(iterations if n_rows and n_cols else 0):
+        offsets = rng.integers(-max_delta, max_delta, size=(n_rows, n_cols, 2))
+        source = source[_one_pass(height, width, max_delta, offsets)]
+    source.setflags(write=False)
+    return source
 
 
 def _check_glass(sigma: float, max_delta: int, iterations: int) -> tuple[float, int, int]:
