@@ -182,8 +182,12 @@ def nearest_sources(n_small: int, n_out: int) -> np.ndarray:
 
 
 def rounded_mean(sums: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """A box sum times its fixed-point weight, rounded and clipped as Pillow does: uint8."""
-    fixed = sums.astype(np.int64) * weight + (1 << (PILLOW_BITS - 1))
+    """A box sum times its fixed-point weight, rounded and clipped as Pillow does: uint8.
+
+    The weight is about 2^22/n for a box of n levels summing to at most 255·n, so the product
+    stays below 255·2^22 + n and int32 holds it exactly (float64 integral tables are cast).
+    """
+    fixed = sums.astype(np.int32, copy=False) * weight.astype(np.int32) + np.int32(1 << (PILLOW_BITS - 1))
     return np.clip(fixed >> PILLOW_BITS, 0, 255).astype(np.uint8)
 
 
