@@ -12,7 +12,8 @@ from skimage import color
 
 import perturb.video as pv
 from perturb.registry import REGISTRY
-from perturb.video.imagenet_c import box_ranges, elastic_field, glass_sources
+from perturb.video.imagenet_c import elastic_field, glass_sources
+from perturb.video.imagenet_c_pixelate import box_ranges
 from perturb.video.psnr import mean_psnr
 from perturb.video.sample import sample_clip
 from perturb.video.severity_params import PAPER_PARAMS, table

@@ -1,4 +1,5 @@
-"""Torch kernels of the ImageNet-C ops (:mod:`.imagenet_c`, :mod:`.imagenet_c_colour`).
+"""Torch kernels of the ImageNet-C ops (:mod:`.imagenet_c`, :mod:`.imagenet_c_pixelate`,
+:mod:`.imagenet_c_colour`).
 
 Registered as ``kernel(x, ids, drawn, params)``. Blurs, glass and elastic take float
 (N, 3, H, W) levels; pixelate and the colour ops take uint8 (N, H, W, 3) frames. Whatever is
@@ -17,6 +18,7 @@ import torch.nn.functional as F
 
 from . import imagenet_c as ic
 from . import imagenet_c_colour as colour
+from . import imagenet_c_pixelate as pix
 from ._torch_kernels import _border
 
 
@@ -70,8 +72,8 @@ def _box_mean(x: torch.Tensor, dim: int, ranges: tuple[np.ndarray, np.ndarray, n
     total = sums.index_select(dim, stop) - sums.index_select(dim, start)
     shape = [1] * x.ndim
     shape[dim] = -1
-    fixed = total * weight.view(shape) + (1 << (ic.PILLOW_BITS - 1))
-    return torch.clamp(fixed >> ic.PILLOW_BITS, 0, 255)
+    fixed = total * weight.view(shape) + (1 << (pix.PILLOW_BITS - 1))
+    return torch.clamp(fixed >> pix.PILLOW_BITS, 0, 255)
 
 
 def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
@@ -79,9 +81,9 @@ def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     if scale > 1:
         raise ValueError(f"pixelate: expected scale in (0, 1]; got {scale!r}")
     _, h, w, _ = x.shape
-    sh, sw = ic.pixelate_size(h, scale), ic.pixelate_size(w, scale)
-    small = _box_mean(_box_mean(x, 2, ic.box_ranges(w, sw)), 1, ic.box_ranges(h, sh)).to(torch.uint8)
-    rows, cols = (torch.as_tensor(ic.nearest_sources(s, n), device=x.device) for s, n in ((sh, h), (sw, w)))
+    sh, sw = pix.pixelate_size(h, scale), pix.pixelate_size(w, scale)
+    small = _box_mean(_box_mean(x, 2, pix.box_ranges(w, sw)), 1, pix.box_ranges(h, sh)).to(torch.uint8)
+    rows, cols = (torch.as_tensor(pix.nearest_sources(s, n), device=x.device) for s, n in ((sh, h), (sw, w)))
     return small[:, rows][:, :, cols]
 
 

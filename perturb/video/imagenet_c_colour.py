@@ -21,8 +21,8 @@ import numpy as np
 
 from ..registry import Spec, register
 from ._opencv_frames import per_frame
-from .imagenet_c import MEASURED, ROUNDING, SOURCE, _whole_clip
-from .render import LazyKernel, Renderer
+from .imagenet_c import MEASURED, ROUNDING, SOURCE, _whole_clip, torch_kernel
+from .render import Renderer
 from .severity_params import paper_table, table
 
 
@@ -136,9 +136,7 @@ def _saturate_frames(frames, ids, drawn, params):
 
 
 def _renderer(numpy_kernel, name: str) -> Renderer:
-    return Renderer(kernels={"numpy": numpy_kernel,
-                             "torch": LazyKernel("perturb.video._torch_imagenet_c", name)},
-                    torch_frames="uint8")
+    return Renderer(kernels={"numpy": numpy_kernel, "torch": torch_kernel(name)}, torch_frames="uint8")
 
 
 _COMMON = dict(modality="video", category="digital", random=False)
