@@ -228,7 +228,7 @@ register(Spec(
     severities=table("gaussian_blur"), random=False,
     deviation=f"Source: {SOURCE}. Same kernel (truncated at 4 sigma, replicated edges) applied "
               "with OpenCV in float32. " + ROUNDING + " " + MEASURED + "PSNR 51.3, 51.2, 51.2 dB "
-              "against the reference's output; 8-19x faster per 32-frame clip."))
+              "against the reference's output; 7-17x faster per 32-frame clip."))
 register(Spec(
     name="glass_blur", modality="video", category="blur", fn=_whole_clip(_glass_frames, _draw_glass),
     render=Renderer(draw=_draw_glass, kernels={"numpy": _glass_frames, "torch": torch_kernel("glass_blur")}),
@@ -247,7 +247,7 @@ register(Spec(
               "The blurred frame is rounded to levels before the moves where the reference "
               "truncates. " + ROUNDING + " " + MEASURED + "mean PSNR to the clean clip 21.0/20.9, "
               "17.1/17.0, 16.8/16.8 dB and mean absolute change 12.6/12.7, 21.9/22.1, 24.9/24.9 "
-              "levels (ours/reference, 8 frames, the reference seeded from outside); 136-299x "
+              "levels (ours/reference, 8 frames, the reference seeded from outside); 262-607x "
               "faster (the reference's pixel loop runs in Python)."))
 register(Spec(
     name="elastic_transform", modality="video", category="digital", fn=_whole_clip(_elastic_frames, _draw_elastic),
@@ -260,4 +260,4 @@ register(Spec(
               "bilinear remap (positions to 1/32 px) where the reference calls scipy's "
               "map_coordinates. " + ROUNDING + " " + MEASURED + "mean PSNR to the clean clip "
               "22.0/22.1, 19.0/19.1, 17.5/17.3 dB and mean absolute change 9.2/9.1, 13.7/13.6, "
-              "17.0/17.5 levels (ours/reference, the reference seeded from outside); 54-86x faster."))
+              "17.0/17.5 levels (ours/reference, the reference seeded from outside); 55-61x faster."))

@@ -147,7 +147,7 @@ register(Spec(
     severities=table("brightness"),
     deviation=f"Source: {SOURCE}. scikit-image's RGB->HSV->RGB round trip replaced by its closed "
               "form (a 256x256 lookup table on the pixel's max and the channel). " + ROUNDING + " "
-              + MEASURED + "PSNR 51.4, 52.4, 52.3 dB against the reference's output; 46-69x faster.",
+              + MEASURED + "PSNR 51.4, 52.4, 52.3 dB against the reference's output; 30-40x faster.",
     **_COMMON))
 register(Spec(
     name="contrast", fn=_whole_clip(_contrast_frames), render=_renderer(_contrast_frames, "contrast"),
@@ -155,7 +155,7 @@ register(Spec(
     severities=table("contrast"),
     deviation=f"Source: {SOURCE}. The per-channel frame mean comes from exact integer sums and the "
               "mapping is a per-frame lookup table. " + ROUNDING + " " + MEASURED + "PSNR 51.3, "
-              "51.2, 51.1 dB against the reference's output; 12-14x faster.",
+              "51.2, 51.1 dB against the reference's output; 20-21x faster.",
     **_COMMON))
 register(Spec(
     name="saturate", fn=_whole_clip(_saturate_frames), render=_renderer(_saturate_frames, "saturate"),
@@ -167,5 +167,5 @@ register(Spec(
               "14.58, 12.9 dB), so averages over severities are unchanged. scikit-image's "
               "RGB->HSV->RGB round trip is replaced by its closed form; greys turn red as "
               "saturation is added, as in the reference (its hue of a grey is 0). " + ROUNDING + " "
-              + MEASURED + "PSNR 53.6, 56.1, 56.2 dB against the reference's output; 12-18x faster.",
+              + MEASURED + "PSNR 53.6, 56.1, 56.2 dB against the reference's output; 13-22x faster.",
     **_COMMON))
