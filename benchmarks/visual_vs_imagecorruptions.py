@@ -88,7 +88,7 @@ def equivalence(name: str, severity: int, clip: np.ndarray, peer_out: np.ndarray
         ours = spec.fn(clip, np.random.default_rng(severity), **params)
         (p0, c0), (p1, c1) = change_stats(ours, clip), change_stats(peer_out, clip)
         return {"kind": "stats", "ours_psnr_db": p0, "peer_psnr_db": p1, "ours_change": c0, "peer_change": c1,
-                "text": f"PSNR to clean {p0:.1f}/{p1:.1f} dB, mean |change| {c0:.1f}/{c1:.1f}"}
+                "text": f"PSNR to clean {p0:.1f}/{p1:.1f} dB, mean abs change {c0:.1f}/{c1:.1f}"}
     if name == "motion_blur":
         ours = render_motion_blur(clip, np.asarray(angles), **params)
     else:
