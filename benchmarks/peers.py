@@ -110,6 +110,14 @@ def _accept_multichannel() -> None:
     corruptions.gaussian = gaussian
 
 
+def _accept_numpy2() -> None:
+    """imagecorruptions 1.1.2's fog calls ``np.float_``, which NumPy 2.0 removed (it was float64)."""
+    import numpy as np
+
+    if not hasattr(np, "float_"):
+        np.float_ = np.float64
+
+
 def _serve(clip_path: str) -> None:
     """Answer requests on stdin; the peer's own prints go to stderr so they cannot break the pipe."""
     import numpy as np
@@ -119,6 +127,7 @@ def _serve(clip_path: str) -> None:
     import imagecorruptions
     from imagecorruptions import corrupt
     _accept_multichannel()
+    _accept_numpy2()
 
     clip = np.load(clip_path)
     channel.write(json.dumps({"ready": True, "version": getattr(imagecorruptions, "__version__", "1.1.2"),

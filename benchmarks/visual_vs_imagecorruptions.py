@@ -36,12 +36,14 @@ OPS = {"gaussian_noise": "gaussian_noise", "shot_noise": "shot_noise", "impulse_
        # ImageNet-C spatial and colour ops
        "gaussian_blur": "gaussian_blur", "glass_blur": "glass_blur", "pixelate": "pixelate",
        "elastic_transform": "elastic_transform", "brightness": "brightness", "contrast": "contrast",
-       "saturate": "saturate"}
+       "saturate": "saturate",
+       # ImageNet-C weather
+       "fog": "fog", "frost": "frost", "snow": "snow", "spatter": "spatter"}
 NOISE = ("gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise")
 # Random ops whose draws differ from the peer's: compared by output statistics.
-RANDOM_STATS = ("glass_blur", "elastic_transform")
+RANDOM_STATS = ("glass_blur", "elastic_transform", "fog", "frost", "snow", "spatter")
 # Ops whose five levels we reordered by damage: compared and timed at the peer's level.
-REORDERED = ("glass_blur", "saturate")
+REORDERED = ("glass_blur", "saturate", "frost")
 SEVERITIES = (1, 3, 5)
 TARGET = {"zoom_blur": 20.0}
 DEFAULT_TARGET = 5.0

@@ -21,10 +21,10 @@ def _ops(device: torch.device) -> weather.ArrayOps:
 
 def _render(op: str, x: torch.Tensor, ids: np.ndarray, drawn: Mapping[str, Any], params) -> torch.Tensor:
     _, h, w, _ = x.shape
-    frames = x.to(torch.float32) / 255
+    frames = x.to(torch.float32)
     layer = torch.from_numpy(weather.frame_layers(op, ids, drawn, params, h, w)).to(x.device)
     out = weather.composite(op, frames, layer, params, _ops(x.device))
-    return (out * 255).round().to(torch.uint8)
+    return out.round().to(torch.uint8)
 
 
 def fog(x, ids, drawn, params):

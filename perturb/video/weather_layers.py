@@ -97,12 +97,18 @@ def frost_layer(rng: np.random.Generator, h: int, w: int, params: Mapping[str, A
     starts = rng.uniform((0, 0), (w, h), size=(count, 2))
     angles = rng.uniform(0, np.pi, size=count)
     lengths = rng.uniform(*FROST_NEEDLE_LENGTH, size=count)
-    bright = rng.uniform(0.3, 1.0, size=count)
-    for (x, y), a, n, b in zip(starts, angles, lengths, bright):
-        for da, scale in ((0.0, 1.0), (np.pi / 3, 0.4), (-np.pi / 3, 0.4)):
-            end = (x + scale * n * np.cos(a + da), y + scale * n * np.sin(a + da))
-            cv2.line(needles, (int(round(x * 16)), int(round(y * 16))),
-                     (int(round(end[0] * 16)), int(round(end[1] * 16))), float(b), 1, cv2.LINE_AA, 4)
+    bright = rng.uniform(0.3, 1.0, size=count)      # quantised to eighths when drawn
+    # a needle and two shorter branches at +-60 degrees from its start, one polyline each, drawn
+    # in one call per brightness step (to 1/16 px, antialiased)
+    turns = np.array([0.0, np.pi / 3, -np.pi / 3])
+    reach = np.array([1.0, 0.4, 0.4])
+    ends = starts[:, None, :] + (reach * lengths[:, None])[..., None] * np.stack(
+        [np.cos(angles[:, None] + turns), np.sin(angles[:, None] + turns)], axis=-1)
+    segments = np.stack([np.broadcast_to(starts[:, None, :], ends.shape), ends], axis=2)   # (n, 3, 2, 2)
+    steps = np.minimum((bright * 8).astype(int), 7)
+    for step in np.unique(steps):
+        lines = np.rint(segments[steps == step].reshape(-1, 2, 2) * 16).astype(np.int32)
+        cv2.polylines(needles, list(lines), False, float((step + 1) / 8), 1, cv2.LINE_AA, 4)
     needles = cv2.GaussianBlur(needles, (3, 3), 0.6)
     pattern = 0.5 * haze + np.minimum(needles, 1.0)
     pattern = (pattern - pattern.mean()) / max(float(pattern.std()), 1e-6)
