@@ -44,6 +44,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--warmup", type=int, default=1, help="untimed rounds first")
     p.add_argument("--budget", type=float, default=30.0,
                    help="seconds per measurement after which rounds stop (at least 3 are kept)")
+    p.add_argument("--ops", default=None,
+                   help="visual section only: comma-separated ops to compare (default: all of them)")
     p.add_argument("--no-readme", action="store_true", help="do not rewrite the table in benchmarks/README.md")
     return p.parse_args(argv)
 
@@ -91,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         for key in names:
             print(f"== {TITLES[key]}")
             runner = SECTIONS[key]
-            done[key] = runner.main(clip, settings) if key == "visual" else runner.run(clip, settings)
+            ops = [o.strip() for o in args.ops.split(",") if o.strip()] if args.ops else None
+            done[key] = runner.main(clip, settings, ops=ops) if key == "visual" else runner.run(clip, settings)
     suffix = f"-torch-{args.device.replace(':', '')}" if args.device else ""
     path = write_results(done, settings, suffix)
     text = markdown(done, path)

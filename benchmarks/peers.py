@@ -90,6 +90,34 @@ class PeerWorker:
 
 
 # ------------------------------------------------------------------ worker (peer interpreter)
+def _accept_multichannel() -> None:
+    """imagecorruptions 1.1.2 calls scikit-image's gaussian(..., multichannel=True) (gaussian_blur,
+    glass_blur); scikit-image 0.19 renamed that argument channel_axis=-1 and later releases
+    dropped the old name. Translate it, so the peer's own code runs unchanged otherwise."""
+    import inspect
+
+    from imagecorruptions import corruptions
+
+    original = corruptions.gaussian
+    if "multichannel" in inspect.signature(original).parameters:
+        return
+
+    def gaussian(image, *args, multichannel=None, **kwargs):
+        if multichannel:
+            kwargs.setdefault("channel_axis", -1)
+        return original(image, *args, **kwargs)
+
+    corruptions.gaussian = gaussian
+
+
+def _accept_numpy2() -> None:
+    """imagecorruptions 1.1.2's fog calls ``np.float_``, which NumPy 2.0 removed (it was float64)."""
+    import numpy as np
+
+    if not hasattr(np, "float_"):
+        np.float_ = np.float64
+
+
 def _serve(clip_path: str) -> None:
     """Answer requests on stdin; the peer's own prints go to stderr so they cannot break the pipe."""
     import numpy as np
@@ -98,6 +126,8 @@ def _serve(clip_path: str) -> None:
     sys.stdout = sys.stderr
     import imagecorruptions
     from imagecorruptions import corrupt
+    _accept_multichannel()
+    _accept_numpy2()
 
     clip = np.load(clip_path)
     channel.write(json.dumps({"ready": True, "version": getattr(imagecorruptions, "__version__", "1.1.2"),

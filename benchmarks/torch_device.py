@@ -15,7 +15,9 @@ from .harness import Settings, interleaved, table, timed
 
 OPS = ("gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise", "defocus_blur", "motion_blur",
        "zoom_blur", "static_rotate", "rotate", "translate", "jumble", "box_jumble", "sampling",
-       "reverse_sampling", "freeze")
+       "reverse_sampling", "freeze",
+       # ImageNet-C spatial and colour ops
+       "gaussian_blur", "glass_blur", "pixelate", "elastic_transform", "brightness", "contrast", "saturate")
 SEVERITY = 3
 TARGET_FPS = 2000.0
 

@@ -2,12 +2,18 @@
 
 Equivalence is measured at the peer's parameters: PSNR between the two outputs (whole clip) for the
 deterministic ops (and for motion blur, rendered at the angles the peer drew), residual
-statistics (mean and standard deviation of output - input) for the noise ops. Where the
-peer's constants differ from ours (shot and speckle noise), our kernel is called with its
-constants for the equivalence check; the timing uses each library's own severity table.
+statistics (mean and standard deviation of output - input) for the noise ops, and output
+statistics (mean PSNR against the clean clip, mean absolute change) for glass blur and the
+elastic transform, whose draws cannot be matched (the peer's global RNG is seeded from outside).
+Where the peer's constants differ from ours (shot and speckle noise), our kernel is called with
+its constants for the equivalence check; the timing uses each library's own severity table,
+except for the ops whose levels we reordered (glass blur, saturate): those are timed at the
+peer's level so both do the same work. Ours is timed with a new seed every round, so per-clip
+draws (glass blur's pixel moves, the elastic field) are paid every time.
 """
 from __future__ import annotations
 
+import itertools
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -17,7 +23,8 @@ import numpy as np
 
 from perturb.video.api import apply, get
 from perturb.video.blur import render_motion_blur
-from perturb.video.psnr import psnr
+from perturb.video.psnr import mean_psnr, psnr
+from perturb.video.severity_params import PAPER_PARAMS
 
 from .harness import Settings, interleaved, ms, table, timed, verdict
 from .peers import PeerWorker
@@ -25,8 +32,18 @@ from .peers import PeerWorker
 # our name -> peer name
 OPS = {"gaussian_noise": "gaussian_noise", "shot_noise": "shot_noise", "impulse_noise": "impulse_noise",
        "speckle_noise": "speckle_noise", "defocus_blur": "defocus_blur", "motion_blur": "motion_blur",
-       "zoom_blur": "zoom_blur", "jpeg": "jpeg_compression"}
+       "zoom_blur": "zoom_blur", "jpeg": "jpeg_compression",
+       # ImageNet-C spatial and colour ops
+       "gaussian_blur": "gaussian_blur", "glass_blur": "glass_blur", "pixelate": "pixelate",
+       "elastic_transform": "elastic_transform", "brightness": "brightness", "contrast": "contrast",
+       "saturate": "saturate",
+       # ImageNet-C weather
+       "fog": "fog", "frost": "frost", "snow": "snow", "spatter": "spatter"}
 NOISE = ("gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise")
+# Random ops whose draws differ from the peer's: compared by output statistics.
+RANDOM_STATS = ("glass_blur", "elastic_transform", "fog", "frost", "snow", "spatter")
+# Ops whose five levels we reordered by damage: compared and timed at the peer's level.
+REORDERED = ("glass_blur", "saturate", "frost")
 SEVERITIES = (1, 3, 5)
 TARGET = {"zoom_blur": 20.0}
 DEFAULT_TARGET = 5.0
@@ -34,6 +51,8 @@ DEFAULT_TARGET = 5.0
 PEER_PARAMS: dict[str, dict[int, dict[str, Any]]] = {
     "shot_noise": {s: {"photons": c} for s, c in zip(range(1, 6), (60, 25, 12, 5, 3))},
     "speckle_noise": {s: {"sigma": c} for s, c in zip(range(1, 6), (0.15, 0.20, 0.35, 0.45, 0.60))},
+    **{name: {s: {k: v[s - 1] for k, v in PAPER_PARAMS[name].items()} for s in range(1, 6)}
+       for name in REORDERED},
 }
 
 
@@ -41,6 +60,20 @@ def residual_stats(out: np.ndarray, clip: np.ndarray) -> tuple[float, float]:
     """Mean and standard deviation of output - input on the 0..255 scale."""
     r = out.astype(np.float32) - clip.astype(np.float32)
     return float(r.mean()), float(r.std())
+
+
+def change_stats(out: np.ndarray, clip: np.ndarray) -> tuple[float, float]:
+    """Mean per-frame PSNR against the clean clip and mean absolute change, in levels."""
+    return mean_psnr(out, clip), float(np.abs(out.astype(np.float32) - clip.astype(np.float32)).mean())
+
+
+def ours_timed(name: str, severity: int, clip: np.ndarray):
+    """Our call for the timing: a new seed every round, at the peer's level where we reordered them."""
+    seeds = itertools.count(severity * 1000)
+    if name in REORDERED:
+        spec, params = get(name), PEER_PARAMS[name][severity]
+        return timed(lambda: spec.fn(clip, np.random.default_rng(next(seeds)), **params))
+    return timed(lambda: apply(clip, name, severity, seed=next(seeds)))
 
 
 def equivalence(name: str, severity: int, clip: np.ndarray, peer_out: np.ndarray,
@@ -53,6 +86,11 @@ def equivalence(name: str, severity: int, clip: np.ndarray, peer_out: np.ndarray
         (m0, s0), (m1, s1) = residual_stats(ours, clip), residual_stats(peer_out, clip)
         return {"kind": "noise", "ours_mean": m0, "ours_std": s0, "peer_mean": m1, "peer_std": s1,
                 "std_ratio": s0 / s1, "text": f"std {s0:.1f}/{s1:.1f}, mean {m0:+.1f}/{m1:+.1f}"}
+    if name in RANDOM_STATS:
+        ours = spec.fn(clip, np.random.default_rng(severity), **params)
+        (p0, c0), (p1, c1) = change_stats(ours, clip), change_stats(peer_out, clip)
+        return {"kind": "stats", "ours_psnr_db": p0, "peer_psnr_db": p1, "ours_change": c0, "peer_change": c1,
+                "text": f"PSNR to clean {p0:.1f}/{p1:.1f} dB, mean abs change {c0:.1f}/{c1:.1f}"}
     if name == "motion_blur":
         ours = render_motion_blur(clip, np.asarray(angles), **params)
     else:
@@ -77,7 +115,7 @@ def run(clip: np.ndarray, settings: Settings, worker: PeerWorker, workdir: Path,
     for name in ops or list(OPS):
         peer = OPS[name]
         for s in severities:
-            contenders = {"ours": timed(lambda: apply(clip, name, s, seed=s)),
+            contenders = {"ours": ours_timed(name, s, clip),
                           "peer": lambda: worker.run(peer, s, seed=s)["seconds"]}
             if name == "jpeg":
                 quality = get(name).params(s)["quality"]
@@ -114,12 +152,15 @@ def render(section: dict[str, Any]) -> str:
     return text
 
 
-def main(clip: np.ndarray, settings: Settings, log=print) -> dict[str, Any]:
-    """Set up the peer, run the section, return it."""
+def main(clip: np.ndarray, settings: Settings, log=print, ops: list[str] | None = None) -> dict[str, Any]:
+    """Set up the peer, run the section (every op in OPS, or ``ops``), return it."""
+    unknown = sorted(set(ops or ()) - set(OPS))
+    if unknown:
+        raise ValueError(f"no imagecorruptions counterpart for {', '.join(unknown)}; expected among: {', '.join(OPS)}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         np.save(work / "clip.npy", clip)
         with PeerWorker(work / "clip.npy") as worker:
-            section = run(clip, settings, worker, work, log=log)
+            section = run(clip, settings, worker, work, ops=ops, log=log)
         section["peer"] = {"package": "imagecorruptions", **worker.info}
     return section

@@ -25,7 +25,7 @@ def get(name: str, suite: str | None = None) -> Spec:
 
 
 def draw(name: str, severity: int, n_frames: int, *, seed: SeedLike = None,
-         suite: str | None = None) -> Draw:
+         suite: str | None = None, per_frame: bool = False) -> Draw:
     """Draw the parameters of ``name`` at ``severity`` for a clip of ``n_frames`` frames.
 
     Host-side and cheap; the result renders any output frames on any backend
@@ -34,9 +34,22 @@ def draw(name: str, severity: int, n_frames: int, *, seed: SeedLike = None,
     the op's own); ``name`` may also say it, as in ``"contrast:kinetics-c"``.
     """
     spec = get(name, suite)
-    params = spec.params(severity)
+    params = _params(spec, severity, per_frame)
     n = check_n_frames(n_frames)
     return draw_for(spec, params, n, as_generator(seed), _level(spec, severity))
+
+
+def _params(spec: Spec, severity: Any, per_frame: Any) -> dict[str, Any]:
+    """The parameters at ``severity``, with ``per_frame`` for the ops that draw per-clip layers."""
+    params = spec.params(severity)
+    if not isinstance(per_frame, bool):
+        raise ValueError(f"expected per_frame to be True or False; got {per_frame!r}")
+    if per_frame:
+        if not spec.extra.get("per_frame"):
+            raise ValueError(f"per_frame=True applies to ops that draw one layer per clip (the weather "
+                             f"ops fog, frost, snow, spatter); {spec.name} has none")
+        params["per_frame"] = True
+    return params
 
 
 def _level(spec: Spec, severity: Any) -> int:
@@ -52,16 +65,17 @@ def _validated(clip: Any) -> tuple[Any, str | None]:
 
 
 def apply(clip: Any, name: str, severity: int = 3, *, seed: SeedLike = None,
-          suite: str | None = None) -> Any:
+          suite: str | None = None, per_frame: bool = False) -> Any:
     """Return a perturbed copy of ``clip`` (the input is never modified).
 
     ``clip`` is uint8 numpy (T, H, W, 3), or a torch uint8 (T, H, W, 3) / float (T, 3, H, W)
     tensor in [0, 1] on any device; the result has the same type, layout, dtype and device.
     ``severity`` is 1..5; ``seed`` is an int, a ``numpy.random.Generator`` or None; ``suite``
-    takes that suite's parameter table (default: the op's own).
+    takes that suite's parameter table (default: the op's own). ``per_frame=True`` (weather ops)
+    draws a new layer for every frame, as the image suite does.
     """
     spec = get(name, suite)
-    params = spec.params(severity)
+    params = _params(spec, severity, per_frame)
     src, layout = _validated(clip)
     drawn = draw_for(spec, params, len(src), as_generator(seed), _level(spec, severity))
     return drawn._render_clip(src, layout, output_frames(None, len(src)))

@@ -1,0 +1,120 @@
+"""Torch kernels of the ImageNet-C ops (:mod:`.imagenet_c`, :mod:`.imagenet_c_pixelate`,
+:mod:`.imagenet_c_colour`).
+
+Registered as ``kernel(x, ids, drawn, params)``. Blurs, glass and elastic take float
+(N, 3, H, W) levels; pixelate and the colour ops take uint8 (N, H, W, 3) frames. Whatever is
+random (glass's pixel sources, displacement fields) and every lookup table is computed on the host by the
+numpy module's own functions, so both backends use the same draw. Pixelate is exact integer
+work and the colour ops gathers from the same tables (the same pixels); the blurs and the
+remap agree with OpenCV within one level.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from . import imagenet_c as ic
+from . import imagenet_c_colour as colour
+from . import imagenet_c_pixelate as pix
+from ._torch_kernels import _border
+
+
+# ------------------------------------------------------------------------------------- blurs
+def _separable(x: torch.Tensor, taps: np.ndarray) -> torch.Tensor:
+    """Levels (N, C, H, W) correlated with ``taps`` along columns then rows, replicated edges."""
+    n, c, h, w = x.shape
+    k = torch.as_tensor(np.asarray(taps, np.float32), device=x.device)
+    pad = len(taps) // 2
+    y = x.reshape(n * c, 1, h, w)
+    y = F.conv2d(y[:, :, :, _border(w, pad, "replicate", x.device)], k.view(1, 1, 1, -1))
+    y = F.conv2d(y[:, :, _border(h, pad, "replicate", x.device)], k.view(1, 1, -1, 1))
+    return y.reshape(n, c, h, w)
+
+
+def gaussian_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    return _separable(x, ic.gaussian_taps(ic._positive("sigma", params["sigma"], "gaussian_blur")))
+
+
+def glass_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """Blur, round, gather every frame through the clip's pixel sources, blur again."""
+    sigma, delta, iterations = ic._check_glass(params["sigma"], params["max_delta"], params["iterations"])
+    n, c, h, w = x.shape
+    source = torch.tensor(ic.glass_sources(int(drawn["key"]), h, w, delta, iterations), device=x.device)
+    taps = ic.gaussian_taps(sigma)
+    blurred = _separable(x, taps).round().clamp_(0, 255).reshape(n, c, h * w)[:, :, source]
+    return _separable(blurred.reshape(n, c, h, w), taps)
+
+
+def elastic_transform(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """Bilinear samples at the clip's displaced positions (exact positions, as OpenCV 5's remap
+    of float maps); grid_sample's reflection without corner alignment mirrors about the outer
+    pixel edges, OpenCV's BORDER_REFLECT."""
+    alpha = ic._positive("alpha", params["alpha"], "elastic_transform", allow_zero=True)
+    n, _, h, w = x.shape
+    dtype = torch.float32 if x.device.type == "mps" else torch.float64
+    maps = np.stack(ic.elastic_maps(int(drawn["key"]), h, w, alpha), axis=-1)      # (H, W, 2): x, y
+    src = torch.as_tensor(maps, device=x.device).to(dtype)
+    size = torch.tensor([w, h], dtype=dtype, device=x.device)
+    grid = ((2 * src + 1) / size - 1).to(torch.float32)
+    return F.grid_sample(x, grid.expand(n, -1, -1, -1), mode="bilinear", padding_mode="reflection",
+                         align_corners=False)
+
+
+# ---------------------------------------------------------------------------------- pixelate
+def _box_mean(x: torch.Tensor, dim: int, ranges: tuple[np.ndarray, np.ndarray, np.ndarray]) -> torch.Tensor:
+    """Box sums over [start, stop) along ``dim``, weighted and rounded in Pillow's fixed point (int64)."""
+    start, stop, weight = (torch.tensor(r, device=x.device) for r in ranges)
+    sums = torch.cumsum(x.long(), dim=dim)
+    sums = torch.cat([torch.zeros_like(sums.narrow(dim, 0, 1)), sums], dim=dim)
+    total = sums.index_select(dim, stop) - sums.index_select(dim, start)
+    shape = [1] * x.ndim
+    shape[dim] = -1
+    fixed = total * weight.view(shape) + (1 << (pix.PILLOW_BITS - 1))
+    return torch.clamp(fixed >> pix.PILLOW_BITS, 0, 255)
+
+
+def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    scale = ic._positive("scale", params["scale"], "pixelate")
+    if scale > 1:
+        raise ValueError(f"pixelate: expected scale in (0, 1]; got {scale!r}")
+    _, h, w, _ = x.shape
+    sh, sw = pix.pixelate_size(h, scale), pix.pixelate_size(w, scale)
+    small = _box_mean(_box_mean(x, 2, pix.box_ranges(w, sw)), 1, pix.box_ranges(h, sh)).to(torch.uint8)
+    rows, cols = (torch.as_tensor(pix.nearest_sources(s, n), device=x.device) for s, n in ((sh, h), (sw, w)))
+    return small[:, rows][:, :, cols]
+
+
+# ------------------------------------------------------------------------------------ colour
+def brightness(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    lut = torch.tensor(colour.brightness_table(params["shift"]), device=x.device).reshape(-1)
+    v = x.amax(dim=3, keepdim=True).long()
+    return lut[v * 256 + x.long()]
+
+
+def contrast(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    n, h, w, _ = x.shape
+    sums = x.sum(dim=(1, 2), dtype=torch.int64).cpu().numpy()                  # exact, (N, 3)
+    luts = torch.as_tensor(colour.contrast_tables(sums, h * w, params["factor"]), device=x.device)
+    frame = torch.arange(n, device=x.device).view(n, 1, 1, 1)
+    channel = torch.arange(3, device=x.device).view(1, 1, 1, 3)
+    return luts.reshape(-1)[(frame * 3 + channel) * 256 + x.long()]
+
+
+@lru_cache(maxsize=8)
+def _saturate_tables(factor: float, offset: float, device: str) -> tuple[torch.Tensor, torch.Tensor]:
+    scale, grey = colour.saturate_tables(factor, offset)
+    return torch.tensor(scale, device=device), torch.tensor(grey, device=device)
+
+
+def saturate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """The numpy path's table of S'/S and its float32 operations, in the same order."""
+    scale, grey = _saturate_tables(params["factor"], params["offset"], str(x.device))
+    v, m = x.amax(dim=3, keepdim=True), x.amin(dim=3, keepdim=True)
+    gain = scale[v.long() * 256 + m.long()]
+    vf = v.to(torch.float32)
+    out = torch.round(vf - (vf - x.to(torch.float32)) * gain).to(torch.uint8)
+    out[..., 1:] = torch.where(v == m, grey[v.long()], out[..., 1:])
+    return out

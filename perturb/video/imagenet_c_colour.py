@@ -1,0 +1,171 @@
+"""ImageNet-C's colour ops for video: brightness, contrast, saturate (deterministic, per frame).
+
+The reference (imagecorruptions 1.1.2) converts to HSV with scikit-image and back. With hue and
+the other component held, that round trip has a closed form, used here:
+- brightness adds ``shift`` to V = max(R, G, B) (clipped at 1): every channel scales by V'/V,
+  and black becomes the grey V' = shift;
+- saturate maps S = (V - min)/V to clip(S·factor + offset, 0, 1): every channel moves along
+  c' = V - (V - c)·S'/S; a grey pixel (S = 0, hue 0 in scikit-image, i.e. red) becomes
+  (V, V(1 - S'), V(1 - S')), so a positive offset tints greys red, as in the reference;
+- contrast pulls each channel towards its frame mean: (c - mean)·factor + mean.
+Brightness and contrast are lookup tables computed on the host in float64 (on the pixel's max
+and the channel; per frame and channel), saturate a table of S'/S on the pixel's max and min
+followed by the same float32 operations on every backend: the same pixels everywhere.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from ..registry import Spec, register
+from ._opencv_frames import per_frame
+from .imagenet_c import MEASURED, ROUNDING, SOURCE, _whole_clip, torch_kernel
+from .render import Renderer
+from .severity_params import paper_table, table
+
+
+def _finite(name: str, value: object, op: str, low: float, high: float) -> float:
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if not ok or not np.isfinite(value) or not low <= value <= high:
+        raise ValueError(f"{op}: expected {name} to be a number in [{low}, {high}]; got {value!r}")
+    return float(value)
+
+
+# --------------------------------------------------------------------------------- brightness
+def channel_extremes(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-pixel max and min over the three channels, (H, W, 1) uint8 each."""
+    r, g, b = frame[..., 0:1], frame[..., 1:2], frame[..., 2:3]
+    return np.maximum(np.maximum(r, g), b), np.minimum(np.minimum(r, g), b)
+
+
+@lru_cache(maxsize=16)
+def brightness_table(shift: float) -> np.ndarray:
+    """uint8 (256, 256) table: out = table[V, c] for a channel c of a pixel whose max is V."""
+    shift = _finite("shift", shift, "brightness", -1.0, 1.0)
+    v = np.arange(256, dtype=np.float64)[:, None]
+    c = np.arange(256, dtype=np.float64)[None, :]
+    lifted = np.clip(v + 255.0 * shift, 0, 255)
+    out = np.rint(c * lifted / np.maximum(v, 1))
+    out[0] = np.rint(lifted[0])                       # black: the grey V' (hue and S are 0)
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    out.setflags(write=False)
+    return out
+
+
+def render_brightness(frames: np.ndarray, shift: float) -> np.ndarray:
+    """Every pixel's HSV value raised by ``shift`` (clipped at full scale), hue and saturation kept."""
+    lut = brightness_table(shift).ravel()
+
+    def lift(frame: np.ndarray, _: int) -> np.ndarray:
+        v, _ = channel_extremes(frame)
+        return lut.take((v.astype(np.uint16) << 8) | frame)      # index V·256 + c
+
+    return per_frame(frames, lift)
+
+
+# ----------------------------------------------------------------------------------- contrast
+def contrast_tables(sums: np.ndarray, n_pixels: int, factor: float) -> np.ndarray:
+    """uint8 (N, 3, 256) tables from each frame's exact per-channel level sums (N, 3)."""
+    factor = _finite("factor", factor, "contrast", 0.0, np.inf)
+    mean = np.asarray(sums, dtype=np.float64)[..., None] / n_pixels
+    levels = np.arange(256, dtype=np.float64)
+    return np.clip(np.rint((levels - mean) * factor + mean), 0, 255).astype(np.uint8)
+
+
+def render_contrast(frames: np.ndarray, factor: float) -> np.ndarray:
+    """Every channel pulled towards its frame mean: (c - mean)·factor + mean."""
+    _, h, w, _ = frames.shape
+    contrast_tables(np.zeros((1, 3)), 1, factor)                  # refuse a bad factor up front
+
+    def pull(frame: np.ndarray, _: int) -> np.ndarray:
+        sums = np.array(cv2.sumElems(frame)[:3])                  # exact: integers below 2^53
+        return cv2.LUT(frame, np.ascontiguousarray(contrast_tables(sums[None], h * w, factor)[0].T).reshape(256, 1, 3))
+
+    return per_frame(frames, pull)
+
+
+# ----------------------------------------------------------------------------------- saturate
+@lru_cache(maxsize=8)
+def saturate_tables(factor: float, offset: float) -> tuple[np.ndarray, np.ndarray]:
+    """The saturation change as tables: float32 (256·256,) the scale S'/S by [max·256 + min] (0 for
+    greys), and uint8 (256,) the green and blue of a grey pixel by its level (its red keeps it).
+    A channel c of a pixel with max V becomes rint(V - (V - c)·scale) in float32."""
+    factor = _finite("factor", factor, "saturate", 0.0, np.inf)
+    offset = _finite("offset", offset, "saturate", -1.0, 1.0)
+    levels = np.arange(256, dtype=np.float64)
+    v, m = levels[:, None], levels[None, :]
+    delta = v - m
+    s = np.divide(delta, v, out=np.zeros((256, 256)), where=v > 0)
+    s_new = np.clip(s * factor + offset, 0, 1)
+    scale = np.divide(s_new, s, out=np.zeros_like(s), where=delta > 0).astype(np.float32).ravel()
+    grey = np.clip(np.rint(levels * (1 - np.clip(offset, 0, 1))), 0, 255).astype(np.uint8)
+    scale.setflags(write=False)
+    grey.setflags(write=False)
+    return scale, grey
+
+
+def render_saturate(frames: np.ndarray, factor: float, offset: float) -> np.ndarray:
+    """Every pixel's HSV saturation mapped to clip(S·factor + offset, 0, 1), hue and value kept."""
+    scale, grey = saturate_tables(factor, offset)
+
+    def saturate(frame: np.ndarray, _: int) -> np.ndarray:
+        v, m = channel_extremes(frame)
+        gain = scale.take((v.astype(np.uint16) << 8) | m)
+        vf = v.astype(np.float32)
+        out = np.rint(vf - (vf - frame) * gain).astype(np.uint8)      # within 0..V by construction
+        greys = (v == m)[..., 0]
+        out[greys, 1:] = grey[v[greys]]                                # (V, V(1 - S'), V(1 - S'))
+        return out
+
+    return per_frame(frames, saturate)
+
+
+# ---------------------------------------------------------------------- draw / render split
+def _brightness_frames(frames, ids, drawn, params):
+    return render_brightness(frames, **params)
+
+
+def _contrast_frames(frames, ids, drawn, params):
+    return render_contrast(frames, **params)
+
+
+def _saturate_frames(frames, ids, drawn, params):
+    return render_saturate(frames, **params)
+
+
+def _renderer(numpy_kernel, name: str) -> Renderer:
+    return Renderer(kernels={"numpy": numpy_kernel, "torch": torch_kernel(name)}, torch_frames="uint8")
+
+
+_COMMON = dict(modality="video", category="digital", random=False)
+
+register(Spec(
+    name="brightness", fn=_whole_clip(_brightness_frames), render=_renderer(_brightness_frames, "brightness"),
+    summary="HSV value raised by 0.1-0.5 of full scale, hue and saturation kept",
+    severities=table("brightness"),
+    deviation=f"Source: {SOURCE}. scikit-image's RGB->HSV->RGB round trip replaced by its closed "
+              "form (a 256x256 lookup table on the pixel's max and the channel). " + ROUNDING + " "
+              + MEASURED + "PSNR 51.4, 52.4, 52.3 dB against the reference's output; 30-40x faster.",
+    **_COMMON))
+register(Spec(
+    name="contrast", fn=_whole_clip(_contrast_frames), render=_renderer(_contrast_frames, "contrast"),
+    summary="Each channel pulled towards its frame mean by a factor 0.4-0.05",
+    severities=table("contrast"),
+    deviation=f"Source: {SOURCE}. The per-channel frame mean comes from exact integer sums and the "
+              "mapping is a per-frame lookup table. " + ROUNDING + " " + MEASURED + "PSNR 51.3, "
+              "51.2, 51.1 dB against the reference's output; 20-21x faster.",
+    **_COMMON))
+register(Spec(
+    name="saturate", fn=_whole_clip(_saturate_frames), render=_renderer(_saturate_frames, "saturate"),
+    summary="HSV saturation scaled and offset: x2, x0.3, x5+0.1, x0.1, x20+0.2",
+    severities=table("saturate"), paper=paper_table("saturate"),
+    deviation=f"Source: {SOURCE}. The source's five levels (x0.3, x0.1, x2, x5+0.1, x20+0.2) are "
+              "not in order of damage: on the sample clip their mean PSNR is 16.8, 14.6, 18.2, "
+              "14.6, 12.9 dB. The same five are used, reordered by damage (18.2, 16.8, 14.60, "
+              "14.58, 12.9 dB), so averages over severities are unchanged. scikit-image's "
+              "RGB->HSV->RGB round trip is replaced by its closed form; greys turn red as "
+              "saturation is added, as in the reference (its hue of a grey is 0). " + ROUNDING + " "
+              + MEASURED + "PSNR 53.6, 56.1, 56.2 dB against the reference's output; 13-22x faster.",
+    **_COMMON))
