@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -53,13 +53,24 @@ class MCSet:
     filtered: int = 0
     filtered_clips: list[str] = field(default_factory=list)
 
+    def __iter__(self) -> Iterator[MCRow]:
+        """The rows, so a set goes straight to :func:`write_mc_tsv` / :func:`write_mc_jsonl`."""
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
 
 def entries(items: Iterable[Any]) -> list[Entry]:
-    """Entries from (clip, caption[, group]) tuples, dicts or Entry objects."""
+    """Entries from (clip, caption[, group]) tuples, dicts, Entry objects or dataset Items
+    (``read_dataset``: the item id, its first caption and its group; items without captions are left out)."""
     out = []
     for it in items:
         if isinstance(it, Entry):
             out.append(it)
+        elif hasattr(it, "item_id") and hasattr(it, "captions"):      # a dataset Item
+            if it.captions:
+                out.append(Entry(it.item_id, it.captions[0], it.group))
         elif isinstance(it, dict):
             out.append(Entry(str(it["clip"]), str(it["caption"]), it.get("group")))
         else:
