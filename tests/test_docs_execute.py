@@ -1,0 +1,300 @@
+"""Every command and snippet of README.md, docs/*.md and examples/ runs as written.
+
+Each documentation file is one test. Its blocks run in order in a fresh folder that holds small
+versions of everything the docs point at (SANDBOX below), so relative paths resolve:
+
+- ``python`` blocks are executed in one namespace per file (a later block sees an earlier block's
+  names, as in a reader's session); functions named ``test_*`` that a block defines are then called,
+  as pytest would;
+- ``bash``/``sh``/``shell`` blocks run command by command: ``perturb ...`` through the CLI's
+  ``main`` in this process (the same code as the console script, without a new interpreter per
+  command), anything else through ``bash -c`` with this interpreter first on PATH. A command must
+  exit 0, or N when its comment says ``exits N``;
+- an example script's usage lines (indented ``python ...`` lines of its docstring) are commands too.
+
+Documented substitutions, the only differences from the text as written (SUBSTITUTIONS, HUB_MODELS):
+hub checkpoints become tiny local checkpoints of the same family (tests/hf_models.py; the hub
+cannot be reached here), ``--device cuda`` becomes ``--device cpu``, and the absolute dataset roots
+``/data/`` and ``/shared/`` become folders of the sandbox. Nothing else is stubbed.
+
+Blocks that are not meant to run are marked in the Markdown: a data info string (```text for
+synopses and output listings, ```json, ```yaml ...) or ``<!-- no-run: REASON -->`` before the fence.
+test_every_block_is_run_or_marked fails on a block that is neither, so a new block is executed
+(or its exemption is written down) automatically. A failure names the file, the line and the command.
+examples/ci/robustness.yml is run step by step by tests/test_gate_workflow.py.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import pytest
+
+from doc_blocks import DATA, PYTHON, SHELL, Block, Command, example_blocks, markdown_blocks
+
+REPO = Path(__file__).resolve().parents[1]
+MARKDOWN = sorted([REPO / "README.md", *(REPO / "docs").glob("*.md"), *(REPO / "examples").rglob("*.md")])
+EXAMPLES = sorted((REPO / "examples").rglob("*.py"))
+
+# Hub checkpoints named in the docs -> the tests/hf_models.py family that stands in for them.
+HUB_MODELS = {
+    "openai/clip-vit-base-patch32": "clip",
+    "google/siglip-base-patch16-224": "siglip",
+    "google/siglip2-base-patch16-naflex": "siglip2",
+    "microsoft/xclip-base-patch32": "xclip",
+    "Salesforce/blip-itm-base-coco": "blip",
+    "Salesforce/blip2-itm-vit-g": "blip2",
+    "Qwen/Qwen2-VL-2B-Instruct": "qwen2_vl",
+    "Qwen/Qwen2.5-VL-3B-Instruct": "qwen2_5_vl",
+    "llava-hf/LLaVA-NeXT-Video-7B-hf": "llava_next_video",
+    "llava-hf/llava-onevision-qwen2-0.5b-ov-hf": "llava_onevision",
+    "LanguageBind/Video-LLaVA-7B-hf": "video_llava",
+}
+# (pattern, replacement): no GPU in CI; absolute dataset roots of the docs live in the sandbox.
+SUBSTITUTIONS = (
+    (r"--device cuda\b", "--device cpu"),
+    (r"--perturb-device cuda\b", "--perturb-device cpu"),
+    (r"(?<![\w.])/data/", "data/"),
+    (r"(?<![\w.])/shared/", "shared/"),
+)
+TAIL = 3000                                     # characters of output shown with a failure
+
+
+def doc_blocks() -> dict[str, list[Block]]:
+    """Every documentation file (relative path) -> its blocks."""
+    found = {str(p.relative_to(REPO)): markdown_blocks(p.relative_to(REPO), p.read_text(encoding="utf-8"))
+             for p in MARKDOWN}
+    found.update({str(p.relative_to(REPO)): example_blocks(p, REPO) for p in EXAMPLES})
+    return found
+
+
+BLOCKS = doc_blocks()
+
+
+# ---------------------------------------------------------------------------------------- sandbox
+
+def _write_sandbox(root: Path) -> None:
+    """Small versions of every path the docs name, relative to the folder commands run in."""
+    import datasets                                     # tests/datasets.py: real encoded videos
+
+    from perturb.contrast import mc
+    from perturb.dataset import read_dataset
+
+    msrvtt = datasets.msrvtt_dataset(root / "data" / "msrvtt", n=2, frames=4)
+    datasets.youcook2_dataset(root / "data" / "youcook2", n=2, seconds=2.0)
+    datasets.write_video(root / "in.mp4", frames=12)
+    datasets.generic_dataset(root, n=6, frames=4)                    # captions.csv + videos/
+    datasets.generic_dataset(root, n=6, frames=4, jsonl=True)        # captions.jsonl
+    (root / "contrast").mkdir()
+    pool = [(f"other{k}", c) for k, c in enumerate(datasets.CAPTIONS)]      # negatives for 2 videos
+    rows = [r for r in mc.random_mc([*read_dataset(msrvtt), *pool], seed=0) if not r.clip.startswith("other")]
+    mc.write_mc_tsv(rows, root / "contrast" / "mc.tsv")
+    shutil.copytree(REPO / "examples", root / "examples")             # a copy: scripts may write there
+    (root / "shared").mkdir()
+
+
+@pytest.fixture(scope="session")
+def sandbox_template(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("docs-sandbox")
+    _write_sandbox(root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory):
+    """family -> folder of a tiny checkpoint, built the first time a doc asks for it."""
+    import hf_models
+
+    root = tmp_path_factory.mktemp("docs-models")
+    built: dict[str, Path] = {}
+
+    def get(family: str) -> Path:
+        if family not in built:
+            built[family] = hf_models.BUILDERS[family](root / family)
+        return built[family]
+    return get
+
+
+def substitute(text: str, models) -> str:
+    """The documented substitutions (module docstring), applied to a command or a snippet."""
+    for name, family in HUB_MODELS.items():
+        if name in text:
+            text = text.replace(name, str(models(family)))
+    for pattern, replacement in SUBSTITUTIONS:
+        text = re.sub(pattern, replacement, text)
+    return text
+
+
+# ---------------------------------------------------------------------------------------- running
+
+class DocFailure(AssertionError):
+    pass
+
+
+def _fail(block: Block, line: int, what: str, detail: str) -> DocFailure:
+    return DocFailure(f"{block.where(line)}: {what}\n{detail[-TAIL:]}")
+
+
+def run_python(block: Block, code: str, namespace: dict) -> None:
+    before = set(namespace)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            exec(compile(code, str(block.path), "exec"), namespace)
+            for name in sorted(set(namespace) - before):
+                if name.startswith("test_") and callable(namespace[name]):
+                    namespace[name]()
+    except Exception:
+        error = traceback.format_exc()
+        raise _fail(block, block.line, "python block failed", out.getvalue() + error) from None
+
+
+def run_command(block: Block, command: Command, text: str, cwd: Path) -> None:
+    argv = shlex.split(text)
+    if argv[0] == "perturb":
+        from perturb.cli import main
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+                code = main(argv[1:])
+        except SystemExit as e:                          # argparse usage errors
+            code = e.code if isinstance(e.code, int) else 2
+        except Exception:
+            raise _fail(block, command.line, f"`{command.text}` raised", out.getvalue()
+                        + traceback.format_exc()) from None
+        output = out.getvalue()
+    else:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+               "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+        done = subprocess.run(["bash", "-c", text], cwd=cwd, env=env, capture_output=True, text=True)
+        code, output = done.returncode, done.stdout + done.stderr
+    if code != command.expect:
+        raise _fail(block, command.line, f"`{command.text}` exited {code} (expected {command.expect})", output)
+
+
+def run_file(blocks: list[Block], cwd: Path, models) -> int:
+    """Run a file's runnable blocks in order, printing each one's time; returns how many ran."""
+    namespace: dict = {"__name__": "__docs__"}
+    ran = 0
+    for block in blocks:
+        if not block.runnable:
+            continue
+        if block.lang in PYTHON:
+            start = time.perf_counter()
+            run_python(block, substitute(block.code, models), namespace)
+            print(f"{time.perf_counter() - start:6.1f} s  {block.where()}  python block")
+        else:
+            for command in block.commands:
+                start = time.perf_counter()
+                run_command(block, command, substitute(command.text, models), cwd)
+                print(f"{time.perf_counter() - start:6.1f} s  {block.where(command.line)}  {command.text[:80]}")
+        ran += 1
+    return ran
+
+
+# ------------------------------------------------------------------------------------------ tests
+
+RUNNABLE = sorted(name for name, blocks in BLOCKS.items() if any(b.runnable for b in blocks))
+
+
+@pytest.mark.parametrize("doc", RUNNABLE)
+def test_doc_runs_as_written(doc, sandbox_template, tiny_models, tmp_path, monkeypatch):
+    cwd = tmp_path / "work"
+    shutil.copytree(sandbox_template, cwd, symlinks=True)
+    monkeypatch.chdir(cwd)
+    blocks = BLOCKS[doc]
+    assert run_file(blocks, cwd, tiny_models) == sum(b.runnable for b in blocks)
+
+
+def test_every_block_is_run_or_marked():
+    problems = []
+    for blocks in BLOCKS.values():
+        for b in blocks:
+            if b.lang not in PYTHON + SHELL + DATA:
+                problems.append(f"{b.where()}: info string {b.lang!r}: use one of "
+                                f"{', '.join(PYTHON + SHELL)} (run) or {', '.join(DATA)} (not run)")
+            elif b.lang in SHELL and b.skip is None and not b.commands:
+                problems.append(f"{b.where()}: a shell block without a command")
+    assert problems == [], "\n".join(problems)
+
+
+def test_docs_hold_runnable_blocks():
+    """The collection itself works: the files are found and most blocks run."""
+    assert {"README.md", "docs/ci.md", "docs/building.md", "examples/perturb_clip_and_caption.py"} <= set(RUNNABLE)
+    skipped = [f"{b.where()}: {b.skip}" for blocks in BLOCKS.values() for b in blocks if b.skip]
+    runnable = [b for blocks in BLOCKS.values() for b in blocks if b.runnable]
+    assert len(runnable) > 3 * len(skipped), skipped
+
+
+# ------------------------------------------------------------------- the collection rules themselves
+
+SAMPLE = """\
+# Title
+
+```bash
+perturb list --modality video   # the video ones
+perturb check r.json \\
+    --min gamma_r=0.8           # exits 1
+```
+
+<!-- no-run: needs a cluster -->
+
+```sh
+dask scheduler --port 8786
+```
+
+```text
+perturb bench --model SPEC [--out DIR]
+```
+
+- a list item:
+
+  ```python
+  x = 1
+  ```
+
+```
+unlabelled
+```
+"""
+
+
+def test_collection_rules():
+    blocks = markdown_blocks(Path("doc.md"), SAMPLE)
+    assert [(b.line, b.lang, b.runnable, b.skip) for b in blocks] == [
+        (3, "bash", True, None), (10, "sh", False, "needs a cluster"), (14, "text", False, None),
+        (20, "python", True, None), (24, "", False, None)]
+    assert blocks[0].commands == (Command("perturb list --modality video", 4, 0),
+                                  Command("perturb check r.json --min gamma_r=0.8", 5, 1))
+    assert blocks[3].code == "x = 1\n"
+    assert blocks[0].where(5) == "doc.md:5"
+
+
+def test_substitutions(tiny_models):
+    fake = {"clip": Path("/m/clip")}
+    text = substitute("perturb bench --model hf:openai/clip-vit-base-patch32#embed --dataset /data/msrvtt "
+                      "--out /shared/x --device cuda --perturb-device cuda", fake.__getitem__)
+    assert text == ("perturb bench --model hf:/m/clip#embed --dataset data/msrvtt --out shared/x "
+                    "--device cpu --perturb-device cpu")
+    assert substitute("read('a/data/b')", fake.__getitem__) == "read('a/data/b')"
+
+
+def test_a_failure_names_file_line_and_command(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    block = markdown_blocks(Path("docs/x.md"), "text\n\n```bash\nperturb list\nperturb describe no_such_op\n```\n")[0]
+    with pytest.raises(DocFailure) as e:
+        run_file([block], tmp_path, None)
+    first = str(e.value).splitlines()[0]
+    assert first == "docs/x.md:5: `perturb describe no_such_op` exited 2 (expected 0)"
+    py = markdown_blocks(Path("README.md"), "```python\ny = undefined_name\n```\n")[0]
+    with pytest.raises(DocFailure, match=r"(?s)^README.md:1: python block failed.*NameError"):
+        run_file([py], tmp_path, None)
