@@ -92,24 +92,27 @@ def shell_commands(code: str, first_line: int) -> list[Command]:
     for offset, raw in enumerate(code.splitlines()):
         if not pending:
             start = first_line + offset
-        stripped = raw.rstrip()
+        stripped = raw.strip()
         if stripped.endswith("\\"):
-            pending += stripped[:-1] + " "
+            pending += stripped[:-1].rstrip() + " "
             continue
         whole = (pending + stripped).strip()
         pending = ""
         if not whole or whole.startswith("#"):
             continue
-        words = shlex.split(whole, comments=True)
-        m = EXIT.search(_comment(whole))
-        out.append(Command(shlex.join(words), start, int(m.group(1)) if m else 0))
+        comment = _comment(whole)
+        command = (whole[:len(whole) - len(comment) - 1] if comment else whole).strip()
+        shlex.split(command)                                  # unbalanced quotes fail here, with the line
+        m = EXIT.search(comment)
+        out.append(Command(command, start, int(m.group(1)) if m else 0))
     if pending:
         raise ValueError(f"line {start}: a command ends with a line continuation")
     return out
 
 
 def _comment(command: str) -> str:
-    """The trailing ``# ...`` comment of a command line (outside quotes), or ''."""
+    """The trailing comment of a command line: from a ``#`` that starts a word outside quotes
+    (as in bash, so ``hf:NAME#MODE`` is not one), without the ``#``; or ''."""
     quote = None
     for k, ch in enumerate(command):
         if quote:

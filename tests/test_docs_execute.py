@@ -12,10 +12,11 @@ versions of everything the docs point at (SANDBOX below), so relative paths reso
   exit 0, or N when its comment says ``exits N``;
 - an example script's usage lines (indented ``python ...`` lines of its docstring) are commands too.
 
-Documented substitutions, the only differences from the text as written (SUBSTITUTIONS, HUB_MODELS):
-hub checkpoints become tiny local checkpoints of the same family (tests/hf_models.py; the hub
-cannot be reached here), ``--device cuda`` becomes ``--device cpu``, and the absolute dataset roots
-``/data/`` and ``/shared/`` become folders of the sandbox. Nothing else is stubbed.
+Documented substitutions, the only differences from the text as written (SUBSTITUTIONS, HUB_MODELS,
+NARROW): hub checkpoints become tiny local checkpoints of the same family (tests/hf_models.py; the
+hub cannot be reached here), ``--device cuda`` becomes ``--device cpu``, the absolute dataset roots
+``/data/`` and ``/shared/`` become folders of the sandbox, and docs/models.md's benchmarks run one
+perturbation each (NARROW says why). Nothing else is stubbed.
 
 Blocks that are not meant to run are marked in the Markdown: a data info string (```text for
 synopses and output listings, ```json, ```yaml ...) or ``<!-- no-run: REASON -->`` before the fence.
@@ -66,6 +67,14 @@ SUBSTITUTIONS = (
     (r"(?<![\w.])/data/", "data/"),
     (r"(?<![\w.])/shared/", "shared/"),
 )
+# (file, command pattern): appended to matching commands (argparse keeps an option's last value), so
+# they run one video and one text perturbation at one severity without bootstrap. The ready commands
+# of docs/models.md differ from one another only in the model and its options, and the demo data's
+# full benchmark over 40 videos is `make demo` (two minutes); every perturbation at every severity
+# runs in README.md's and docs/benchmark.md's other `perturb bench` commands.
+ONE_CONFIGURATION = "--video-perturbations gaussian_noise --severities 1 --text-perturbations Typos --bootstrap 0"
+NARROW = {("docs/models.md", r"^perturb bench "): ONE_CONFIGURATION,
+          ("docs/benchmark.md", r"^perturb bench .*--dataset demo-out/"): ONE_CONFIGURATION}
 TAIL = 3000                                     # characters of output shown with a failure
 
 
@@ -86,6 +95,7 @@ def _write_sandbox(root: Path) -> None:
     """Small versions of every path the docs name, relative to the folder commands run in."""
     import datasets                                     # tests/datasets.py: real encoded videos
 
+    from perturb.bench.demo_data import write_dataset
     from perturb.contrast import mc
     from perturb.dataset import read_dataset
 
@@ -100,6 +110,7 @@ def _write_sandbox(root: Path) -> None:
     mc.write_mc_tsv(rows, root / "contrast" / "mc.tsv")
     shutil.copytree(REPO / "examples", root / "examples")             # a copy: scripts may write there
     (root / "shared").mkdir()
+    write_dataset(root / "demo-out" / "data")                        # what `make demo` leaves there
 
 
 @pytest.fixture(scope="session")
@@ -124,8 +135,11 @@ def tiny_models(tmp_path_factory):
     return get
 
 
-def substitute(text: str, models) -> str:
-    """The documented substitutions (module docstring), applied to a command or a snippet."""
+def substitute(text: str, models, doc: str = "") -> str:
+    """The documented substitutions (module docstring), applied to a command or a snippet of ``doc``."""
+    for (where, pattern), extra in NARROW.items():
+        if doc == where and re.search(pattern, text):
+            text = f"{text} {extra}"
     for name, family in HUB_MODELS.items():
         if name in text:
             text = text.replace(name, str(models(family)))
@@ -195,7 +209,7 @@ def run_file(blocks: list[Block], cwd: Path, models) -> int:
         else:
             for command in block.commands:
                 start = time.perf_counter()
-                run_command(block, command, substitute(command.text, models), cwd)
+                run_command(block, command, substitute(command.text, models, str(block.path)), cwd)
                 print(f"{time.perf_counter() - start:6.1f} s  {block.where(command.line)}  {command.text[:80]}")
         ran += 1
     return ran
@@ -242,6 +256,7 @@ SAMPLE = """\
 
 ```bash
 perturb list --modality video   # the video ones
+perturb bench --model hf:a/b#itm --out o
 perturb check r.json \\
     --min gamma_r=0.8           # exits 1
 ```
@@ -271,12 +286,15 @@ unlabelled
 def test_collection_rules():
     blocks = markdown_blocks(Path("doc.md"), SAMPLE)
     assert [(b.line, b.lang, b.runnable, b.skip) for b in blocks] == [
-        (3, "bash", True, None), (10, "sh", False, "needs a cluster"), (14, "text", False, None),
-        (20, "python", True, None), (24, "", False, None)]
+        (3, "bash", True, None), (12, "sh", False, "needs a cluster"), (16, "text", False, None),
+        (22, "python", True, None), (26, "", False, None)]
     assert blocks[0].commands == (Command("perturb list --modality video", 4, 0),
-                                  Command("perturb check r.json --min gamma_r=0.8", 5, 1))
+                                  Command("perturb bench --model hf:a/b#itm --out o", 5, 0),
+                                  Command("perturb check r.json --min gamma_r=0.8", 6, 1))
     assert blocks[3].code == "x = 1\n"
     assert blocks[0].where(5) == "doc.md:5"
+    assert substitute("perturb bench --model m", None, "docs/models.md").endswith("Typos --bootstrap 0")
+    assert substitute("perturb bench --model m", None, "README.md") == "perturb bench --model m"
 
 
 def test_substitutions(tiny_models):
