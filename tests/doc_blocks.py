@@ -67,7 +67,7 @@ def markdown_blocks(path: Path, text: str | None = None) -> list[Block]:
             end += 1
         if end == len(lines):
             raise ValueError(f"{path}:{k + 1}: unclosed code fence")
-        body = [ln[indent:] if ln[:indent].isspace() else ln.lstrip() for ln in lines[k + 1:end]]
+        body = [ln[indent:] if not ln[:indent].strip() else ln.lstrip() for ln in lines[k + 1:end]]
         code = "\n".join(body) + "\n"
         skip = _no_run_reason(lines, k)
         commands = tuple(shell_commands(code, k + 2)) if lang in SHELL else ()

@@ -69,12 +69,14 @@ SUBSTITUTIONS = (
 )
 # (file, command pattern): appended to matching commands (argparse keeps an option's last value), so
 # they run one video and one text perturbation at one severity without bootstrap. The ready commands
-# of docs/models.md differ from one another only in the model and its options, and the demo data's
-# full benchmark over 40 videos is `make demo` (two minutes); every perturbation at every severity
-# runs in README.md's and docs/benchmark.md's other `perturb bench` commands.
+# of docs/models.md differ from one another only in the model and its options; the demo data's
+# full benchmark over 40 videos is `make demo` (two minutes); the GPU recipe decodes at 224 px, where
+# the full loop takes a minute on 2 cores. Every perturbation at every severity runs in README.md's
+# `perturb bench` command.
 ONE_CONFIGURATION = "--video-perturbations gaussian_noise --severities 1 --text-perturbations Typos --bootstrap 0"
 NARROW = {("docs/models.md", r"^perturb bench "): ONE_CONFIGURATION,
-          ("docs/benchmark.md", r"^perturb bench .*--dataset demo-out/"): ONE_CONFIGURATION}
+          ("docs/benchmark.md", r"^perturb bench .*--dataset demo-out/"): ONE_CONFIGURATION,
+          ("docs/benchmark.md", r"^perturb bench .*--size 224"): ONE_CONFIGURATION}
 TAIL = 3000                                     # characters of output shown with a failure
 
 
@@ -163,7 +165,7 @@ def run_python(block: Block, code: str, namespace: dict) -> None:
     out = io.StringIO()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            exec(compile(code, str(block.path), "exec"), namespace)
+            exec(compile("\n" * block.line + code, str(block.path), "exec"), namespace)   # file's line numbers
             for name in sorted(set(namespace) - before):
                 if name.startswith("test_") and callable(namespace[name]):
                     namespace[name]()
@@ -274,7 +276,8 @@ perturb bench --model SPEC [--out DIR]
 - a list item:
 
   ```python
-  x = 1
+  def f():
+      return 1
   ```
 
 ```
@@ -287,11 +290,11 @@ def test_collection_rules():
     blocks = markdown_blocks(Path("doc.md"), SAMPLE)
     assert [(b.line, b.lang, b.runnable, b.skip) for b in blocks] == [
         (3, "bash", True, None), (12, "sh", False, "needs a cluster"), (16, "text", False, None),
-        (22, "python", True, None), (26, "", False, None)]
+        (22, "python", True, None), (27, "", False, None)]
     assert blocks[0].commands == (Command("perturb list --modality video", 4, 0),
                                   Command("perturb bench --model hf:a/b#itm --out o", 5, 0),
                                   Command("perturb check r.json --min gamma_r=0.8", 6, 1))
-    assert blocks[3].code == "x = 1\n"
+    assert blocks[3].code == "def f():\n    return 1\n"
     assert blocks[0].where(5) == "doc.md:5"
     assert substitute("perturb bench --model m", None, "docs/models.md").endswith("Typos --bootstrap 0")
     assert substitute("perturb bench --model m", None, "README.md") == "perturb bench --model m"
@@ -314,5 +317,5 @@ def test_a_failure_names_file_line_and_command(tmp_path, monkeypatch):
     first = str(e.value).splitlines()[0]
     assert first == "docs/x.md:5: `perturb describe no_such_op` exited 2 (expected 0)"
     py = markdown_blocks(Path("README.md"), "```python\ny = undefined_name\n```\n")[0]
-    with pytest.raises(DocFailure, match=r"(?s)^README.md:1: python block failed.*NameError"):
+    with pytest.raises(DocFailure, match=r'(?s)^README.md:1: python block failed.*File "README.md", line 2.*NameError'):
         run_file([py], tmp_path, None)
