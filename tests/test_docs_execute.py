@@ -77,6 +77,7 @@ ONE_CONFIGURATION = "--video-perturbations gaussian_noise --severities 1 --text-
 NARROW = {("docs/models.md", r"^perturb bench "): ONE_CONFIGURATION,
           ("docs/benchmark.md", r"^perturb bench .*--dataset demo-out/"): ONE_CONFIGURATION,
           ("docs/benchmark.md", r"^perturb bench .*--size 224"): ONE_CONFIGURATION}
+HUB_NAME = re.compile(r"\b(?:hf|clip):([A-Za-z0-9][\w.-]*/[\w.-]+)")    # after substitution: unknown ones
 TAIL = 3000                                     # characters of output shown with a failure
 
 
@@ -160,6 +161,14 @@ def _fail(block: Block, line: int, what: str, detail: str) -> DocFailure:
     return DocFailure(f"{block.where(line)}: {what}\n{detail[-TAIL:]}")
 
 
+def _known_models_only(block: Block, line: int, text: str) -> str:
+    unknown = sorted(set(HUB_NAME.findall(text)))
+    if unknown:
+        raise _fail(block, line, f"no tiny stand-in for {', '.join(unknown)}: add it to HUB_MODELS in "
+                                 "tests/test_docs_execute.py", "")
+    return text
+
+
 def run_python(block: Block, code: str, namespace: dict) -> None:
     before = set(namespace)
     out = io.StringIO()
@@ -206,12 +215,13 @@ def run_file(blocks: list[Block], cwd: Path, models) -> int:
             continue
         if block.lang in PYTHON:
             start = time.perf_counter()
-            run_python(block, substitute(block.code, models), namespace)
+            run_python(block, _known_models_only(block, block.line, substitute(block.code, models)), namespace)
             print(f"{time.perf_counter() - start:6.1f} s  {block.where()}  python block")
         else:
             for command in block.commands:
                 start = time.perf_counter()
-                run_command(block, command, substitute(command.text, models, str(block.path)), cwd)
+                text = substitute(command.text, models, str(block.path))
+                run_command(block, command, _known_models_only(block, command.line, text), cwd)
                 print(f"{time.perf_counter() - start:6.1f} s  {block.where(command.line)}  {command.text[:80]}")
         ran += 1
     return ran
@@ -240,6 +250,9 @@ def test_every_block_is_run_or_marked():
                                 f"{', '.join(PYTHON + SHELL)} (run) or {', '.join(DATA)} (not run)")
             elif b.lang in SHELL and b.skip is None and not b.commands:
                 problems.append(f"{b.where()}: a shell block without a command")
+    for path in EXAMPLES:                                 # a new example script documents how to run it
+        if not BLOCKS[str(path.relative_to(REPO))]:
+            problems.append(f"{path.relative_to(REPO)}: no usage line (an indented `python ...` line in its docstring)")
     assert problems == [], "\n".join(problems)
 
 
@@ -316,6 +329,9 @@ def test_a_failure_names_file_line_and_command(tmp_path, monkeypatch):
         run_file([block], tmp_path, None)
     first = str(e.value).splitlines()[0]
     assert first == "docs/x.md:5: `perturb describe no_such_op` exited 2 (expected 0)"
+    hub = markdown_blocks(Path("docs/y.md"), "```bash\nperturb bench --model hf:someone/unknown-model\n```\n")[0]
+    with pytest.raises(DocFailure, match="^docs/y.md:2: no tiny stand-in for someone/unknown-model"):
+        run_file([hub], tmp_path, None)
     py = markdown_blocks(Path("README.md"), "```python\ny = undefined_name\n```\n")[0]
     with pytest.raises(DocFailure, match=r'(?s)^README.md:1: python block failed.*File "README.md", line 2.*NameError'):
         run_file([py], tmp_path, None)
