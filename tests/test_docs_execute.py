@@ -15,8 +15,9 @@ versions of everything the docs point at (SANDBOX below), so relative paths reso
 Documented substitutions, the only differences from the text as written (SUBSTITUTIONS, HUB_MODELS,
 NARROW): hub checkpoints become tiny local checkpoints of the same family (tests/hf_models.py; the
 hub cannot be reached here), ``--device cuda`` becomes ``--device cpu``, the absolute dataset roots
-``/data/`` and ``/shared/`` become folders of the sandbox, and docs/models.md's benchmarks run one
-perturbation each (NARROW says why). Nothing else is stubbed.
+``/data/`` and ``/shared/`` become folders of the sandbox, ``perturb build`` runs with ``--jobs 1``,
+and docs/models.md's benchmarks run one perturbation each (IN_PROCESS_BUILD and NARROW say why).
+Nothing else is stubbed.
 
 Blocks that are not meant to run are marked in the Markdown: a data info string (```text for
 synopses and output listings, ```json, ```yaml ...) or ``<!-- no-run: REASON -->`` before the fence.
@@ -77,6 +78,10 @@ ONE_CONFIGURATION = "--video-perturbations gaussian_noise --severities 1 --text-
 NARROW = {("docs/models.md", r"^perturb bench "): ONE_CONFIGURATION,
           ("docs/benchmark.md", r"^perturb bench .*--dataset demo-out/"): ONE_CONFIGURATION,
           ("docs/benchmark.md", r"^perturb bench .*--size 224"): ONE_CONFIGURATION}
+# `perturb build` runs with `--jobs 1` (in this process): its files are byte-identical whatever the
+# worker count (tests/test_dataset_build.py), and each new worker process would load spaCy, WordNet
+# and MiniLM again, which costs more than the tiny builds themselves on 2 cores.
+IN_PROCESS_BUILD = "--jobs 1"
 HUB_NAME = re.compile(r"\b(?:hf|clip):([A-Za-z0-9][\w.-]*/[\w.-]+)")    # after substitution: unknown ones
 TAIL = 3000                                     # characters of output shown with a failure
 
@@ -140,6 +145,9 @@ def tiny_models(tmp_path_factory):
 
 def substitute(text: str, models, doc: str = "") -> str:
     """The documented substitutions (module docstring), applied to a command or a snippet of ``doc``."""
+    if text.startswith("perturb build ") and "--backend" not in text:
+        text = re.sub(r"--jobs \d+", IN_PROCESS_BUILD, text)
+        text = text if IN_PROCESS_BUILD in text else f"{text} {IN_PROCESS_BUILD}"
     for (where, pattern), extra in NARROW.items():
         if doc == where and re.search(pattern, text):
             text = f"{text} {extra}"
@@ -320,6 +328,9 @@ def test_substitutions(tiny_models):
     assert text == ("perturb bench --model hf:/m/clip#embed --dataset data/msrvtt --out shared/x "
                     "--device cpu --perturb-device cpu")
     assert substitute("read('a/data/b')", fake.__getitem__) == "read('a/data/b')"
+    assert substitute("perturb build d --out o --jobs 4 --format npy", None) == "perturb build d --out o --jobs 1 --format npy"
+    assert substitute("perturb build d --out o", None) == "perturb build d --out o --jobs 1"
+    assert substitute("perturb build d --backend dask --jobs 4", None) == "perturb build d --backend dask --jobs 4"
 
 
 def test_a_failure_names_file_line_and_command(tmp_path, monkeypatch):
