@@ -2,11 +2,11 @@
 
 The baseline is the results.json of the workflow's own benchmark (the "Demo data" and "Benchmark a
 fixed subset" steps of examples/ci/robustness.yml) on unchanged code. This runs those two steps in
-a temporary folder and writes the results beside this script; with --check it only compares and
-exits 1, naming every value that moved, when the committed file has drifted.
+a temporary folder and writes the results beside this script (run it without arguments, then
+commit the file); with --check it only compares and exits 1, naming every value that moved, when
+the committed file has drifted:
 
     python examples/ci/make_baseline.py --check
-    python examples/ci/make_baseline.py
 """
 from __future__ import annotations
 
