@@ -70,7 +70,10 @@ def markdown_blocks(path: Path, text: str | None = None) -> list[Block]:
         body = [ln[indent:] if not ln[:indent].strip() else ln.lstrip() for ln in lines[k + 1:end]]
         code = "\n".join(body) + "\n"
         skip = _no_run_reason(lines, k)
-        commands = tuple(shell_commands(code, k + 2)) if lang in SHELL else ()
+        try:
+            commands = tuple(shell_commands(code, k + 2)) if lang in SHELL else ()
+        except ValueError as e:
+            raise ValueError(f"{path}:{e}") from None
         blocks.append(Block(path, k + 1, lang, code, skip, commands))
         k = end + 1
     return blocks
@@ -102,11 +105,14 @@ def shell_commands(code: str, first_line: int) -> list[Command]:
             continue
         comment = _comment(whole)
         command = (whole[:len(whole) - len(comment) - 1] if comment else whole).strip()
-        shlex.split(command)                                  # unbalanced quotes fail here, with the line
+        try:
+            shlex.split(command)
+        except ValueError as e:                               # unbalanced quotes
+            raise ValueError(f"{start}: {e}: {command}") from None
         m = EXIT.search(comment)
         out.append(Command(command, start, int(m.group(1)) if m else 0))
     if pending:
-        raise ValueError(f"line {start}: a command ends with a line continuation")
+        raise ValueError(f"{start}: a command ends with a line continuation")
     return out
 
 

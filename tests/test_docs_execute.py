@@ -316,6 +316,8 @@ def test_collection_rules():
                                   Command("perturb bench --model hf:a/b#itm --out o", 5, 0),
                                   Command("perturb check r.json --min gamma_r=0.8", 6, 1))
     assert blocks[3].code == "def f():\n    return 1\n"
+    with pytest.raises(ValueError, match=r"^doc.md:2: No closing quotation: perturb text 'open"):
+        markdown_blocks(Path("doc.md"), "```bash\nperturb text 'open\n```\n")
     assert blocks[0].where(5) == "doc.md:5"
     assert substitute("perturb bench --model m", None, "docs/models.md").endswith("Typos --bootstrap 0")
     assert substitute("perturb bench --model m", None, "README.md") == "perturb bench --model m"
