@@ -348,3 +348,27 @@ def test_a_failure_names_file_line_and_command(tmp_path, monkeypatch):
     py = markdown_blocks(Path("README.md"), "```python\ny = undefined_name\n```\n")[0]
     with pytest.raises(DocFailure, match=r'(?s)^README.md:1: python block failed.*File "README.md", line 2.*NameError'):
         run_file([py], tmp_path, None)
+
+
+# ------------------------------------------------------------------- docs that list what the code has
+
+def _subcommand_options(name: str) -> set[str]:
+    from perturb.cli import build_parser
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command").choices[name]
+    return {opt for action in sub._actions for opt in action.option_strings if opt.startswith("--")} - {"--help"}
+
+
+def test_bench_synopsis_lists_every_option():
+    synopsis = next(b.code for b in BLOCKS["docs/benchmark.md"] if b.lang == "text" and b.code.startswith("perturb bench"))
+    missing = sorted(opt for opt in _subcommand_options("bench") if not re.search(rf"{opt}\b(?!-)", synopsis))
+    assert missing == [], f"docs/benchmark.md's synopsis misses {', '.join(missing)}"
+
+
+def test_every_hf_family_is_documented_and_its_command_runs():
+    from perturb.bench.adapters.hf import FAMILIES
+    models_md = (REPO / "docs" / "models.md").read_text(encoding="utf-8")
+    assert [f.cls for f in FAMILIES if f"`{f.cls}`" not in models_md] == []
+    assert set(HUB_MODELS.values()) == {f.name for f in FAMILIES}          # a tiny stand-in per family
+    commands = " ".join(c.text for b in BLOCKS["docs/models.md"] if b.runnable for c in b.commands)
+    assert [name for name in HUB_MODELS if f"hf:{name}" not in commands] == []
