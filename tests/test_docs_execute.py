@@ -101,7 +101,9 @@ BLOCKS = doc_blocks()
 
 def _write_sandbox(root: Path) -> None:
     """Small versions of every path the docs name, relative to the folder commands run in."""
-    import datasets                                     # tests/datasets.py: real encoded videos
+    if str(REPO) not in sys.path:                       # tests/datasets.py, not a `datasets` package
+        sys.path.insert(0, str(REPO))
+    from tests import datasets                          # small real encoded videos in each reader's layout
 
     from perturb.bench.demo_data import write_dataset
     from perturb.contrast import mc
