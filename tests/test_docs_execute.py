@@ -374,3 +374,13 @@ def test_every_hf_family_is_documented_and_its_command_runs():
     assert set(HUB_MODELS.values()) == {f.name for f in FAMILIES}          # a tiny stand-in per family
     commands = " ".join(c.text for b in BLOCKS["docs/models.md"] if b.runnable for c in b.commands)
     assert [name for name in HUB_MODELS if f"hf:{name}" not in commands] == []
+
+
+def test_policy_shown_in_ci_md_is_a_valid_policy(tmp_path):
+    from perturb.gate.rules import load_policy
+    block = next(b for b in BLOCKS["docs/ci.md"] if b.lang == "yaml")
+    path = tmp_path / "policy.yaml"
+    path.write_text(block.code)
+    policy = load_policy(path)
+    assert len(policy.rules) == 5
+    assert dict(policy.compare) == {"max_drop": 0.02, "significance": 0.05, "metrics": ["gamma_r", "t2v.R@1"]}
