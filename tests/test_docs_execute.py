@@ -1,7 +1,7 @@
 """Every command and snippet of README.md, docs/*.md and examples/ runs as written.
 
 Each documentation file is one test. Its blocks run in order in a fresh folder that holds small
-versions of everything the docs point at (SANDBOX below), so relative paths resolve:
+versions of everything the docs point at (_write_sandbox below), so relative paths resolve:
 
 - ``python`` blocks are executed in one namespace per file (a later block sees an earlier block's
   names, as in a reader's session); functions named ``test_*`` that a block defines are then called,
@@ -12,15 +12,16 @@ versions of everything the docs point at (SANDBOX below), so relative paths reso
   exit 0, or N when its comment says ``exits N``;
 - an example script's usage lines (indented ``python ...`` lines of its docstring) are commands too.
 
-Documented substitutions, the only differences from the text as written (SUBSTITUTIONS, HUB_MODELS,
-NARROW): hub checkpoints become tiny local checkpoints of the same family (tests/hf_models.py; the
-hub cannot be reached here), ``--device cuda`` becomes ``--device cpu``, the absolute dataset roots
-``/data/`` and ``/shared/`` become folders of the sandbox, ``perturb build`` runs with ``--jobs 1``,
-and docs/models.md's benchmarks run one perturbation each (IN_PROCESS_BUILD and NARROW say why).
-Nothing else is stubbed.
+Documented substitutions, the only differences from the text as written (HUB_MODELS, SUBSTITUTIONS,
+IN_PROCESS_BUILD, NARROW, each with its reason): hub checkpoints become tiny local checkpoints of the
+same family (tests/hf_models.py; the hub cannot be reached here), ``--device cuda`` becomes
+``--device cpu`` on a machine without CUDA, the absolute dataset roots ``/data/`` and ``/shared/``
+become folders of the sandbox, ``perturb build`` runs with ``--jobs 1``, and a few benchmark
+commands run one configuration. Nothing else is stubbed.
 
 Blocks that are not meant to run are marked in the Markdown: a data info string (```text for
-synopses and output listings, ```json, ```yaml ...) or ``<!-- no-run: REASON -->`` before the fence.
+synopses and output listings, ```json, ```yaml ...) or ``<!-- no-run: REASON -->`` (a reason is
+required) on the last non-blank line before the fence.
 test_every_block_is_run_or_marked fails on a block that is neither, so a new block is executed
 (or its exemption is written down) automatically. A failure names the file, the line and the command.
 examples/ci/robustness.yml is run step by step by tests/test_gate_workflow.py.
@@ -28,6 +29,7 @@ examples/ci/robustness.yml is run step by step by tests/test_gate_workflow.py.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import re
@@ -61,10 +63,13 @@ HUB_MODELS = {
     "llava-hf/llava-onevision-qwen2-0.5b-ov-hf": "llava_onevision",
     "LanguageBind/Video-LLaVA-7B-hf": "video_llava",
 }
-# (pattern, replacement): no GPU in CI; absolute dataset roots of the docs live in the sandbox.
-SUBSTITUTIONS = (
+# (pattern, replacement): absolute dataset roots of the docs live in the sandbox; without CUDA
+# (CPU_ONLY, applied only then) the GPU recipes run on the CPU.
+CPU_ONLY = (
     (r"--device cuda\b", "--device cpu"),
     (r"--perturb-device cuda\b", "--perturb-device cpu"),
+)
+SUBSTITUTIONS = (
     (r"(?<![\w.])/data/", "data/"),
     (r"(?<![\w.])/shared/", "shared/"),
 )
@@ -145,6 +150,12 @@ def tiny_models(tmp_path_factory):
     return get
 
 
+@functools.lru_cache(maxsize=None)
+def _has_cuda() -> bool:
+    import torch
+    return torch.cuda.is_available()
+
+
 def substitute(text: str, models, doc: str = "") -> str:
     """The documented substitutions (module docstring), applied to a command or a snippet of ``doc``."""
     if text.startswith("perturb build ") and "--backend" not in text:
@@ -156,7 +167,7 @@ def substitute(text: str, models, doc: str = "") -> str:
     for name, family in HUB_MODELS.items():
         if name in text:
             text = text.replace(name, str(models(family)))
-    for pattern, replacement in SUBSTITUTIONS:
+    for pattern, replacement in SUBSTITUTIONS + (() if _has_cuda() else CPU_ONLY):
         text = re.sub(pattern, replacement, text)
     return text
 
@@ -325,7 +336,8 @@ def test_collection_rules():
     assert substitute("perturb bench --model m", None, "README.md") == "perturb bench --model m"
 
 
-def test_substitutions(tiny_models):
+def test_substitutions(monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "_has_cuda", lambda: False)
     fake = {"clip": Path("/m/clip")}
     text = substitute("perturb bench --model hf:openai/clip-vit-base-patch32#embed --dataset /data/msrvtt "
                       "--out /shared/x --device cuda --perturb-device cuda", fake.__getitem__)
