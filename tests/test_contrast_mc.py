@@ -121,3 +121,21 @@ def test_entailment_set(tmp_path):
         ("v2", "A cat sleeps.", 1, "")]
     text = write_entailment(pairs, tmp_path / "e.tsv").read_text().splitlines()
     assert text[0] == "video\tcaption\tlabel\ttype" and text[2] == "v1\tTwo women are doing wrestling.\t0\tgender"
+
+
+def test_dataset_items_make_mc_entries_and_a_set_writes_directly(tmp_path):
+    from perturb.dataset.items import Item
+    its = [Item(f"v{k}", f"v{k}", f"v{k}.mp4", (f"caption {k} of a thing", f"second caption {k}"),
+                group="g" if k < 6 else None) for k in range(8)]
+    its.append(Item("empty", "empty", "empty.mp4", ()))
+    entries = mc.entries(its)
+    assert [(e.clip, e.caption, e.group) for e in entries[:2]] == [("v0", "caption 0 of a thing", "g"),
+                                                                  ("v1", "caption 1 of a thing", "g")]
+    assert len(entries) == 8                                # the item without captions is left out
+    result = mc.random_mc(its, seed=0)
+    assert len(result) == 8 and list(result) == result.rows
+    check_rows(result.rows, {e.clip: e.caption for e in entries})
+    back = mc.read_mc_tsv(mc.write_mc_tsv(result, tmp_path / "mc.tsv"))
+    assert [(r.clip, r.endings, r.label) for r in back] == [(r.clip, r.endings, r.label) for r in result.rows]
+    assert [r.to_dict() for r in mc.read_mc_jsonl(mc.write_mc_jsonl(result, tmp_path / "mc.jsonl"))] \
+        == [r.to_dict() for r in result.rows]

@@ -85,3 +85,10 @@ def test_cli_refuses_a_caption_that_is_not_valid_text(capsys):
         err = capsys.readouterr().err
         assert err.startswith("perturb text: error: caption at index 0 'a man \\ud800 runs'")
         assert err.count("\n") == 1
+
+
+def test_missing_spacy_hint_installs_from_the_repository_not_a_pypi_project():
+    from perturb.text.resources import INSTALL
+    hint = INSTALL["spacy"]
+    assert "pip install 'perturb[text]'" not in hint          # "perturb" on PyPI is another project
+    assert "pip install -e '.[text]'" in hint and "repository" in hint

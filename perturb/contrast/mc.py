@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -53,14 +53,27 @@ class MCSet:
     filtered: int = 0
     filtered_clips: list[str] = field(default_factory=list)
 
+    def __iter__(self) -> Iterator[MCRow]:
+        """The rows, so a set goes straight to :func:`write_mc_tsv` / :func:`write_mc_jsonl`."""
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
 
 def entries(items: Iterable[Any]) -> list[Entry]:
-    """Entries from (clip, caption[, group]) tuples, dicts or Entry objects. A caption must be
-    a non-empty string: None or a number would otherwise become an ending such as 'None'."""
+    """Entries from (clip, caption[, group]) tuples, dicts, Entry objects or dataset Items
+    (``read_dataset``: the item id, its first caption and its group; items without captions are
+    left out). A caption must be a non-empty string: None or a number would otherwise become an
+    ending such as 'None'."""
     out = []
     for k, it in enumerate(items):
         if isinstance(it, Entry):
             clip, caption, group = it.clip, it.caption, it.group
+        elif hasattr(it, "item_id") and hasattr(it, "captions"):      # a dataset Item
+            if not it.captions:
+                continue
+            clip, caption, group = it.item_id, it.captions[0], it.group
         elif isinstance(it, dict):
             clip, caption, group = it["clip"], it["caption"], it.get("group")
         else:

@@ -19,7 +19,7 @@ import re
 import shlex
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -161,6 +161,13 @@ class _Lock:
 
 
 # ------------------------------------------------------------------------------------- build
+def _absolute(item: Item) -> Item:
+    """The item with an absolute video path, so a worker started in another directory finds it."""
+    if not item.video_path or os.path.isabs(item.video_path):
+        return item
+    return replace(item, video_path=os.path.abspath(item.video_path))
+
+
 def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *,
           reader: str | None = None,
           video_perturbations: str | Iterable[str | Spec] | None = DEFAULT_VIDEO_SELECTION,
@@ -186,14 +193,14 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
         items = read_dataset(dataset, reader)
     else:
         items = list(dataset)
-    items = items[:limit] if limit is not None else items
+    items = [_absolute(it) for it in (items[:limit] if limit is not None else items)]
     vspecs = resolve(video_perturbations, "video")
     tspecs = resolve(text_perturbations, "text")
     sevs = parse_severities(severities)
     fmt = encode.get_format(format)
     pre = Preprocess(short_side, fps)
     check_items(items, bool(vspecs), str(dataset) if isinstance(dataset, (str, os.PathLike)) else "items")
-    root = Path(out)
+    root = Path(out).absolute()           # workers may run elsewhere (a reused pool, a cluster)
     root.mkdir(parents=True, exist_ok=True)
     lock = _Lock(root)
     try:

