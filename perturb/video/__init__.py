@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 # Category modules register their perturbations on import, in the paper's order.
-from . import noise, blur, digital, temporal, camera  # noqa: F401,I001
+from . import noise, blur, digital, temporal, camera, weather  # noqa: F401,I001
 from .api import Compose, Perturbation, apply, draw, get
 from .render import Draw
 

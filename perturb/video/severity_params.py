@@ -35,6 +35,18 @@ SEVERITY_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     "static_rotate":    {"degrees": (7.5, 15, 30, 45, 90)},
     "rotate":           {"max_degrees": (6, 12, 18, 24, 30)},
     "translate":        {"max_shift": (8, 16, 24, 32, 40)},
+    # weather: imagecorruptions 1.1.2 (corruptions.py), its c[i] under names; the video-only
+    # columns (drift, fall: px/frame of the clip's layer) are ours
+    "fog":     {"strength": (1.5, 2.0, 2.5, 2.5, 3.0), "decay": (2.0, 2.0, 1.7, 1.5, 1.4),
+                "wibble": (100,) * 5, "drift": (0.5,) * 5},
+    "frost":   {"scale": (1.0, 0.8, 0.7, 0.65, 0.6), "frost": (0.4, 0.6, 0.7, 0.7, 0.75)},
+    "snow":    {"mean": (0.1, 0.2, 0.55, 0.55, 0.55), "std": (0.3,) * 5,
+                "zoom": (3.0, 2.0, 4.0, 4.5, 2.5), "threshold": (0.5, 0.5, 0.9, 0.85, 0.85),
+                "radius": (10, 12, 12, 12, 12), "sigma": (4, 4, 8, 8, 12),
+                "blend": (0.8, 0.7, 0.7, 0.65, 0.55), "fall": (4.0,) * 5},
+    "spatter": {"mean": (0.65, 0.65, 0.65, 0.65, 0.67), "std": (0.3, 0.3, 0.3, 0.3, 0.4),
+                "sigma": (4, 3, 2, 1, 1), "threshold": (0.69, 0.68, 0.68, 0.65, 0.65),
+                "smear": (0.6, 0.6, 0.5, 1.5, 1.5), "mud": (0, 0, 0, 1, 1), "drift": (0.5,) * 5},
 }
 
 PAPER_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {

@@ -1,0 +1,51 @@
+"""Torch kernels of the weather ops, on float (N, 3, H, W) frames of 0..255 levels.
+
+The layers come from the host (:func:`.weather.frame_layers`), the same arrays the numpy
+kernels use; only the compositing runs on the device, in the numpy kernels' float32 order.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import torch
+
+from .weather import GRAY_WEIGHTS, frame_layers
+
+
+def _layers(name: str, x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """The output frames' layers stacked on x's device, channels first."""
+    _, _, h, w = x.shape
+    stack = np.stack(frame_layers(name, drawn, params, ids, h, w))
+    layers = torch.from_numpy(stack).to(x.device)
+    return layers[:, None] if layers.ndim == 3 else layers.permute(0, 3, 1, 2)
+
+
+def _levels(y: torch.Tensor) -> torch.Tensor:
+    """[0, 1] values to rounded 0..255 levels, as :func:`._opencv_frames.to_uint8`."""
+    return torch.round((y * 255).clamp_(0, 255))
+
+
+def fog(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    v = x / 255
+    s = float(np.float32(params["strength"]))
+    peak = v.amax(dim=(1, 2, 3), keepdim=True)
+    return _levels((v + s * _layers("fog", x, ids, drawn, params)) * (peak / (peak + s)))
+
+
+def frost(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    scale, amount = float(np.float32(params["scale"])), float(np.float32(params["frost"]))
+    return torch.round((scale * x + amount * _layers("frost", x, ids, drawn, params)).clamp_(0, 255))
+
+
+def snow(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    v = x / 255
+    b = float(np.float32(params["blend"]))
+    weights = torch.from_numpy(GRAY_WEIGHTS).to(x.device)
+    lifted = torch.einsum("nchw,c->nhw", v, weights)[:, None] * 1.5 + 0.5
+    return _levels(b * v + (1 - b) * torch.maximum(v, lifted) + _layers("snow", x, ids, drawn, params))
+
+
+def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    layer = _layers("spatter", x, ids, drawn, params)
+    return torch.round((x * layer[:, :1] + layer[:, 1:]).clamp_(0, 255))

@@ -1,0 +1,214 @@
+"""Visual perturbations: weather (fog, frost, snow, spatter), after ImageNet-C (imagecorruptions 1.1.2).
+
+Each op lays a random layer over the frames (a plasma fog field, a frost texture, snow flakes,
+water or mud drops), generated on the host by :mod:`.weather_layers` from a key drawn once per
+clip, and composites it per frame (numpy here, torch in :mod:`._torch_weather`).
+
+For video the layer is drawn once per clip and moves coherently: frame t shows a window of one
+larger layer at an integer offset ``round(t·v)``, so fog drifts, snow falls and drops run down the
+lens at a constant velocity v (frost stays put, as ice on a lens does). The image suite draws
+every image anew; ``per_frame=True`` (see :func:`perturb.video.apply`) does that for every frame:
+an independent layer per frame, each one the image recipe at the frame's size. Either way a
+frame's layer is a function of (key, frame index, frame size), so any subset of frames renders
+as in the whole clip.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from ..registry import Spec, register
+from ._opencv_frames import to_uint8
+from .render import LazyKernel, Renderer
+from .severity_params import table
+from .weather_layers import fog_layer, frost_layer, snow_layer, spatter_layer
+
+Layer = Callable[[np.random.Generator, int, int, Mapping[str, Any], float], np.ndarray]
+LAYERS: dict[str, Layer] = {"fog": fog_layer, "frost": frost_layer, "snow": snow_layer,
+                            "spatter": spatter_layer}
+# Direction of travel (degrees, image axes: x right, y down) drawn uniformly in this range;
+# snow falls along its streak angle instead (drawn in SNOW_ANGLES, as the reference's blur).
+DRIFT_DIRECTIONS = {"fog": (0.0, 360.0), "spatter": (45.0, 135.0)}
+SNOW_ANGLES = (-135.0, -45.0)
+KEY_MAX = 2**63
+# Parameters that must be > 0 (the rest may be 0).
+POSITIVE = {"fog": ("strength", "decay", "wibble"), "frost": ("scale",),
+            "snow": ("std", "zoom", "radius", "sigma"), "spatter": ("std", "sigma", "smear")}
+
+
+def check_params(name: str, params: Mapping[str, Any]) -> None:
+    """A ValueError naming the parameter when a weather op's parameters are out of range."""
+    for key, value in params.items():
+        if key == "per_frame":
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"per_frame must be True or False; got {value!r}")
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(value) or value < 0:
+            raise ValueError(f"{name}: expected {key} to be a finite number >= 0; got {value!r}")
+        if key in POSITIVE[name] and value <= 0:
+            raise ValueError(f"{name}: expected {key} > 0; got {value!r}")
+
+
+def drift_starts(velocity: np.ndarray, n_frames: int) -> np.ndarray:
+    """Window corners (y, x) in the clip's layer for frames 0..T-1 under drift ``velocity``
+    (vx, vy px/frame): content moves by round(t·v) at frame t. Non-negative, min 0 per axis."""
+    off = np.rint(np.arange(n_frames)[:, None] * np.asarray(velocity, np.float64)[None, ::-1])
+    return (off.max(axis=0) - off).astype(np.int64)
+
+
+def draw_weather(name: str) -> Callable[[np.random.Generator, int, Mapping[str, Any]], dict[str, np.ndarray]]:
+    """The drawer of op ``name``: one layer key, per-frame window corners, snow's streak angles."""
+    def draw(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        check_params(name, params)
+        per_frame = bool(params.get("per_frame", False))
+        drawn = {"key": np.array(int(rng.integers(0, KEY_MAX)), dtype=np.int64)}
+        angle = 0.0
+        if name == "snow":
+            angles = rng.uniform(*SNOW_ANGLES, size=n_frames if per_frame else 1)
+            drawn["angles"] = np.broadcast_to(angles, (n_frames,)).copy()
+            angle = float(angles[0])
+            speed, heading = params["fall"], angle + 180.0        # falls down along its streaks
+        elif name in DRIFT_DIRECTIONS:
+            heading = float(rng.uniform(*DRIFT_DIRECTIONS[name]))
+            speed = params["drift"]
+        else:
+            speed, heading = 0.0, 0.0
+        if per_frame:
+            speed = 0.0
+        theta = np.deg2rad(heading)
+        drawn["starts"] = drift_starts((speed * np.cos(theta), speed * np.sin(theta)), n_frames)
+        return drawn
+    return draw
+
+
+def _frozen(params: Mapping[str, Any]) -> tuple:
+    return tuple(sorted((k, v) for k, v in params.items() if k != "per_frame"))
+
+
+@lru_cache(maxsize=4)
+def _clip_layer(name: str, key: int, h: int, w: int, frozen: tuple, angle: float) -> np.ndarray:
+    """The whole clip's layer (read-only), cached: rendering frames in groups draws it once."""
+    layer = LAYERS[name](np.random.default_rng([key]), h, w, dict(frozen), angle)
+    layer.setflags(write=False)
+    return layer
+
+
+def frame_layers(name: str, drawn: Mapping[str, np.ndarray], params: Mapping[str, Any],
+                 ids: np.ndarray, h: int, w: int) -> list[np.ndarray]:
+    """The layer of each output frame ``ids`` for frames of h x w pixels (host float32 arrays)."""
+    key, frozen = int(drawn["key"]), _frozen(params)
+    angles = drawn.get("angles")
+    if params.get("per_frame", False):
+        return [LAYERS[name](np.random.default_rng([key, int(t)]), h, w, dict(frozen),
+                             0.0 if angles is None else float(angles[t])) for t in ids]
+    starts = drawn["starts"]
+    span = starts.max(axis=0)
+    layer = _clip_layer(name, key, h + int(span[0]), w + int(span[1]), frozen,
+                        0.0 if angles is None else float(angles[0]))
+    return [layer[y:y + h, x:x + w] for y, x in starts[ids].tolist()]
+
+
+# ------------------------------------------------------------------------- numpy composites
+def composite_fog(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
+    """(x + s·fog) · max / (max + s) on [0, 1] values, max the frame's brightest value."""
+    x = frame.astype(np.float32) / np.float32(255)
+    s = np.float32(params["strength"])
+    peak = x.max()
+    return to_uint8((x + s * layer[..., None]) * (peak / (peak + s)))
+
+
+def composite_frost(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
+    """scale·x + frost·texture on 0..255 levels."""
+    return to_uint8(np.float32(params["scale"]) * frame.astype(np.float32)
+                    + np.float32(params["frost"]) * layer, 1.0)
+
+
+GRAY_WEIGHTS = np.array([0.299, 0.587, 0.114], np.float32)      # OpenCV's RGB -> gray
+
+
+def composite_snow(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
+    """Greyed-bright blend b·x + (1-b)·max(x, 1.5·gray + 0.5), plus the flakes, on [0, 1]."""
+    x = frame.astype(np.float32) / np.float32(255)
+    b = np.float32(params["blend"])
+    lifted = (x @ GRAY_WEIGHTS)[..., None] * np.float32(1.5) + np.float32(0.5)
+    return to_uint8(b * x + (1 - b) * np.maximum(x, lifted) + layer[..., None])
+
+
+def composite_spatter(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
+    """x·keep + add on 0..255 levels (water: keep 1; mud: keep 1 - mask)."""
+    return to_uint8(frame.astype(np.float32) * layer[..., :1] + layer[..., 1:], 1.0)
+
+
+COMPOSITES = {"fog": composite_fog, "frost": composite_frost, "snow": composite_snow,
+              "spatter": composite_spatter}
+
+
+def numpy_kernel(name: str):
+    """The numpy kernel of op ``name``: each frame composited with its layer."""
+    def kernel(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+        _, h, w, _ = frames.shape
+        layers = frame_layers(name, drawn, params, ids, h, w)
+        out = np.empty_like(frames)
+        for i, (frame, layer) in enumerate(zip(frames, layers)):
+            out[i] = COMPOSITES[name](frame, layer, params)
+        return out
+    return kernel
+
+
+def whole_clip(name: str):
+    """The whole-clip function ``fn(clip, rng, **params)`` of op ``name``."""
+    def fn(clip: np.ndarray, rng: np.random.Generator, **params: Any) -> np.ndarray:
+        drawn = draw_weather(name)(rng, len(clip), params)
+        return numpy_kernel(name)(clip, np.arange(len(clip)), drawn, params)
+    fn.__name__ = name
+    return fn
+
+
+def renderer(name: str) -> Renderer:
+    return Renderer(draw=draw_weather(name),
+                    kernels={"numpy": numpy_kernel(name),
+                             "torch": LazyKernel("perturb.video._torch_weather", name)})
+
+
+# ------------------------------------------------------------------------------ registration
+_VIDEO = ("For video the layer is drawn once per clip and moves coherently (frame t shows a window "
+          "of one larger layer at offset round(t·v)); the image suite draws a new layer per image, "
+          "which per_frame=True reproduces frame by frame. The layer is generated on the host from a "
+          "key drawn from the clip's generator, so numpy and torch composite the same layer; "
+          "output is rounded to the nearest level (the reference truncates).")
+
+register(Spec(name="fog", fn=whole_clip("fog"), render=renderer("fog"),
+              modality="video", category="weather", aliases=("Fog",),
+              summary="A diamond-square plasma haze lifts and flattens the picture; drifts slowly",
+              severities=table("fog"), extra={"per_frame": True},
+              deviation="The reference's fog (diamond-square plasma, wibble 100, map the next power of "
+                        "two of the longer side, top-left crop) is restated with the clip's generator; "
+                        "the field translates by 0.5 px/frame in a random direction. " + _VIDEO))
+register(Spec(name="frost", fn=whole_clip("frost"), render=renderer("frost"),
+              modality="video", category="weather", aliases=("Frost",),
+              summary="Ice on the lens: scale·x + frost·texture with a procedural frost texture",
+              severities=table("frost"), extra={"per_frame": True},
+              deviation="The reference blends one of six frost photographs (randomly cropped); here the "
+                        "texture is grown procedurally (seeded): a soft plasma icing under ice needles "
+                        "with ±60° side branches, tinted bluish white. Frost stays still over the clip "
+                        "(ice on a lens does not drift). " + _VIDEO))
+register(Spec(name="snow", fn=whole_clip("snow"), render=renderer("snow"),
+              modality="video", category="weather", aliases=("Snow",),
+              summary="Streaked snow flakes over a greyed, brightened picture; flakes fall 4 px/frame",
+              severities=table("snow"), extra={"per_frame": True},
+              deviation="The reference's snow layer (normal noise, clipped zoom, threshold, motion blur at "
+                        "an angle in [-135°, -45°], plus its 180° turn); the noise is drawn at the zoomed-"
+                        "out size and enlarged bilinearly with OpenCV (scipy's zoom of a centre crop in "
+                        "the reference) and the streak uses rounded tap offsets with replicated edges. "
+                        "Flakes fall along their streaks at 4 px/frame. " + _VIDEO))
+register(Spec(name="spatter", fn=whole_clip("spatter"), render=renderer("spatter"),
+              modality="video", category="weather", aliases=("Spatter",),
+              summary="Water drops (severities 1-3) or mud (4-5) on the lens; drops run down slowly",
+              severities=table("spatter"), extra={"per_frame": True},
+              deviation="The reference's spatter layer (blurred thresholded noise; water: Canny, distance "
+                        "transform and ridge filter, pale turquoise; mud: brown mask), with scikit-image's "
+                        "Gaussian replaced by OpenCV's (4σ support, replicated edges). Drops drift "
+                        "0.5 px/frame downwards (45°-135°). " + _VIDEO))
