@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
+import numpy as np
+
 from ..registry import REGISTRY, Spec
 from ..rng import SeedLike, as_generator
 from .clip import _is_torch, to_numpy, torch_layout
@@ -22,17 +24,35 @@ def get(name: str) -> Spec:
     return REGISTRY.get(name, "video")
 
 
-def draw(name: str, severity: int, n_frames: int, *, seed: SeedLike = None) -> Draw:
+def draw(name: str, severity: int, n_frames: int, *, seed: SeedLike = None,
+         per_frame: bool = False) -> Draw:
     """Draw the parameters of ``name`` at ``severity`` for a clip of ``n_frames`` frames.
 
     Host-side and cheap; the result renders any output frames on any backend
     (:meth:`Draw.render`) and is picklable. ``seed`` is an int, a ``numpy.random.Generator``
-    (the clip's; drawn from) or None.
+    (the clip's; drawn from) or None. ``per_frame`` is :func:`apply`'s.
     """
     spec = get(name)
-    params = spec.params(severity)
+    params = with_options(spec, spec.params(severity), per_frame)
     n = check_n_frames(n_frames)
     return draw_for(spec, params, n, as_generator(seed), _level(spec, severity))
+
+
+def with_options(spec: Spec, params: dict[str, Any], per_frame: bool) -> dict[str, Any]:
+    """The severity's parameters plus the keyword options the op accepts (checked).
+
+    ``per_frame=True`` is accepted by ops whose entry says so (``spec.extra["per_frame"]``: the
+    weather ops, whose layer otherwise moves coherently over the clip); it draws every frame
+    independently, as the image suite draws every image.
+    """
+    if not isinstance(per_frame, (bool, np.bool_)):
+        raise ValueError(f"per_frame must be True or False; got {per_frame!r}")
+    if per_frame:
+        if not spec.extra.get("per_frame"):
+            takers = sorted(s.name for s in REGISTRY.select("video") if s.extra.get("per_frame"))
+            raise ValueError(f"{spec.name} has no per_frame option; ops that take it: {', '.join(takers)}")
+        params = {**params, "per_frame": True}
+    return params
 
 
 def _level(spec: Spec, severity: Any) -> int:
@@ -47,15 +67,18 @@ def _validated(clip: Any) -> tuple[Any, str | None]:
     return to_numpy(clip)[0], None
 
 
-def apply(clip: Any, name: str, severity: int = 3, *, seed: SeedLike = None) -> Any:
+def apply(clip: Any, name: str, severity: int = 3, *, seed: SeedLike = None,
+          per_frame: bool = False) -> Any:
     """Return a perturbed copy of ``clip`` (the input is never modified).
 
     ``clip`` is uint8 numpy (T, H, W, 3), or a torch uint8 (T, H, W, 3) / float (T, 3, H, W)
     tensor in [0, 1] on any device; the result has the same type, layout, dtype and device.
     ``severity`` is 1..5; ``seed`` is an int, a ``numpy.random.Generator`` or None.
+    ``per_frame=True`` (weather ops only) draws a new layer for every frame, as the image
+    suite does for every image, instead of one layer per clip moving coherently.
     """
     spec = get(name)
-    params = spec.params(severity)
+    params = with_options(spec, spec.params(severity), per_frame)
     src, layout = _validated(clip)
     drawn = draw_for(spec, params, len(src), as_generator(seed), _level(spec, severity))
     return drawn._render_clip(src, layout, output_frames(None, len(src)))
@@ -64,11 +87,13 @@ def apply(clip: Any, name: str, severity: int = 3, *, seed: SeedLike = None) -> 
 class Perturbation:
     """A visual perturbation at a fixed severity, as a callable: ``Perturbation("jpeg", 3)(clip)``."""
 
-    def __init__(self, name: str, severity: int = 3, *, seed: SeedLike = None) -> None:
+    def __init__(self, name: str, severity: int = 3, *, seed: SeedLike = None,
+                 per_frame: bool = False) -> None:
         self.spec = get(name)
-        self.spec.params(severity)          # validates the severity now, not at call time
+        with_options(self.spec, self.spec.params(severity), per_frame)   # validated now, not at call time
         self.severity = severity
         self.seed = seed
+        self.per_frame = per_frame
 
     @property
     def name(self) -> str:
@@ -76,10 +101,12 @@ class Perturbation:
 
     def draw(self, n_frames: int, *, seed: SeedLike = None) -> Draw:
         """Its parameters drawn for a clip of ``n_frames`` frames (see :func:`draw`)."""
-        return draw(self.spec.name, self.severity, n_frames, seed=self.seed if seed is None else seed)
+        return draw(self.spec.name, self.severity, n_frames, seed=self.seed if seed is None else seed,
+                    per_frame=self.per_frame)
 
     def __call__(self, clip: Any, *, seed: SeedLike = None) -> Any:
-        return apply(clip, self.spec.name, self.severity, seed=self.seed if seed is None else seed)
+        return apply(clip, self.spec.name, self.severity, seed=self.seed if seed is None else seed,
+                     per_frame=self.per_frame)
 
     def __repr__(self) -> str:
         return f"Perturbation({self.spec.name!r}, severity={self.severity})"

@@ -37,11 +37,11 @@ SEVERITY_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     "translate":        {"max_shift": (8, 16, 24, 32, 40)},
     # weather: imagecorruptions 1.1.2 (corruptions.py), its c[i] under names; the video-only
     # columns (drift, fall: px/frame of the clip's layer) are ours
-    "fog":     {"strength": (1.5, 2.0, 2.5, 2.5, 3.0), "decay": (2.0, 2.0, 1.7, 1.5, 1.4),
+    "fog":     {"strength": (1.5, 2.0, 2.5, 2.75, 3.0), "decay": (2.0, 2.0, 1.7, 1.5, 1.4),
                 "wibble": (100,) * 5, "drift": (0.5,) * 5},
-    "frost":   {"scale": (1.0, 0.8, 0.7, 0.65, 0.6), "frost": (0.4, 0.6, 0.7, 0.7, 0.75)},
+    "frost":   {"scale": (1.0, 0.8, 0.7, 0.65, 0.6), "frost": (0.4, 0.6, 0.7, 0.73, 0.75)},
     "snow":    {"mean": (0.1, 0.2, 0.55, 0.55, 0.55), "std": (0.3,) * 5,
-                "zoom": (3.0, 2.0, 4.0, 4.5, 2.5), "threshold": (0.5, 0.5, 0.9, 0.85, 0.85),
+                "zoom": (3.0, 2.0, 4.0, 4.5, 2.5), "threshold": (0.5, 0.5, 0.88, 0.85, 0.85),
                 "radius": (10, 12, 12, 12, 12), "sigma": (4, 4, 8, 8, 12),
                 "blend": (0.8, 0.7, 0.7, 0.65, 0.55), "fall": (4.0,) * 5},
     "spatter": {"mean": (0.65, 0.65, 0.65, 0.65, 0.67), "std": (0.3, 0.3, 0.3, 0.3, 0.4),
@@ -53,6 +53,10 @@ PAPER_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     "mpeg1": {"q:v": (20, 40, 60, 80, 100)},
     "mpeg2": {"q:v": (15, 30, 45, 60, 75)},
     "jumble": {"segment": (32, 16, 8, 4, 2)},    # paper text and reference code
+    # imagecorruptions 1.1.2; ours moved one value each so damage grows strictly on the sample clip
+    "fog": {"strength": (1.5, 2.0, 2.5, 2.5, 3.0), "decay": (2.0, 2.0, 1.7, 1.5, 1.4)},
+    "frost": {"scale": (1.0, 0.8, 0.7, 0.65, 0.6), "frost": (0.4, 0.6, 0.7, 0.7, 0.75)},
+    "snow": {"threshold": (0.5, 0.5, 0.9, 0.85, 0.85)},
 }
 
 

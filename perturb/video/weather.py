@@ -22,7 +22,7 @@ import numpy as np
 from ..registry import Spec, register
 from ._opencv_frames import to_uint8
 from .render import LazyKernel, Renderer
-from .severity_params import table
+from .severity_params import paper_table, table
 from .weather_layers import fog_layer, frost_layer, snow_layer, spatter_layer
 
 Layer = Callable[[np.random.Generator, int, int, Mapping[str, Any], float], np.ndarray]
@@ -183,14 +183,14 @@ _VIDEO = ("For video the layer is drawn once per clip and moves coherently (fram
 register(Spec(name="fog", fn=whole_clip("fog"), render=renderer("fog"),
               modality="video", category="weather", aliases=("Fog",),
               summary="A diamond-square plasma haze lifts and flattens the picture; drifts slowly",
-              severities=table("fog"), extra={"per_frame": True},
+              severities=table("fog"), paper=paper_table("fog"), extra={"per_frame": True},
               deviation="The reference's fog (diamond-square plasma, wibble 100, map the next power of "
                         "two of the longer side, top-left crop) is restated with the clip's generator; "
                         "the field translates by 0.5 px/frame in a random direction. " + _VIDEO))
 register(Spec(name="frost", fn=whole_clip("frost"), render=renderer("frost"),
               modality="video", category="weather", aliases=("Frost",),
               summary="Ice on the lens: scale·x + frost·texture with a procedural frost texture",
-              severities=table("frost"), extra={"per_frame": True},
+              severities=table("frost"), paper=paper_table("frost"), extra={"per_frame": True},
               deviation="The reference blends one of six frost photographs (randomly cropped); here the "
                         "texture is grown procedurally (seeded): a soft plasma icing under ice needles "
                         "with ±60° side branches, tinted bluish white. Frost stays still over the clip "
@@ -198,7 +198,7 @@ register(Spec(name="frost", fn=whole_clip("frost"), render=renderer("frost"),
 register(Spec(name="snow", fn=whole_clip("snow"), render=renderer("snow"),
               modality="video", category="weather", aliases=("Snow",),
               summary="Streaked snow flakes over a greyed, brightened picture; flakes fall 4 px/frame",
-              severities=table("snow"), extra={"per_frame": True},
+              severities=table("snow"), paper=paper_table("snow"), extra={"per_frame": True},
               deviation="The reference's snow layer (normal noise, clipped zoom, threshold, motion blur at "
                         "an angle in [-135°, -45°], plus its 180° turn); the noise is drawn at the zoomed-"
                         "out size and enlarged bilinearly with OpenCV (scipy's zoom of a centre crop in "
