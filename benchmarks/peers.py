@@ -96,6 +96,8 @@ def _serve(clip_path: str) -> None:
 
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
     sys.stdout = sys.stderr
+    if "float_" not in np.__dict__:       # fog's plasma uses np.float_, gone in NumPy 2: restore the
+        np.float_ = np.float64             # alias so the reference's own fog runs unchanged
     import imagecorruptions
     from imagecorruptions import corrupt
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from perturb.video.api import apply, get
 from perturb.video.blur import render_motion_blur
-from perturb.video.psnr import psnr
+from perturb.video.psnr import mean_psnr, psnr
 
 from .harness import Settings, interleaved, ms, table, timed, verdict
 from .peers import PeerWorker
@@ -25,8 +25,12 @@ from .peers import PeerWorker
 # our name -> peer name
 OPS = {"gaussian_noise": "gaussian_noise", "shot_noise": "shot_noise", "impulse_noise": "impulse_noise",
        "speckle_noise": "speckle_noise", "defocus_blur": "defocus_blur", "motion_blur": "motion_blur",
-       "zoom_blur": "zoom_blur", "jpeg": "jpeg_compression"}
+       "zoom_blur": "zoom_blur", "jpeg": "jpeg_compression",
+       "fog": "fog", "frost": "frost", "snow": "snow", "spatter": "spatter"}
 NOISE = ("gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise")
+WEATHER = ("fog", "frost", "snow", "spatter")
+# A value counts as covered by a weather layer when it moved by more than this many levels.
+COVERED_LEVELS = 16
 SEVERITIES = (1, 3, 5)
 TARGET = {"zoom_blur": 20.0}
 DEFAULT_TARGET = 5.0
@@ -43,10 +47,33 @@ def residual_stats(out: np.ndarray, clip: np.ndarray) -> tuple[float, float]:
     return float(r.mean()), float(r.std())
 
 
+def output_stats(out: np.ndarray, clip: np.ndarray) -> dict[str, float]:
+    """Mean and std of the output levels, the fraction of values a layer covers (moved by more
+    than COVERED_LEVELS) and the mean PSNR to the clean clip."""
+    moved = np.abs(out.astype(np.int16) - clip.astype(np.int16)) > COVERED_LEVELS
+    return {"mean": float(out.mean()), "std": float(out.std()), "covered": float(moved.mean()),
+            "psnr_db": float(mean_psnr(out, clip))}
+
+
+def weather_equivalence(name: str, severity: int, clip: np.ndarray, peer_out: np.ndarray) -> dict[str, Any]:
+    """Output statistics of ours (a new layer per frame, the image recipe, at the peer's table)
+    against the peer's output on the same clip."""
+    spec = get(name)
+    params = {**spec.params(severity), **((spec.paper or {}).get(severity) or {}), "per_frame": True}
+    ours = output_stats(spec.fn(clip, np.random.default_rng(severity), **params), clip)
+    peer = output_stats(peer_out, clip)
+    text = (f"mean {ours['mean']:.0f}/{peer['mean']:.0f}, std {ours['std']:.0f}/{peer['std']:.0f}, "
+            f"covered {ours['covered']:.2f}/{peer['covered']:.2f}, "
+            f"PSNR {ours['psnr_db']:.1f}/{peer['psnr_db']:.1f} dB")
+    return {"kind": "stats", "ours": ours, "peer": peer, "text": text}
+
+
 def equivalence(name: str, severity: int, clip: np.ndarray, peer_out: np.ndarray,
                 angles: list[float]) -> dict[str, Any]:
     """How close our output is to the peer's at the peer's parameters."""
     spec = get(name)
+    if name in WEATHER:
+        return weather_equivalence(name, severity, clip, peer_out)
     params = PEER_PARAMS.get(name, {}).get(severity) or spec.params(severity)
     if name in NOISE:
         ours = spec.fn(clip, np.random.default_rng(severity), **params)
@@ -82,6 +109,8 @@ def run(clip: np.ndarray, settings: Settings, worker: PeerWorker, workdir: Path,
             if name == "jpeg":
                 quality = get(name).params(s)["quality"]
                 contenders["floor"] = timed(lambda: jpeg_floor(clip, quality))
+            if name in WEATHER:                 # a new layer per frame, as the image suite draws
+                contenders["per_frame"] = timed(lambda: apply(clip, name, s, seed=s, per_frame=True))
             times = interleaved(contenders, settings)
             out_path = workdir / f"{peer}-{s}.npy"
             reply = worker.run(peer, s, seed=s, out=out_path)
@@ -92,6 +121,8 @@ def run(clip: np.ndarray, settings: Settings, worker: PeerWorker, workdir: Path,
                    "speedup": ratio, "target": target, "met": ratio >= target, "equivalence": eq}
             if "floor" in times:
                 row["codec_floor_s"] = times["floor"]
+            if "per_frame" in times:
+                row["per_frame_s"] = times["per_frame"]
             rows.append(row)
             log(f"  {name} s{s}: ours {ms(times['ours'])} ms, peer {ms(times['peer'])} ms, "
                 f"{ratio:.1f}x ({eq['text']})")
@@ -111,15 +142,52 @@ def render(section: dict[str, Any]) -> str:
                  "same run): " + ", ".join(
                      f"s{r['severity']} {ms(r['codec_floor_s'])} ms/clip, peer/floor "
                      f"{r['peer_s'] / r['codec_floor_s']:.1f}x" for r in floors) + ".")
+    per_frame = [r for r in section["rows"] if "per_frame_s" in r]
+    if per_frame:
+        text += ("\n\nWeather with per_frame=True (a new layer for every frame, same run): " + ", ".join(
+            f"{r['op']} s{r['severity']} {ms(r['per_frame_s'])} ms/clip "
+            f"({r['peer_s'] / r['per_frame_s']:.1f}x)" for r in per_frame) + ".")
     return text
 
 
-def main(clip: np.ndarray, settings: Settings, log=print) -> dict[str, Any]:
-    """Set up the peer, run the section, return it."""
+def main(clip: np.ndarray, settings: Settings, log=print, ops: list[str] | None = None) -> dict[str, Any]:
+    """Set up the peer, run the section (``ops``: a subset of OPS), return it."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         np.save(work / "clip.npy", clip)
         with PeerWorker(work / "clip.npy") as worker:
-            section = run(clip, settings, worker, work, log=log)
+            section = run(clip, settings, worker, work, ops=ops, log=log)
         section["peer"] = {"package": "imagecorruptions", **worker.info}
     return section
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """``python -m benchmarks.visual_vs_imagecorruptions --ops fog,snow``: some ops alone, written
+    to ``results/<date>-<machine>-visual-<ops>.json`` (the README block is left to the full run)."""
+    import argparse
+    import sys
+
+    from perturb.video.sample import sample_clip
+
+    from .harness import write_results
+
+    p = argparse.ArgumentParser(prog="python -m benchmarks.visual_vs_imagecorruptions")
+    p.add_argument("--ops", required=True, help="comma-separated subset of: " + ", ".join(OPS))
+    p.add_argument("--frames", type=int, default=32, help="frames of the sample clip (224x224)")
+    p.add_argument("--repeats", type=int, default=5, help="timed rounds per measurement (median)")
+    args = p.parse_args(argv)
+    ops = [o.strip() for o in args.ops.split(",") if o.strip()]
+    unknown = sorted(set(ops) - set(OPS))
+    if unknown:
+        print(f"unknown op(s) {', '.join(unknown)}; expected: {', '.join(OPS)}", file=sys.stderr)
+        return 2
+    settings = Settings(repeats=args.repeats, min_repeats=min(3, args.repeats))
+    clip = np.ascontiguousarray(sample_clip(args.frames))
+    section = main(clip, settings, ops=ops)
+    path = write_results({"visual": section}, settings, "-visual-" + "-".join(ops))
+    print("\n" + render(section) + f"\n\nwritten: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(cli())

@@ -39,7 +39,7 @@ SEVERITY_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     # columns (drift, fall: px/frame of the clip's layer) are ours
     "fog":     {"strength": (1.5, 2.0, 2.5, 2.75, 3.0), "decay": (2.0, 2.0, 1.7, 1.5, 1.4),
                 "wibble": (100,) * 5, "drift": (0.5,) * 5},
-    "frost":   {"scale": (1.0, 0.8, 0.7, 0.65, 0.6), "frost": (0.4, 0.6, 0.7, 0.73, 0.75)},
+    "frost":   {"scale": (1.0, 0.8, 0.7, 0.65, 0.6), "frost": (0.4, 0.6, 0.7, 0.73, 0.78)},
     "snow":    {"mean": (0.1, 0.2, 0.55, 0.55, 0.55), "std": (0.3,) * 5,
                 "zoom": (3.0, 2.0, 4.0, 4.5, 2.5), "threshold": (0.5, 0.5, 0.88, 0.85, 0.85),
                 "radius": (10, 12, 12, 12, 12), "sigma": (4, 4, 8, 8, 12),
@@ -53,7 +53,7 @@ PAPER_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     "mpeg1": {"q:v": (20, 40, 60, 80, 100)},
     "mpeg2": {"q:v": (15, 30, 45, 60, 75)},
     "jumble": {"segment": (32, 16, 8, 4, 2)},    # paper text and reference code
-    # imagecorruptions 1.1.2; ours moved one value each so damage grows strictly on the sample clip
+    # imagecorruptions 1.1.2 where ours differ: values moved so damage grows strictly on the sample clip
     "fog": {"strength": (1.5, 2.0, 2.5, 2.5, 3.0), "decay": (2.0, 2.0, 1.7, 1.5, 1.4)},
     "frost": {"scale": (1.0, 0.8, 0.7, 0.65, 0.6), "frost": (0.4, 0.6, 0.7, 0.7, 0.75)},
     "snow": {"threshold": (0.5, 0.5, 0.9, 0.85, 0.85)},

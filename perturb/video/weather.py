@@ -23,7 +23,7 @@ from ..registry import Spec, register
 from ._opencv_frames import to_uint8
 from .render import LazyKernel, Renderer
 from .severity_params import paper_table, table
-from .weather_layers import fog_layer, frost_layer, snow_layer, spatter_layer
+from .weather_layers import fog_layer, frost_layer, next_power_of_2, snow_layer, spatter_layer
 
 Layer = Callable[[np.random.Generator, int, int, Mapping[str, Any], float], np.ndarray]
 LAYERS: dict[str, Layer] = {"fog": fog_layer, "frost": frost_layer, "snow": snow_layer,
@@ -33,6 +33,9 @@ LAYERS: dict[str, Layer] = {"fog": fog_layer, "frost": frost_layer, "snow": snow
 DRIFT_DIRECTIONS = {"fog": (0.0, 360.0), "spatter": (45.0, 135.0)}
 SNOW_ANGLES = (-135.0, -45.0)
 KEY_MAX = 2**63
+# Layers that tile seamlessly (fog's diamond-square map is a torus): the map side for h x w frames,
+# the image recipe's; a drifting window wraps around it instead of reading a larger layer.
+TORUS = {"fog": lambda h, w: next_power_of_2(max(h, w))}
 # Parameters that must be > 0 (the rest may be 0).
 POSITIVE = {"fog": ("strength", "decay", "wibble"), "frost": ("scale",),
             "snow": ("std", "zoom", "radius", "sigma"), "spatter": ("std", "sigma", "smear")}
@@ -105,6 +108,11 @@ def frame_layers(name: str, drawn: Mapping[str, np.ndarray], params: Mapping[str
         return [LAYERS[name](np.random.default_rng([key, int(t)]), h, w, dict(frozen),
                              0.0 if angles is None else float(angles[t])) for t in ids]
     starts = drawn["starts"]
+    if name in TORUS:              # a periodic field: windows wrap around one map of its own size
+        side = TORUS[name](h, w)
+        torus = _clip_layer(name, key, side, side, frozen, 0.0)
+        return [torus[np.ix_((y + np.arange(h)) % side, (x + np.arange(w)) % side)]
+                for y, x in starts[ids].tolist()]
     span = starts.max(axis=0)
     layer = _clip_layer(name, key, h + int(span[0]), w + int(span[1]), frozen,
                         0.0 if angles is None else float(angles[0]))

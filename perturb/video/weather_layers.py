@@ -32,11 +32,12 @@ def next_power_of_2(n: int) -> int:
 def plasma_fractal(rng: np.random.Generator, mapsize: int, decay: float, wibble: float) -> np.ndarray:
     """Diamond-square fractal on a (mapsize, mapsize) torus, scaled to [0, 1] (float32).
 
-    The reference's algorithm and draw order; its global RNG replaced by ``rng``.
+    The reference's algorithm, draw order and float64 grid; its global RNG replaced by ``rng``
+    (a ``numpy.random.RandomState`` seeded as the reference's global state gives its field).
     """
     if mapsize & (mapsize - 1):
         raise ValueError(f"plasma map size must be a power of two; got {mapsize}")
-    grid = np.zeros((mapsize, mapsize), dtype=np.float32)
+    grid = np.zeros((mapsize, mapsize), dtype=np.float64)
     step = mapsize
 
     def wibbled_mean(total: np.ndarray) -> np.ndarray:
@@ -57,7 +58,7 @@ def plasma_fractal(rng: np.random.Generator, mapsize: int, decay: float, wibble:
         wibble /= decay
     grid -= grid.min()
     peak = grid.max()
-    return grid / peak if peak > 0 else grid
+    return (grid / peak if peak > 0 else grid).astype(np.float32)
 
 
 def fog_layer(rng: np.random.Generator, h: int, w: int, params: Mapping[str, Any], angle: float) -> np.ndarray:
@@ -84,7 +85,7 @@ def frost_layer(rng: np.random.Generator, h: int, w: int, params: Mapping[str, A
             side = math.pi / 3 if k % 2 == 0 else -math.pi / 3
             _needle(needles, bx, by, length * (1 - a) * 0.6, theta + side, v * 0.8)
     needles = cv2.GaussianBlur(needles, (0, 0), 0.6)
-    value = np.clip(0.25 + 0.35 * icing + needles, 0, 1)
+    value = np.clip(0.38 + 0.4 * icing + needles, 0, 1)
     return (value[..., None] * (255 * np.asarray(FROST_TINT, np.float32))).astype(np.float32)
 
 
