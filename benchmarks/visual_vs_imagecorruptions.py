@@ -8,6 +8,7 @@ constants for the equivalence check; the timing uses each library's own severity
 """
 from __future__ import annotations
 
+import itertools
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -104,13 +105,15 @@ def run(clip: np.ndarray, settings: Settings, worker: PeerWorker, workdir: Path,
     for name in ops or list(OPS):
         peer = OPS[name]
         for s in severities:
-            contenders = {"ours": timed(lambda: apply(clip, name, s, seed=s)),
+            # weather layers are cached per draw: a fresh seed every call times the layer too
+            fresh = itertools.count(1000 * s) if name in WEATHER else itertools.repeat(s)
+            contenders = {"ours": timed(lambda: apply(clip, name, s, seed=next(fresh))),
                           "peer": lambda: worker.run(peer, s, seed=s)["seconds"]}
             if name == "jpeg":
                 quality = get(name).params(s)["quality"]
                 contenders["floor"] = timed(lambda: jpeg_floor(clip, quality))
             if name in WEATHER:                 # a new layer per frame, as the image suite draws
-                contenders["per_frame"] = timed(lambda: apply(clip, name, s, seed=s, per_frame=True))
+                contenders["per_frame"] = timed(lambda: apply(clip, name, s, seed=next(fresh), per_frame=True))
             times = interleaved(contenders, settings)
             out_path = workdir / f"{peer}-{s}.npy"
             reply = worker.run(peer, s, seed=s, out=out_path)

@@ -27,14 +27,16 @@ def _levels(y: torch.Tensor) -> torch.Tensor:
 
 
 def fog(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
-    v = x / 255
-    s = float(np.float32(params["strength"]))
-    peak = v.amax(dim=(1, 2, 3), keepdim=True)
-    return _levels((v + s * _layers("fog", x, ids, drawn, params)) * (peak / (peak + s)))
+    """x·k + fog·255·s·k with k = max / (max + s), max the frame's brightest value on [0, 1]."""
+    s = float(params["strength"])
+    peak = x.amax(dim=(1, 2, 3), keepdim=True).double() / 255
+    k = peak / (peak + s)
+    fog = _layers("fog", x, ids, drawn, params)
+    return torch.round((x * k.float() + fog * (255 * s * k).float()).clamp_(0, 255))
 
 
 def frost(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
-    scale, amount = float(np.float32(params["scale"])), float(np.float32(params["frost"]))
+    scale, amount = float(params["scale"]), float(params["frost"])
     return torch.round((scale * x + amount * _layers("frost", x, ids, drawn, params)).clamp_(0, 255))
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Callable, Mapping
 
+import cv2
 import numpy as np
 
 from ..registry import Spec, register
@@ -121,17 +122,19 @@ def frame_layers(name: str, drawn: Mapping[str, np.ndarray], params: Mapping[str
 
 # ------------------------------------------------------------------------- numpy composites
 def composite_fog(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
-    """(x + s·fog) · max / (max + s) on [0, 1] values, max the frame's brightest value."""
-    x = frame.astype(np.float32) / np.float32(255)
-    s = np.float32(params["strength"])
-    peak = x.max()
-    return to_uint8((x + s * layer[..., None]) * (peak / (peak + s)))
+    """(x + s·fog) · max / (max + s) on [0, 1] values, max the frame's brightest value; on levels
+    that is x·k + fog·255·s·k with k = max / (max + s), one OpenCV weighted sum."""
+    s = float(params["strength"])
+    peak = float(frame.max()) / 255
+    k = peak / (peak + s)
+    return cv2.addWeighted(frame.astype(np.float32), k, cv2.merge([layer] * 3), 255 * s * k, 0.0,
+                           dtype=cv2.CV_8U)
 
 
 def composite_frost(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
     """scale·x + frost·texture on 0..255 levels."""
-    return to_uint8(np.float32(params["scale"]) * frame.astype(np.float32)
-                    + np.float32(params["frost"]) * layer, 1.0)
+    return cv2.addWeighted(frame.astype(np.float32), float(params["scale"]), layer,
+                           float(params["frost"]), 0.0, dtype=cv2.CV_8U)
 
 
 GRAY_WEIGHTS = np.array([0.299, 0.587, 0.114], np.float32)      # OpenCV's RGB -> gray
