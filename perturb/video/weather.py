@@ -100,6 +100,14 @@ def _clip_layer(name: str, key: int, h: int, w: int, frozen: tuple, angle: float
     return layer
 
 
+@lru_cache(maxsize=2)
+def _tiled_torus(name: str, key: int, side: int, frozen: tuple) -> np.ndarray:
+    """A periodic layer repeated 2 x 2, so every window of up to side x side is a plain slice."""
+    tiled = np.tile(_clip_layer(name, key, side, side, frozen, 0.0), (2, 2))
+    tiled.setflags(write=False)
+    return tiled
+
+
 def frame_layers(name: str, drawn: Mapping[str, np.ndarray], params: Mapping[str, Any],
                  ids: np.ndarray, h: int, w: int) -> list[np.ndarray]:
     """The layer of each output frame ``ids`` for frames of h x w pixels (host float32 arrays)."""
@@ -111,9 +119,8 @@ def frame_layers(name: str, drawn: Mapping[str, np.ndarray], params: Mapping[str
     starts = drawn["starts"]
     if name in TORUS:              # a periodic field: windows wrap around one map of its own size
         side = TORUS[name](h, w)
-        torus = _clip_layer(name, key, side, side, frozen, 0.0)
-        return [torus[np.ix_((y + np.arange(h)) % side, (x + np.arange(w)) % side)]
-                for y, x in starts[ids].tolist()]
+        tiled = _tiled_torus(name, key, side, frozen)
+        return [tiled[y % side:y % side + h, x % side:x % side + w] for y, x in starts[ids].tolist()]
     span = starts.max(axis=0)
     layer = _clip_layer(name, key, h + int(span[0]), w + int(span[1]), frozen,
                         0.0 if angles is None else float(angles[0]))
