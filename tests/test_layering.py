@@ -76,10 +76,10 @@ def test_importing_the_gate_loads_neither_opencv_nor_pyav():
 
 
 @pytest.mark.parametrize("lookup, expected", [
-    ("len(perturb.list())", "53"),
+    ("len(perturb.list())", "57"),
     ("perturb.REGISTRY.get('motion blur').name", "motion_blur"),
     ("len(perturb.REGISTRY.select('text'))", "35"),
-    ("len(perturb.REGISTRY.select('video'))", "18"),
+    ("len(perturb.REGISTRY.select('video'))", "22"),
 ])
 def test_registry_fills_on_first_lookup(lookup, expected):
     assert run_python(f"import perturb; print({lookup})") == [expected]
