@@ -110,24 +110,17 @@ def _accept_multichannel() -> None:
     corruptions.gaussian = gaussian
 
 
-def _accept_numpy2() -> None:
-    """imagecorruptions 1.1.2's fog calls ``np.float_``, which NumPy 2.0 removed (it was float64)."""
-    import numpy as np
-
-    if not hasattr(np, "float_"):
-        np.float_ = np.float64
-
-
 def _serve(clip_path: str) -> None:
     """Answer requests on stdin; the peer's own prints go to stderr so they cannot break the pipe."""
     import numpy as np
 
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
     sys.stdout = sys.stderr
+    if "float_" not in np.__dict__:       # fog's plasma uses np.float_, gone in NumPy 2: restore the
+        np.float_ = np.float64             # alias so the reference's own fog runs unchanged
     import imagecorruptions
     from imagecorruptions import corrupt
     _accept_multichannel()
-    _accept_numpy2()
 
     clip = np.load(clip_path)
     channel.write(json.dumps({"ready": True, "version": getattr(imagecorruptions, "__version__", "1.1.2"),

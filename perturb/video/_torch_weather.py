@@ -1,8 +1,7 @@
-"""Torch kernels of the weather ops (:mod:`.weather`): the host's layers, the same composite.
+"""Torch kernels of the weather ops, on float (N, 3, H, W) frames of 0..255 levels.
 
-The layers come from :mod:`.weather_layers` on the host (one per clip, cached), so both backends
-composite identical layers; the composite is :func:`.weather.composite` itself, evaluated on
-tensors. Frames are uint8 (N, H, W, 3) in and out.
+The layers come from the host (:func:`.weather.frame_layers`), the same arrays the numpy
+kernels use; only the compositing runs on the device, in the numpy kernels' float32 order.
 """
 from __future__ import annotations
 
@@ -11,33 +10,44 @@ from typing import Any, Mapping
 import numpy as np
 import torch
 
-from . import weather
+from .weather import GRAY_WEIGHTS, frame_layers
 
 
-def _ops(device: torch.device) -> weather.ArrayOps:
-    return weather.ArrayOps(torch.maximum, lambda a: a.amax(dim=(1, 2, 3), keepdim=True),
-                            lambda v: torch.tensor(v, dtype=torch.float32, device=device))
+def _layers(name: str, x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """The output frames' layers stacked on x's device, channels first."""
+    _, _, h, w = x.shape
+    stack = np.stack(frame_layers(name, drawn, params, ids, h, w))
+    layers = torch.from_numpy(stack).to(x.device)
+    return layers[:, None] if layers.ndim == 3 else layers.permute(0, 3, 1, 2)
 
 
-def _render(op: str, x: torch.Tensor, ids: np.ndarray, drawn: Mapping[str, Any], params) -> torch.Tensor:
-    _, h, w, _ = x.shape
-    frames = x.to(torch.float32)
-    layer = torch.from_numpy(weather.frame_layers(op, ids, drawn, params, h, w)).to(x.device)
-    out = weather.composite(op, frames, layer, params, _ops(x.device))
-    return out.round().to(torch.uint8)
+def _levels(y: torch.Tensor) -> torch.Tensor:
+    """[0, 1] values to rounded 0..255 levels, as :func:`._opencv_frames.to_uint8`."""
+    return torch.round((y * 255).clamp_(0, 255))
 
 
-def fog(x, ids, drawn, params):
-    return _render("fog", x, ids, drawn, params)
+def fog(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    """x·k + fog·255·s·k with k = max / (max + s), max the frame's brightest value on [0, 1]."""
+    s = float(params["strength"])
+    peak = x.amax(dim=(1, 2, 3), keepdim=True).double() / 255
+    k = peak / (peak + s)
+    fog = _layers("fog", x, ids, drawn, params)
+    return torch.round((x * k.float() + fog * (255 * s * k).float()).clamp_(0, 255))
 
 
-def frost(x, ids, drawn, params):
-    return _render("frost", x, ids, drawn, params)
+def frost(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    scale, amount = float(params["scale"]), float(params["frost"])
+    return torch.round((scale * x + amount * _layers("frost", x, ids, drawn, params)).clamp_(0, 255))
 
 
-def snow(x, ids, drawn, params):
-    return _render("snow", x, ids, drawn, params)
+def snow(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    v = x / 255
+    b = float(np.float32(params["blend"]))
+    weights = torch.from_numpy(GRAY_WEIGHTS).to(x.device)
+    lifted = torch.einsum("nchw,c->nhw", v, weights)[:, None] * 1.5 + 0.5
+    return _levels(b * v + (1 - b) * torch.maximum(v, lifted) + _layers("snow", x, ids, drawn, params))
 
 
-def spatter(x, ids, drawn, params):
-    return _render("spatter", x, ids, drawn, params)
+def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    layer = _layers("spatter", x, ids, drawn, params)
+    return torch.round((x * layer[:, :1] + layer[:, 1:]).clamp_(0, 255))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
+import numpy as np
+
 from ..registry import REGISTRY, Spec
 from ..rng import SeedLike, as_generator
 from .clip import _is_torch, to_numpy, torch_layout
@@ -34,21 +36,25 @@ def draw(name: str, severity: int, n_frames: int, *, seed: SeedLike = None,
     the op's own); ``name`` may also say it, as in ``"contrast:kinetics-c"``.
     """
     spec = get(name, suite)
-    params = _params(spec, severity, per_frame)
+    params = with_options(spec, spec.params(severity), per_frame)
     n = check_n_frames(n_frames)
     return draw_for(spec, params, n, as_generator(seed), _level(spec, severity))
 
 
-def _params(spec: Spec, severity: Any, per_frame: Any) -> dict[str, Any]:
-    """The parameters at ``severity``, with ``per_frame`` for the ops that draw per-clip layers."""
-    params = spec.params(severity)
-    if not isinstance(per_frame, bool):
-        raise ValueError(f"expected per_frame to be True or False; got {per_frame!r}")
+def with_options(spec: Spec, params: dict[str, Any], per_frame: bool) -> dict[str, Any]:
+    """The severity's parameters plus the keyword options the op accepts (checked).
+
+    ``per_frame=True`` is accepted by ops whose entry says so (``spec.extra["per_frame"]``: the
+    weather ops, whose layer otherwise moves coherently over the clip); it draws every frame
+    independently, as the image suite draws every image.
+    """
+    if not isinstance(per_frame, (bool, np.bool_)):
+        raise ValueError(f"per_frame must be True or False; got {per_frame!r}")
     if per_frame:
         if not spec.extra.get("per_frame"):
-            raise ValueError(f"per_frame=True applies to ops that draw one layer per clip (the weather "
-                             f"ops fog, frost, snow, spatter); {spec.name} has none")
-        params["per_frame"] = True
+            takers = sorted(s.name for s in REGISTRY.select("video") if s.extra.get("per_frame"))
+            raise ValueError(f"{spec.name} has no per_frame option; ops that take it: {', '.join(takers)}")
+        params = {**params, "per_frame": True}
     return params
 
 
@@ -75,7 +81,7 @@ def apply(clip: Any, name: str, severity: int = 3, *, seed: SeedLike = None,
     draws a new layer for every frame, as the image suite does.
     """
     spec = get(name, suite)
-    params = _params(spec, severity, per_frame)
+    params = with_options(spec, spec.params(severity), per_frame)
     src, layout = _validated(clip)
     drawn = draw_for(spec, params, len(src), as_generator(seed), _level(spec, severity))
     return drawn._render_clip(src, layout, output_frames(None, len(src)))
@@ -85,11 +91,12 @@ class Perturbation:
     """A visual perturbation at a fixed severity, as a callable: ``Perturbation("jpeg", 3)(clip)``."""
 
     def __init__(self, name: str, severity: int = 3, *, seed: SeedLike = None,
-                 suite: str | None = None) -> None:
+                 suite: str | None = None, per_frame: bool = False) -> None:
         self.spec = get(name, suite)
-        self.spec.params(severity)          # validates the severity now, not at call time
+        with_options(self.spec, self.spec.params(severity), per_frame)   # validated now, not at call time
         self.severity = severity
         self.seed = seed
+        self.per_frame = per_frame
 
     @property
     def name(self) -> str:
@@ -97,10 +104,12 @@ class Perturbation:
 
     def draw(self, n_frames: int, *, seed: SeedLike = None) -> Draw:
         """Its parameters drawn for a clip of ``n_frames`` frames (see :func:`draw`)."""
-        return draw(self.spec.ref, self.severity, n_frames, seed=self.seed if seed is None else seed)
+        return draw(self.spec.ref, self.severity, n_frames, seed=self.seed if seed is None else seed,
+                    per_frame=self.per_frame)
 
     def __call__(self, clip: Any, *, seed: SeedLike = None) -> Any:
-        return apply(clip, self.spec.ref, self.severity, seed=self.seed if seed is None else seed)
+        return apply(clip, self.spec.ref, self.severity, seed=self.seed if seed is None else seed,
+                     per_frame=self.per_frame)
 
     def __repr__(self) -> str:
         suite = f", suite={self.spec.table!r}" if self.spec.table else ""

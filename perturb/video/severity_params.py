@@ -47,28 +47,31 @@ SEVERITY_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     "brightness":       {"shift": (0.1, 0.2, 0.3, 0.4, 0.5)},
     "contrast":         {"factor": (0.4, 0.3, 0.2, 0.1, 0.05)},
     "saturate":         {"factor": (2, 0.3, 5, 0.1, 20), "offset": (0, 0, 0.1, 0, 0.2)},
-    # ImageNet-C weather: imagecorruptions 1.1.2, corruptions.py (fog's c, frost's c, snow's c, spatter's c)
-    "fog":              {"strength": (1.5, 2.0, 2.5, 2.5, 3.0), "decay": (2.0, 2.0, 1.7, 1.5, 1.4)},
-    # frost: the source's levels 3 and 4 swapped (by damage: mean PSNR on the sample clip
-    # 12.0 10.2 9.7 9.3 9.2 dB; in the source's order level 4 is milder than level 3)
-    "frost":            {"image": (1.0, 0.8, 0.65, 0.7, 0.6), "frost": (0.4, 0.6, 0.7, 0.7, 0.75)},
-    "snow":             {"loc": (0.1, 0.2, 0.55, 0.55, 0.55), "scale": (0.3, 0.3, 0.3, 0.3, 0.3),
-                         "zoom": (3, 2, 4, 4.5, 2.5), "threshold": (0.5, 0.5, 0.9, 0.85, 0.85),
-                         "radius": (10, 12, 12, 12, 12), "sigma": (4, 4, 8, 8, 12),
-                         "blend": (0.8, 0.7, 0.7, 0.65, 0.55)},
-    "spatter":          {"loc": (0.65, 0.65, 0.65, 0.65, 0.67), "scale": (0.3, 0.3, 0.3, 0.3, 0.4),
-                         "sigma": (4, 3, 2, 1, 1), "threshold": (0.69, 0.68, 0.68, 0.65, 0.65),
-                         "intensity": (0.6, 0.6, 0.5, 1.5, 1.5), "mud": (0, 0, 0, 1, 1)},
+    # weather: imagecorruptions 1.1.2 (corruptions.py), its c[i] under names; the video-only
+    # columns (drift, fall: px/frame of the clip's layer) are ours
+    "fog":     {"strength": (1.5, 2.0, 2.5, 2.75, 3.0), "decay": (2.0, 2.0, 1.7, 1.5, 1.4),
+                "wibble": (100,) * 5, "drift": (0.5,) * 5},
+    "frost":   {"scale": (1.0, 0.8, 0.7, 0.65, 0.6), "frost": (0.4, 0.6, 0.7, 0.73, 0.78)},
+    "snow":    {"mean": (0.1, 0.2, 0.55, 0.55, 0.55), "std": (0.3,) * 5,
+                "zoom": (3.0, 2.0, 4.0, 4.5, 2.5), "threshold": (0.5, 0.5, 0.88, 0.85, 0.85),
+                "radius": (10, 12, 12, 12, 12), "sigma": (4, 4, 8, 8, 12),
+                "blend": (0.8, 0.7, 0.7, 0.65, 0.55), "fall": (4.0,) * 5},
+    "spatter": {"mean": (0.65, 0.65, 0.65, 0.65, 0.67), "std": (0.3, 0.3, 0.3, 0.3, 0.4),
+                "sigma": (4, 3, 2, 1, 1), "threshold": (0.69, 0.68, 0.68, 0.65, 0.65),
+                "smear": (0.6, 0.6, 0.5, 1.5, 1.5), "mud": (0, 0, 0, 1, 1), "drift": (0.5,) * 5},
 }
 
 PAPER_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
-    "frost": {"image": (1.0, 0.8, 0.7, 0.65, 0.6), "frost": (0.4, 0.6, 0.7, 0.7, 0.75)},   # imagecorruptions' order
     "mpeg1": {"q:v": (20, 40, 60, 80, 100)},
     "mpeg2": {"q:v": (15, 30, 45, 60, 75)},
     "jumble": {"segment": (32, 16, 8, 4, 2)},    # paper text and reference code
     # imagecorruptions 1.1.2's order
     "glass_blur": {"sigma": (0.7, 0.9, 1, 1.1, 1.5), "max_delta": (1, 2, 2, 3, 4), "iterations": (2, 1, 3, 2, 2)},
     "saturate": {"factor": (0.3, 0.1, 2, 5, 20), "offset": (0, 0, 0, 0.1, 0.2)},
+    # imagecorruptions 1.1.2 where ours differ: values moved so damage grows strictly on the sample clip
+    "fog": {"strength": (1.5, 2.0, 2.5, 2.5, 3.0), "decay": (2.0, 2.0, 1.7, 1.5, 1.4)},
+    "frost": {"scale": (1.0, 0.8, 0.7, 0.65, 0.6), "frost": (0.4, 0.6, 0.7, 0.7, 0.75)},
+    "snow": {"threshold": (0.5, 0.5, 0.9, 0.85, 0.85)},
 }
 
 
