@@ -24,10 +24,12 @@ def register(subparsers: Any) -> None:
                    "callable:MODULE:ATTR | http:URL[#cross] | toy:DIM (docs/models.md)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--dataset", metavar="PATH", help="dataset annotations (MSR-VTT, YouCook2, CSV/JSONL)")
-    src.add_argument("--built", metavar="DIR", help="a `perturb build` output directory")
+    src.add_argument("--built", metavar="DIR", help="a `perturb build` output directory; perturbations and "
+                     "severities default to those it was built with")
     p.add_argument("--reader", help="dataset reader (msrvtt, youcook2, generic); inferred when omitted")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
     add_selection_arguments(p)
+    p.set_defaults(video_perturbations=None, text_perturbations=None, severities=None)   # see _selection
     p.add_argument("--pairs", default="", metavar="V@T,...",
                    help="video+text pairs, e.g. gaussian_noise@Typos (each at every severity)")
     p.add_argument("--metric", default="R@5", help="[t2v.|v2t.]R@1|R@5|R@10|mAP for γ (default t2v.R@5)")
@@ -108,6 +110,28 @@ def _short_side(value: str) -> int | str:
     return size
 
 
+def _selection(args: argparse.Namespace, built: Any) -> tuple[tuple[int, ...], list[str], list[str]]:
+    """Severities, video and text perturbations: the options given, else what ``built`` holds, else all."""
+    from ..registry import REGISTRY
+    from ..selection import SEVERITY_LEVELS, parse_severities
+
+    video, text, sevs = built.selection() if built is not None else ("all", "all", SEVERITY_LEVELS)
+    severities = parse_severities(args.severities if args.severities is not None else sevs or SEVERITY_LEVELS)
+    video = REGISTRY.resolve(args.video_perturbations if args.video_perturbations is not None else video, "video")
+    text = REGISTRY.resolve(args.text_perturbations if args.text_perturbations is not None else text, "text")
+    return severities, [s.name for s in video], [s.name for s in text]
+
+
+def check_built(built: Any, data: Any, jobs: list[Any]) -> None:
+    """Every output the jobs read must be in the built directory: else a UsageError before any work."""
+    missing = built.missing(data.items, [(j.video, j.severity) for j in jobs], [j.text for j in jobs])
+    if missing:
+        shown = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+        raise UsageError(f"--built {built.root} lacks {len(missing)} requested output(s): {shown}; "
+                         f"build them with `perturb build`, or leave out --video-perturbations, "
+                         f"--text-perturbations and --severities to bench what was built")
+
+
 def _data(args: argparse.Namespace):
     from ..dataset.readers import read_dataset
     from .data import make_data
@@ -127,22 +151,21 @@ def _data(args: argparse.Namespace):
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and write results and reports."""
-    from ..selection import parse_severities
-    from ..registry import REGISTRY
     from .adapters.protocol import ModelSpecError, parse_spec
     from .api import benchmark
     from .report import print_summary, write_reports
     from .results import parse_metric, write_csv, write_json
-    from .runner import Settings
+    from .runner import Settings, plan
     from .sources import Built, OnTheFly
 
     try:
         parse_spec(args.model)
         parse_metric(args.metric)
-        severities = parse_severities(args.severities)
-        video = [s.name for s in REGISTRY.resolve(args.video_perturbations, "video")]
-        text = [s.name for s in REGISTRY.resolve(args.text_perturbations, "text")]
+        built = Built(args.built, seed=args.seed) if args.built else None
+        severities, video, text = _selection(args, built)
         data = _data(args)
+        if built is not None:
+            check_built(built, data, plan(video, text, severities, _pairs(args.pairs)))
         if not args.timeout > 0:
             raise ValueError(f"--timeout must be > 0 seconds; got {args.timeout}")
         if (args.rerank is None) != (args.first_stage is None):
@@ -160,7 +183,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                "cache_key": args.cache_key}
     stats: dict[str, Any] = {}
     try:
-        source = Built(args.built, seed=args.seed) if args.built else OnTheFly(
+        source = built if built is not None else OnTheFly(
             seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames,
             device=args.perturb_device)
         doc = benchmark(args.model, data, video=video, text=text, severities=severities,
@@ -211,6 +234,10 @@ def check_out_dir(out: Path) -> None:
 def failure_message(error: BaseException, model: str, progress: dict[str, Any] | None,
                     cache_dir: str | None) -> str:
     """What failed (endpoint, model or path), what finished and is cached, and how to resume."""
+    from .sources import BuiltOutputError
+
+    if isinstance(error, BuiltOutputError):              # not the model's fault; re-running cannot help
+        return f"{error}; build it with `perturb build`"
     if isinstance(error, OSError) and error.errno == errno.ENOSPC:
         what = f"disk full (no space left on device) writing {error.filename or cache_dir or 'output'}"
     elif isinstance(error, PerturbError):
