@@ -78,6 +78,8 @@ def register(subparsers: Any) -> None:
                    help="a negative scored like the positive ranks before it (pessimistic, default) or "
                         "after it; recorded in results.json, and compare refuses to mix the two")
     p.add_argument("--timeout", type=float, default=60.0, help="http adapter timeout in seconds")
+    p.add_argument("--allow-skips", action="store_true",
+                   help="exit 0 even when a requested configuration could not run (it is still listed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--debug", action="store_true", help="on a runtime failure, show the Python traceback")
     p.set_defaults(func=cmd_bench)
@@ -85,6 +87,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("report", help="combine results.json files of several models into one report")
     p.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("--allow-mixed", action="store_true",
+                   help="combine results of different metrics or datasets (refused by default)")
     p.set_defaults(func=cmd_report)
 
 
@@ -192,6 +196,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                         backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
                         model_options=options, stats=stats, mc=args.mc, entailment=args.entailment,
                         rerank=args.rerank, first_stage=args.first_stage)
+        if args.allow_skips and doc.get("skipped"):
+            doc["skips_allowed"] = True              # `perturb check` then lists them without failing
         write_json(doc, out / "results.json")
         write_csv(doc, out / "results.csv")
         paths = write_reports([doc], out)
@@ -209,10 +215,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if "rerank" in doc:
         r = doc["rerank"]
         print(f"re-ranked top {r['k']} of {r['first_stage']}: {r['pairs_scored']} pairs scored ({r['note']})")
-    for s in doc.get("skipped", []):
-        print(f"skipped {s['modality']} {s['perturbation']}: {s['reason']}")
     print(f"{stats['configs']} configurations in {stats['seconds']} s, {stats['forward_passes']} forward "
           f"passes; wrote {out / 'results.json'}, results.csv, {paths['md'].name}, {paths['html'].name}")
+    return _skips_status(doc.get("skipped", []), args.allow_skips)
+
+
+def _skips_status(skipped: list[dict[str, Any]], allowed: bool) -> int:
+    """Name every requested configuration that did not run; exit 1 for them unless --allow-skips."""
+    from .honesty import run_label
+
+    for s in skipped:
+        print(f"perturb bench: {'note' if allowed else 'error'}: requested {s['modality']} "
+              f"{run_label(s)} did not run: {s['reason']}", file=sys.stderr)
+    if skipped and not allowed:
+        print(f"perturb bench: error: {len(skipped)} requested configuration(s) did not run (listed under "
+              f"'skipped' in results.json and the report); pass --allow-skips to accept", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -266,6 +284,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         docs = [load_results(p) for p in args.results]
         for path, doc in zip(args.results, docs):
             validate(doc, str(path))            # values of the right type, summary agreeing with runs
+        if not args.allow_mixed:
+            check_mixable(docs, [str(p) for p in args.results])
     except (OSError, ValueError) as e:
         raise UsageError(str(e)) from e
     paths = write_reports(docs, args.out)
@@ -273,3 +293,18 @@ def cmd_report(args: argparse.Namespace) -> int:
         print_summary(doc)
     print(f"wrote {paths['md']} and {paths['html']}")
     return 0
+
+
+MIXABLE = (("metric", lambda d: d["metric"]),
+           ("dataset", lambda d: {k: (d.get("dataset") or {}).get(k) for k in ("name", "n_items", "subset", "seed")}))
+
+
+def check_mixable(docs: list[dict[str, Any]], paths: list[str]) -> None:
+    """Results of different metrics or datasets are not one comparison: a ValueError naming both."""
+    for what, key in MIXABLE:
+        first = key(docs[0])
+        for path, doc in zip(paths[1:], docs[1:]):
+            if key(doc) != first:
+                raise ValueError(f"{paths[0]} and {path} differ in {what} ({first} vs {key(doc)}); their "
+                                 f"scores are not comparable in one report: pass --allow-mixed to combine "
+                                 f"them anyway")

@@ -66,7 +66,10 @@ def valid_metric_names(results: Results | None = None, clean: bool = True) -> li
 def parse_metric(text: str, results: Results | None = None, clean: bool = True) -> Metric:
     """A metric name (case-insensitive) → Metric; GateInputError listing the valid ones."""
     valid = valid_metric_names(results, clean)
-    canonical = {v.lower(): v for v in valid}.get(str(text).strip().lower())
+    lookup = {v.lower(): v for v in valid}
+    # a bare retrieval metric means text→video, as in `perturb bench --metric R@5`
+    lookup.update({v.lower().replace("t2v.", "", 1): v for v in valid if "t2v." in v})
+    canonical = lookup.get(str(text).strip().lower())
     if canonical is None:
         raise unknown("metric", str(text).strip(), valid)
     parts = canonical.split(".")
