@@ -139,3 +139,15 @@ def test_missing_or_configless_folder_is_one_line_exit_2(demo, tmp_path, capsys,
                        + ("holding config.json, or a hub name ORG/NAME" if said == "no such folder"
                           else "(as written by save_pretrained) or a hub name ORG/NAME"))
         assert "\n" not in err and "resume" not in err
+
+
+def test_no_progress_draws_no_loading_bars(demo, ckpt, tmp_path, capfd):
+    import transformers.utils.logging as hf_logging
+
+    model = f"hf:{ckpt('clip')}"
+    capfd.readouterr()                                         # the checkpoint's own writing bars
+    assert main(["bench", "--model", model, "--dataset", str(demo), "--out", str(tmp_path / "c"),
+                 *QUICK]) == 0
+    err = capfd.readouterr().err
+    assert "Loading weights" not in err and "%|" not in err
+    assert hf_logging.is_progress_bar_enabled()                # restored for the rest of the process

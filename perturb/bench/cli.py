@@ -4,9 +4,11 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ..errors import PerturbError, UsageError
 from ..fileio import write_atomic
@@ -156,11 +158,10 @@ def _data(args: argparse.Namespace):
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and write results and reports."""
     from .adapters.protocol import ModelSpecError, parse_spec
-    from .api import benchmark
     from .report import print_summary, write_reports
     from .results import parse_metric, write_csv, write_json
     from .runner import Settings, plan
-    from .sources import Built, OnTheFly
+    from .sources import Built
 
     try:
         parse_spec(args.model)
@@ -187,15 +188,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
                "cache_key": args.cache_key}
     stats: dict[str, Any] = {}
     try:
-        source = built if built is not None else OnTheFly(
-            seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames,
-            device=args.perturb_device)
-        doc = benchmark(args.model, data, video=video, text=text, severities=severities,
-                        pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap,
-                        level=args.level, source=source, cache_dir=cache_dir, settings=settings,
-                        backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
-                        model_options=options, stats=stats, mc=args.mc, entailment=args.entailment,
-                        rerank=args.rerank, first_stage=args.first_stage)
+        with model_loading_bars(not args.no_progress):
+            doc = _run_benchmark(args, built, data, video, text, severities, cache_dir, settings, options, stats)
         if args.allow_skips and doc.get("skipped"):
             doc["skips_allowed"] = True              # `perturb check` then lists them without failing
         write_json(doc, out / "results.json")
@@ -232,6 +226,57 @@ def _skips_status(skipped: list[dict[str, Any]], allowed: bool) -> int:
               f"'skipped' in results.json and the report); pass --allow-skips to accept", file=sys.stderr)
         return 1
     return 0
+
+
+def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, video: list[str], text: list[str],
+                   severities: tuple[int, ...], cache_dir: str | None, settings: Any, options: dict[str, Any],
+                   stats: dict[str, Any]) -> dict[str, Any]:
+    """The benchmark of the validated options (on the fly unless ``built``)."""
+    from .api import benchmark
+    from .sources import OnTheFly
+
+    source = built if built is not None else OnTheFly(
+        seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device)
+    return benchmark(args.model, data, video=video, text=text, severities=severities,
+                     pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap,
+                     level=args.level, source=source, cache_dir=cache_dir, settings=settings,
+                     backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
+                     model_options=options, stats=stats, mc=args.mc, entailment=args.entailment,
+                     rerank=args.rerank, first_stage=args.first_stage)
+
+
+HUB_BARS_ENV = "HF_HUB_DISABLE_PROGRESS_BARS"
+# module -> (is on?, switch on, switch off): the bars transformers and huggingface_hub draw while loading
+BAR_SWITCHES = {
+    "transformers.utils.logging": (lambda m: m.is_progress_bar_enabled(), "enable_progress_bar",
+                                   "disable_progress_bar"),
+    "huggingface_hub.utils": (lambda m: not m.are_progress_bars_disabled(), "enable_progress_bars",
+                              "disable_progress_bars"),
+}
+
+
+@contextmanager
+def model_loading_bars(enabled: bool) -> Iterator[None]:
+    """With ``enabled`` False, no hub download or "Loading weights" bars while models load (restored after)."""
+    if enabled:
+        yield
+        return
+    before = os.environ.get(HUB_BARS_ENV)
+    os.environ[HUB_BARS_ENV] = "1"              # read when huggingface_hub is first imported
+    was_on = {name: BAR_SWITCHES[name][0](sys.modules[name]) for name in BAR_SWITCHES if name in sys.modules}
+    for name in BAR_SWITCHES:
+        if name in sys.modules:
+            getattr(sys.modules[name], BAR_SWITCHES[name][2])()
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(HUB_BARS_ENV, None)
+        else:
+            os.environ[HUB_BARS_ENV] = before
+        for name, (_, on, _off) in BAR_SWITCHES.items():
+            if name in sys.modules and was_on.get(name, True):
+                getattr(sys.modules[name], on)()
 
 
 def check_out_dir(out: Path) -> None:
