@@ -52,7 +52,11 @@ def test_clean_score_at_chance_gamma_above_one_and_rising_severities_are_flagged
     assert set(kinds) == {"chance", "gamma_above_1", "non_monotone"}
     assert kinds["chance"].startswith("clean t2v.R@5 0.833 is near chance (0.833)")
     assert "γ > 1 in 1 run(s) (Typos)" in kinds["gamma_above_1"]
-    assert non_monotone(runs) == ["jpeg: 0.867@1 → 0.967@2"]
+    assert non_monotone(runs) == [("jpeg 1→2", False)]                 # both γa CIs are [0.5, 1.0]
+    assert "Every rise lies within the bootstrap CIs" in kinds["non_monotone"]
+    assert "Every such CI reaches 1 or below" in kinds["gamma_above_1"]
+    runs[1]["ci"]["gamma_a"] = [1.01, 1.2]
+    assert non_monotone(runs) == [("jpeg 1→2", True)]
     assert {f["kind"] for f in flags(_doc(0.99, [], chance=0.05))} == {"saturated"}
     assert flags(_doc(0.6, [_run("jpeg", 1, 0.5, 0.6)], chance=0.05)) == []
 

@@ -74,19 +74,23 @@ def gamma_above_one(runs: Sequence[Mapping[str, Any]]) -> list[str]:
     return [run_label(r) for r in runs if (r.get("gamma_a") or 0) > 1 + MONOTONE_SLACK]
 
 
-def non_monotone(runs: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Perturbations whose γa rises from one severity to a higher one (as 'name: 0.80@2 → 0.85@3')."""
-    by_name: dict[str, list[tuple[int, float]]] = {}
+def _rise_is_real(low: Mapping[str, Any], high: Mapping[str, Any]) -> bool:
+    """The higher severity's γa CI lies wholly above the lower one's (not a rise within noise)."""
+    lo_ci, hi_ci = ((r.get("ci") or {}).get("gamma_a") for r in (low, high))
+    return bool(lo_ci and hi_ci and None not in lo_ci and None not in hi_ci and hi_ci[0] > lo_ci[1])
+
+
+def non_monotone(runs: Sequence[Mapping[str, Any]]) -> list[tuple[str, bool]]:
+    """Each rise of γa from one severity to the next higher one, as ('jpeg 3→4', beyond its CIs)."""
+    by_name: dict[str, list[Mapping[str, Any]]] = {}
     for r in runs:
         if r.get("severity") is not None and r.get("gamma_a") is not None:
-            by_name.setdefault(r["perturbation"], []).append((int(r["severity"]), float(r["gamma_a"])))
+            by_name.setdefault(r["perturbation"], []).append(r)
     out = []
     for name, points in by_name.items():
-        points.sort()
-        rises = [f"{a:.3f}@{s} → {b:.3f}@{t}" for (s, a), (t, b) in zip(points, points[1:])
-                 if b > a + MONOTONE_SLACK]
-        if rises:
-            out.append(f"{name}: {', '.join(rises)}")
+        points = sorted(points, key=lambda r: r["severity"])
+        out += [(f"{name} {a['severity']}→{b['severity']}", _rise_is_real(a, b)) for a, b in zip(points, points[1:])
+                if b["gamma_a"] > a["gamma_a"] + MONOTONE_SLACK]
     return out
 
 
@@ -106,15 +110,22 @@ def flags(doc: Mapping[str, Any]) -> list[dict[str, str]]:
         out += clean_flags(mc["accuracy"], mc.get("chance"), mc.get("ci"), "MC accuracy")
     above = gamma_above_one(doc["runs"])
     if above:
+        real = [run_label(r) for r in doc["runs"] if ((r.get("ci") or {}).get("gamma_a") or [None])[0] is not None
+                and r["ci"]["gamma_a"][0] > 1]
         out.append({"kind": "gamma_above_1", "message": f"γ > 1 in {len(above)} run(s) ({', '.join(above[:5])}"
-                    f"{', ...' if len(above) > 5 else ''}): the perturbed score beat the clean one. That is "
-                    "noise unless its CI excludes 1 (small galleries, a clean score near chance); "
-                    "a perturbation rarely helps"})
+                    f"{', ...' if len(above) > 5 else ''}): the perturbed score beat the clean one. "
+                    + (f"Its CI lies above 1 for {', '.join(real)}: the perturbation removed something that "
+                       "misled the model" if real else "Every such CI reaches 1 or below: noise of a finite "
+                       "gallery, not a gain")})
     rising = non_monotone(doc["runs"])
     if rising:
-        out.append({"kind": "non_monotone", "message": "a higher severity scored better than a lower one ("
-                    + "; ".join(rising) + "): within the CIs this is noise; otherwise the "
-                    "perturbation's strongest levels may remove what confused the model"})
+        real = [label for label, beyond in rising if beyond]
+        out.append({"kind": "non_monotone", "message": f"a higher severity scored better than a lower one in "
+                    f"{len(rising)} place(s) ({', '.join(label for label, _ in rising)}). "
+                    + (f"Beyond the CIs: {', '.join(real)}: there the strongest levels remove something the "
+                       "model relied on less than the milder ones did (e.g. a shuffle that lands near the "
+                       "original order); the rest is noise" if real else
+                       "Every rise lies within the bootstrap CIs: noise of a finite gallery")})
     skipped = doc.get("skipped") or []
     if skipped:
         out.append({"kind": "skipped", "message": f"{len(skipped)} requested configuration(s) did not run: "
