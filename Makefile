@@ -24,6 +24,12 @@ system-data:
 	    apt-get update -qq && apt-get install -y -qq --no-install-recommends wordnet-base wordnet-sense-index; \
 	  else echo "WordNet missing: install Debian's wordnet-base, or NLTK's wordnet corpus"; fi; \
 	fi
+# Chromium from Debian, for the test that renders report.html headless and checks its first screen.
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium; \
+	  else echo "Chromium missing: install Debian's chromium for the report screenshot test"; fi; \
+	fi
 
 test: install
 	$(PY) -m pytest -q -p no:cacheprovider

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator
 
@@ -16,6 +18,8 @@ from .errors import MissingResourceError
 
 BACKENDS = ("loky", "dask", "ray")
 IN_FLIGHT_PER_WORKER = 2
+MODEL_MEMORY = 16 * 2**30        # a loky worker may grow by this much (NLP models it keeps) before a restart
+PARENT_POLL_SECONDS = 0.5        # how soon a loky worker notices its build was killed
 
 
 def default_jobs() -> int:
@@ -80,12 +84,41 @@ def _in_process(fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]
             sys.modules["torch"].set_num_threads(torch_threads)
 
 
+def call_in_loky_worker(fn: Callable[[Any], Any], task: Any, parent: int) -> Any:
+    """:func:`call_single_threaded` in a loky worker that keeps its models and dies with ``parent``."""
+    _settle_loky_worker(parent)
+    return call_single_threaded(fn, task)
+
+
+_PARENT_WATCHED: list[int] = []
+
+
+def _settle_loky_worker(parent: int) -> None:
+    """Once per worker: allow it to keep the models perturbations load (loky would take their memory
+    for a leak, restart the worker and warn "A worker stopped"), and exit when ``parent`` is gone
+    (a killed build must not leave workers behind)."""
+    if _PARENT_WATCHED:
+        return
+    _PARENT_WATCHED.append(parent)
+    from joblib.externals.loky import process_executor
+    if hasattr(process_executor, "_MAX_MEMORY_LEAK_SIZE"):
+        process_executor._MAX_MEMORY_LEAK_SIZE = max(process_executor._MAX_MEMORY_LEAK_SIZE, MODEL_MEMORY)
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True, name="perturb-parent-watch").start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)
+
+
 def _loky(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int) -> Iterator[Any]:
     from joblib import Parallel, delayed
 
     parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
                         batch_size=1, pre_dispatch=f"{IN_FLIGHT_PER_WORKER}*n_jobs")
-    yield from parallel(delayed(call_single_threaded)(fn, t) for t in tasks)
+    parent = os.getpid()
+    yield from parallel(delayed(call_in_loky_worker)(fn, t, parent) for t in tasks)
 
 
 def _bounded(submit: Callable[[Any], Any], wait_one: Callable[[], Any], tasks: Iterable[Any],

@@ -123,3 +123,31 @@ def test_rerank_options_go_together(demo, tmp_path, capsys):
     assert main(["bench", "--model", "toy:8", "--dataset", str(demo), "--out", str(tmp_path), *QUICK,
                  "--rerank", "5"]) == 2
     assert "--rerank K and --first-stage MODEL go together" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["hf", "clip"])
+def test_missing_or_configless_folder_is_one_line_exit_2(demo, tmp_path, capsys, kind):
+    """No hub lookup of a path, no 'no hf family for architectures=None', no resume hint."""
+    (tmp_path / "empty").mkdir()
+    cases = {str(tmp_path / "no" / "such" / "dir"): "no such folder",
+             str(tmp_path / "empty"): "the folder has no config.json"}
+    for folder, said in cases.items():
+        assert main(["bench", "--model", f"{kind}:{folder}", "--dataset", str(demo),
+                     "--out", str(tmp_path / "o"), *QUICK]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == (f"perturb bench: error: {kind}:{folder}: {said}; expected a checkpoint folder "
+                       + ("holding config.json, or a hub name ORG/NAME" if said == "no such folder"
+                          else "(as written by save_pretrained) or a hub name ORG/NAME"))
+        assert "\n" not in err and "resume" not in err
+
+
+def test_no_progress_draws_no_loading_bars(demo, ckpt, tmp_path, capfd):
+    import transformers.utils.logging as hf_logging
+
+    model = f"hf:{ckpt('clip')}"
+    capfd.readouterr()                                         # the checkpoint's own writing bars
+    assert main(["bench", "--model", model, "--dataset", str(demo), "--out", str(tmp_path / "c"),
+                 *QUICK]) == 0
+    err = capfd.readouterr().err
+    assert "Loading weights" not in err and "%|" not in err
+    assert hf_logging.is_progress_bar_enabled()                # restored for the rest of the process

@@ -145,3 +145,38 @@ def test_built_directory_gives_the_on_the_fly_results(dataset, tmp_path):
     assert main(["bench", "--dataset", str(dataset), "--out", str(tmp_path / "b"), *common]) == 0
     a, b = (json.loads((tmp_path / d / "results.json").read_text()) for d in ("a", "b"))
     assert a["runs"] == b["runs"] and a["clean"] == b["clean"]
+
+
+def test_bench_built_runs_what_was_built_and_names_what_is_missing(dataset, tmp_path, capsys):
+    """No selection: what the build holds. A selection it lacks: exit 2 naming the outputs. An output
+    gone at run time: the directory is blamed, not the model, and no resume hint."""
+    from perturb.dataset.builder import build
+
+    built = tmp_path / "built"
+    assert build(str(dataset), built, video_perturbations=["translate"], severities=[2],
+                 text_perturbations=["Typos"], jobs=1, progress=False).ok
+    quiet = ["--model", "toy:8", "--bootstrap", "0", "--no-progress", "--no-cache"]
+    assert main(["bench", "--built", str(built), "--out", str(tmp_path / "a"), *quiet]) == 0
+    runs = json.loads((tmp_path / "a" / "results.json").read_text())["runs"]
+    assert [(r["perturbation"], r["severity"]) for r in runs] == [("translate", 2), ("Typos", None)]
+    capsys.readouterr()
+    assert main(["bench", "--built", str(built), "--out", str(tmp_path / "b"), *quiet,
+                 "--video-perturbations", "translate,jpeg", "--severities", "2",
+                 "--text-perturbations", "Typos,DropFirst"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"perturb bench: error: --built {built} lacks 5 requested output(s): "
+                          "jpeg@2 of item00, jpeg@2 of item01, jpeg@2 of item02, jpeg@2 of item03 and 1 more; "
+                          "build them with `perturb build`")
+    assert "model" not in err and "resume" not in err and not (tmp_path / "b" / "results.json").exists()
+    from perturb.bench.cli import failure_message
+    from perturb.bench.sources import Built, BuiltOutputError
+    with pytest.raises(BuiltOutputError) as gone:
+        Built(built).clip(read_items(dataset)[0], "jpeg", 2)
+    said = failure_message(gone.value, "toy:8", {}, str(tmp_path / "cache"))
+    assert said.startswith(f"--built {built}: no finished output for 'item00' jpeg severity 2")
+    assert "toy:8" not in said and "resume" not in said
+
+
+def read_items(path):
+    from perturb.dataset.readers import read_dataset
+    return read_dataset(str(path))

@@ -234,6 +234,34 @@ def test_cli_build_exit_0(dataset, tmp_path, capsys):
     assert json.loads((out / "dataset.json").read_text())["command"].startswith("perturb build")
 
 
+def test_parquet_keeps_seeds_above_2_63(dataset, tmp_path):
+    """Per-output seeds span the unsigned 64-bit range; Parquet must hold them all exactly."""
+    out = tmp_path / "o"
+    result = build(dataset, out, video_perturbations="static_rotate,jpeg", severities="1,5",
+                   text_perturbations="none", jobs=1, progress=False, parquet=True, format="npy")
+    assert result.ok
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(out / "manifest.parquet").to_pylist()
+    seeds = {r["key"]: r["seed"] for r in read_rows(out / "manifest.jsonl")}
+    assert any(s >= 2 ** 63 for s in seeds.values())           # the case that overflowed int64
+    assert {r["key"]: r["seed"] for r in table} == seeds
+    assert json.loads((out / "dataset.json").read_text())["status"] == "complete"
+
+
+def test_failed_build_does_not_stay_running(dataset, tmp_path, monkeypatch):
+    from perturb.dataset import builder
+
+    def broken(rows, path):
+        raise RuntimeError("disk gone")
+    monkeypatch.setattr(builder, "to_parquet", broken)
+    with pytest.raises(RuntimeError):
+        build(dataset, tmp_path / "o", video_perturbations="jpeg", severities="1", text_perturbations="none",
+              jobs=1, progress=False, parquet=True, limit=1)
+    info = json.loads((tmp_path / "o" / "dataset.json").read_text())
+    assert info["status"] == "failed" and info["error"] == "RuntimeError: disk gone"
+
+
 def test_resume_refuses_other_settings(dataset, tmp_path, capsys):
     opts = dict(video_perturbations="jpeg", severities=1, text_perturbations="none", jobs=1,
                 limit=1, progress=False)

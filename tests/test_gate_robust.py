@@ -90,3 +90,38 @@ def test_fixture_from_the_plugin_entry_point(pytester, demo_captions):
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*RobustnessError*is not robust enough*",
                                  "*gamma_r >= 0.6: 1 of 1 fall short: gaussian_noise*"])
+
+
+def test_save_creates_missing_folders(demo_captions, models, tmp_path):
+    import json
+
+    path = tmp_path / "out" / "nested" / "x.json"
+    assert_robust(models.demo(), demo_captions, perturbations=["gaussian_noise"], min_gamma_a=0.0,
+                  save=path, **QUICK)
+    assert json.loads(path.read_text())["metric"] == "t2v.R@1"
+
+
+def test_a_perturbation_that_cannot_run_fails_assert_robust(demo_captions, models, monkeypatch):
+    from perturb.errors import MissingResourceError
+    from perturb.text import api
+
+    def missing(*args, **kwargs):
+        raise MissingResourceError("NoVB needs spaCy")
+    monkeypatch.setattr(api, "parse_batch", missing)
+    with pytest.raises(RobustnessError) as info:
+        assert_robust(models.demo(), demo_captions, perturbations=["Typos", "NoVB"], min_gamma_a=0.0, **QUICK)
+    assert [o.name for o in info.value.failures] == ["text NoVB ran"]
+    assert "requested but did not run: NoVB needs spaCy" in str(info.value)
+
+
+def test_the_demo_model_reports_a_version(demo_captions, models, tmp_path, capsys):
+    from perturb.bench.api import benchmark
+    from perturb.bench.data import make_data
+    from perturb.bench.runner import Settings
+    from perturb.dataset.readers import read_dataset
+
+    model = models.demo()
+    assert len(model.cache_version) == 16 and model.cache_version == models.demo().cache_version
+    data = make_data(read_dataset(demo_captions), "demo", str(demo_captions), subset=4)
+    benchmark(model, data, cache_dir=str(tmp_path / "cache"), bootstrap=0, settings=Settings(progress=False))
+    assert "reports no version" not in capsys.readouterr().err

@@ -4,9 +4,11 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ..errors import PerturbError, UsageError
 from ..fileio import write_atomic
@@ -24,10 +26,12 @@ def register(subparsers: Any) -> None:
                    "callable:MODULE:ATTR | http:URL[#cross] | toy:DIM (docs/models.md)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--dataset", metavar="PATH", help="dataset annotations (MSR-VTT, YouCook2, CSV/JSONL)")
-    src.add_argument("--built", metavar="DIR", help="a `perturb build` output directory")
+    src.add_argument("--built", metavar="DIR", help="a `perturb build` output directory; perturbations and "
+                     "severities default to those it was built with")
     p.add_argument("--reader", help="dataset reader (msrvtt, youcook2, generic); inferred when omitted")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
     add_selection_arguments(p)
+    p.set_defaults(video_perturbations=None, text_perturbations=None, severities=None)   # see _selection
     p.add_argument("--pairs", default="", metavar="V@T,...",
                    help="video+text pairs, e.g. gaussian_noise@Typos (each at every severity)")
     p.add_argument("--metric", default="R@5", help="[t2v.|v2t.]R@1|R@5|R@10|mAP for γ (default t2v.R@5)")
@@ -78,6 +82,8 @@ def register(subparsers: Any) -> None:
                    help="a negative scored like the positive ranks before it (pessimistic, default) or "
                         "after it; recorded in results.json, and compare refuses to mix the two")
     p.add_argument("--timeout", type=float, default=60.0, help="http adapter timeout in seconds")
+    p.add_argument("--allow-skips", action="store_true",
+                   help="exit 0 even when a requested configuration could not run (it is still listed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--debug", action="store_true", help="on a runtime failure, show the Python traceback")
     p.set_defaults(func=cmd_bench)
@@ -87,6 +93,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
     p.add_argument("--baseline-errors", metavar="JSON", help="a baseline model's errors per ImageNet-C "
                    "corruption and severity: the report adds mCE (docs/benchmark.md)")
+    p.add_argument("--allow-mixed", action="store_true",
+                   help="combine results of different metrics or datasets (refused by default)")
     p.set_defaults(func=cmd_report)
 
 
@@ -112,6 +120,28 @@ def _short_side(value: str) -> int | str:
     return size
 
 
+def _selection(args: argparse.Namespace, built: Any) -> tuple[tuple[int, ...], list[str], list[str]]:
+    """Severities, video and text perturbations: the options given, else what ``built`` holds, else all."""
+    from ..registry import REGISTRY
+    from ..selection import DEFAULT_VIDEO_SELECTION, SEVERITY_LEVELS, parse_severities
+
+    video, text, sevs = built.selection() if built is not None else (DEFAULT_VIDEO_SELECTION, "all", SEVERITY_LEVELS)
+    severities = parse_severities(args.severities if args.severities is not None else sevs or SEVERITY_LEVELS)
+    video = REGISTRY.resolve(args.video_perturbations if args.video_perturbations is not None else video, "video")
+    text = REGISTRY.resolve(args.text_perturbations if args.text_perturbations is not None else text, "text")
+    return severities, [s.ref for s in video], [s.name for s in text]
+
+
+def check_built(built: Any, data: Any, jobs: list[Any]) -> None:
+    """Every output the jobs read must be in the built directory: else a UsageError before any work."""
+    missing = built.missing(data.items, [(j.video, j.severity) for j in jobs], [j.text for j in jobs])
+    if missing:
+        shown = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+        raise UsageError(f"--built {built.root} lacks {len(missing)} requested output(s): {shown}; "
+                         f"build them with `perturb build`, or leave out --video-perturbations, "
+                         f"--text-perturbations and --severities to bench what was built")
+
+
 def _data(args: argparse.Namespace):
     from ..dataset.readers import read_dataset
     from .data import make_data
@@ -131,15 +161,12 @@ def _data(args: argparse.Namespace):
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and write results and reports."""
-    from ..selection import parse_severities
-    from ..registry import REGISTRY
     from .adapters.protocol import ModelSpecError, parse_spec
-    from .api import benchmark
     from .report import print_summary, write_reports
     from .results import parse_metric, write_csv, write_json
-    from .runner import Settings
+    from .runner import Settings, plan
     from .options import check_bench
-    from .sources import Built, OnTheFly
+    from .sources import Built
     from .suite_summary import load_baseline
 
     pairs = _pairs(args.pairs)
@@ -147,10 +174,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     try:
         parse_spec(args.model)
         parse_metric(args.metric)
-        severities = parse_severities(args.severities)
-        video = [s.ref for s in REGISTRY.resolve(args.video_perturbations, "video")]
-        text = [s.name for s in REGISTRY.resolve(args.text_perturbations, "text")]
+        built = Built(args.built, seed=args.seed) if args.built else None
+        severities, video, text = _selection(args, built)
         data = _data(args)
+        if built is not None:
+            check_built(built, data, plan(video, text, severities, pairs))
         if args.baseline_errors is not None:
             load_baseline(args.baseline_errors)
     except (ValueError, FileNotFoundError) as e:
@@ -166,16 +194,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
                "cache_key": args.cache_key}
     stats: dict[str, Any] = {}
     try:
-        source = Built(args.built, seed=args.seed) if args.built else OnTheFly(
-            seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames,
-            device=args.perturb_device)
-        doc = benchmark(args.model, data, video=video, text=text, severities=severities,
-                        pairs=pairs, metric=args.metric, bootstrap=args.bootstrap,
-                        level=args.level, source=source, cache_dir=cache_dir, settings=settings,
-                        backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
-                        model_options=options, stats=stats, mc=args.mc, entailment=args.entailment,
-                        rerank=args.rerank, first_stage=args.first_stage,
-                        baseline_errors=args.baseline_errors)
+        with model_loading_bars(not args.no_progress):
+            doc = _run_benchmark(args, built, data, video, text, severities, cache_dir, settings, options, stats)
+        if args.allow_skips and doc.get("skipped"):
+            doc["skips_allowed"] = True              # `perturb check` then lists them without failing
         write_json(doc, out / "results.json")
         write_csv(doc, out / "results.csv")
         paths = write_reports([doc], out)
@@ -193,11 +215,74 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if "rerank" in doc:
         r = doc["rerank"]
         print(f"re-ranked top {r['k']} of {r['first_stage']}: {r['pairs_scored']} pairs scored ({r['note']})")
-    for s in doc.get("skipped", []):
-        print(f"skipped {s['modality']} {s['perturbation']}: {s['reason']}")
     print(f"{stats['configs']} configurations in {stats['seconds']} s, {stats['forward_passes']} forward "
           f"passes; wrote {out / 'results.json'}, results.csv, {paths['md'].name}, {paths['html'].name}")
+    return _skips_status(doc.get("skipped", []), args.allow_skips)
+
+
+def _skips_status(skipped: list[dict[str, Any]], allowed: bool) -> int:
+    """Name every requested configuration that did not run; exit 1 for them unless --allow-skips."""
+    from .honesty import run_label
+
+    for s in skipped:
+        print(f"perturb bench: {'note' if allowed else 'error'}: requested {s['modality']} "
+              f"{run_label(s)} did not run: {s['reason']}", file=sys.stderr)
+    if skipped and not allowed:
+        print(f"perturb bench: error: {len(skipped)} requested configuration(s) did not run (listed under "
+              f"'skipped' in results.json and the report); pass --allow-skips to accept", file=sys.stderr)
+        return 1
     return 0
+
+
+def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, video: list[str], text: list[str],
+                   severities: tuple[int, ...], cache_dir: str | None, settings: Any, options: dict[str, Any],
+                   stats: dict[str, Any]) -> dict[str, Any]:
+    """The benchmark of the validated options (on the fly unless ``built``)."""
+    from .api import benchmark
+    from .sources import OnTheFly
+
+    source = built if built is not None else OnTheFly(
+        seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device)
+    return benchmark(args.model, data, video=video, text=text, severities=severities,
+                     pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap,
+                     level=args.level, source=source, cache_dir=cache_dir, settings=settings,
+                     backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
+                     model_options=options, stats=stats, mc=args.mc, entailment=args.entailment,
+                     rerank=args.rerank, first_stage=args.first_stage, baseline_errors=args.baseline_errors)
+
+
+HUB_BARS_ENV = "HF_HUB_DISABLE_PROGRESS_BARS"
+# module -> (is on?, switch on, switch off): the bars transformers and huggingface_hub draw while loading
+BAR_SWITCHES = {
+    "transformers.utils.logging": (lambda m: m.is_progress_bar_enabled(), "enable_progress_bar",
+                                   "disable_progress_bar"),
+    "huggingface_hub.utils": (lambda m: not m.are_progress_bars_disabled(), "enable_progress_bars",
+                              "disable_progress_bars"),
+}
+
+
+@contextmanager
+def model_loading_bars(enabled: bool) -> Iterator[None]:
+    """With ``enabled`` False, no hub download or "Loading weights" bars while models load (restored after)."""
+    if enabled:
+        yield
+        return
+    before = os.environ.get(HUB_BARS_ENV)
+    os.environ[HUB_BARS_ENV] = "1"              # read when huggingface_hub is first imported
+    was_on = {name: BAR_SWITCHES[name][0](sys.modules[name]) for name in BAR_SWITCHES if name in sys.modules}
+    for name in BAR_SWITCHES:
+        if name in sys.modules:
+            getattr(sys.modules[name], BAR_SWITCHES[name][2])()
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(HUB_BARS_ENV, None)
+        else:
+            os.environ[HUB_BARS_ENV] = before
+        for name, (_, on, _off) in BAR_SWITCHES.items():
+            if name in sys.modules and was_on.get(name, True):
+                getattr(sys.modules[name], on)()
 
 
 def check_out_dir(out: Path) -> None:
@@ -218,6 +303,10 @@ def check_out_dir(out: Path) -> None:
 def failure_message(error: BaseException, model: str, progress: dict[str, Any] | None,
                     cache_dir: str | None) -> str:
     """What failed (endpoint, model or path), what finished and is cached, and how to resume."""
+    from .sources import BuiltOutputError
+
+    if isinstance(error, BuiltOutputError):              # not the model's fault; re-running cannot help
+        return f"{error}; build it with `perturb build`"
     if isinstance(error, OSError) and error.errno == errno.ENOSPC:
         what = f"disk full (no space left on device) writing {error.filename or cache_dir or 'output'}"
     elif isinstance(error, PerturbError):
@@ -253,6 +342,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             baseline = load_baseline(args.baseline_errors)
             for doc in docs:
                 doc["suites"] = summarize_suites(doc, baseline)
+        if not args.allow_mixed:
+            check_mixable(docs, [str(p) for p in args.results])
     except (OSError, ValueError) as e:
         raise UsageError(str(e)) from e
     paths = write_reports(docs, args.out)
@@ -260,3 +351,18 @@ def cmd_report(args: argparse.Namespace) -> int:
         print_summary(doc)
     print(f"wrote {paths['md']} and {paths['html']}")
     return 0
+
+
+MIXABLE = (("metric", lambda d: d["metric"]),
+           ("dataset", lambda d: {k: (d.get("dataset") or {}).get(k) for k in ("name", "n_items", "subset", "seed")}))
+
+
+def check_mixable(docs: list[dict[str, Any]], paths: list[str]) -> None:
+    """Results of different metrics or datasets are not one comparison: a ValueError naming both."""
+    for what, key in MIXABLE:
+        first = key(docs[0])
+        for path, doc in zip(paths[1:], docs[1:]):
+            if key(doc) != first:
+                raise ValueError(f"{paths[0]} and {path} differ in {what} ({first} vs {key(doc)}); their "
+                                 f"scores are not comparable in one report: pass --allow-mixed to combine "
+                                 f"them anyway")

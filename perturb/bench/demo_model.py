@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -94,6 +94,16 @@ def text_features(texts: Sequence[str]) -> np.ndarray:
     return out
 
 
+def weights_digest(*parts: Any) -> str:
+    """A short sha256 of torch modules' parameters and numpy arrays: the model's version."""
+    h = hashlib.sha256()
+    for part in parts:
+        arrays = [p.detach().cpu().numpy() for p in part.parameters()] if hasattr(part, "parameters") else [part]
+        for a in arrays:
+            h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:16]
+
+
 class DemoModel:
     """The trained demo dual encoder (numpy in, L2-normalised numpy embeddings out)."""
 
@@ -102,6 +112,8 @@ class DemoModel:
         self.mean, self.std = mean, std
         self.id = f"demo:dual-encoder-seed{seed}"        # also the embedding-cache key
         self.frame_spec = FrameSpec(N_FRAMES)           # video_features reads only these frames
+        self.cache_version = weights_digest(video_net, text_net, mean, std)   # the cache keys the weights
+
 
     def _embed(self, net, x: np.ndarray) -> np.ndarray:
         import torch

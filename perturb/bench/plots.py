@@ -28,7 +28,14 @@ def metric_value(record: dict[str, Any], metric: str) -> float:
 
 
 def severity_curves(doc: dict[str, Any]) -> bytes | None:
-    """Metric vs severity, one panel per video category, one line per perturbation (cf. Figs 11-12)."""
+    """Metric vs severity, one panel per video category, one line per perturbation (cf. Figs 11-12),
+    each with its bootstrap CI as a band."""
+    fig = severity_figure(doc)
+    return None if fig is None else _png(fig)
+
+
+def severity_figure(doc: dict[str, Any]) -> Any:
+    """The figure of :func:`severity_curves` (None without video runs); legends sit beside the panels."""
     runs = [r for r in doc["runs"] if r["modality"] == "video" and r["severity"] is not None]
     if not runs:
         return None
@@ -36,24 +43,32 @@ def severity_curves(doc: dict[str, Any]) -> bytes | None:
     cats = list(dict.fromkeys(r["category"] for r in runs))
     cols = min(3, len(cats))
     rows = -(-len(cats) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.6 * cols, 3.2 * rows), squeeze=False)
     clean = metric_value(doc["clean"], doc["metric"])
+    clean_ci = (doc["clean"].get("ci") or {}).get("metric")
     for ax, cat in zip(axes.flat, cats):
         for name in dict.fromkeys(r["perturbation"] for r in runs if r["category"] == cat):
-            pts = sorted((r["severity"], metric_value(r, doc["metric"])) for r in runs if r["perturbation"] == name)
-            ax.plot(*zip(*pts), marker="o", label=name)
+            mine = sorted((r for r in runs if r["perturbation"] == name), key=lambda r: r["severity"])
+            x = [r["severity"] for r in mine]
+            line, = ax.plot(x, [metric_value(r, doc["metric"]) for r in mine], marker="o", label=name)
+            band = [(r.get("ci") or {}).get("metric") for r in mine]
+            if all(b and None not in b for b in band):
+                ax.fill_between(x, [b[0] for b in band], [b[1] for b in band], color=line.get_color(),
+                                alpha=0.18, linewidth=0)
         ax.axhline(clean, color="black", linestyle="--", linewidth=1, label="clean")
+        if clean_ci and None not in clean_ci:
+            ax.axhspan(clean_ci[0], clean_ci[1], color="black", alpha=0.07, linewidth=0)
         ax.set_title(cat)
         ax.set_xlabel("severity")
         ax.set_ylabel(doc["metric"])
         ax.set_ylim(-0.02, 1.02)
         ax.set_xticks(sorted({r["severity"] for r in runs}))
-        ax.legend(fontsize=7, loc="best", framealpha=0.6)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)  # beside, never over
     for ax in list(axes.flat)[len(cats):]:
         ax.axis("off")
-    fig.suptitle(f"{doc['model']['id']}: {doc['metric']} under video perturbations")
+    fig.suptitle(f"{doc['model']['id']}: {doc['metric']} under video perturbations (bands: bootstrap CIs)")
     fig.tight_layout()
-    return _png(fig)
+    return fig
 
 
 def text_bars(doc: dict[str, Any]) -> bytes | None:
@@ -95,7 +110,7 @@ def gamma_bars(doc: dict[str, Any]) -> bytes | None:
     ax.axhline(1.0, color="grey", linewidth=0.8)
     ax.set_xticks(x, [f"{n}\n({cats[n]['modality']})" for n in names], fontsize=8, rotation=30)
     ax.set_ylabel(f"robustness on {doc['metric']}")
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     ax.set_title(f"{doc['model']['id']}: robustness per category (mean ± std)")
     fig.tight_layout()
     return _png(fig)

@@ -12,13 +12,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..fileio import write_atomic
-from .bootstrap import bootstrap_ci, paired_bootstrap
+from .bootstrap import bootstrap_ci, mean_gamma_bootstrap, paired_bootstrap
 from .data import BenchData
 from .metrics import KS, rank_summary
+from .honesty import chance_levels, flags
 from .robustness import gamma_a, gamma_r, summarize
 from .runner import Ranked
 
-SCHEMA_VERSION = "1.1"         # 1.1 added "ties"
+SCHEMA_VERSION = "1.2"         # 1.1 added "ties"; 1.2 "chance", "flags", summary.modality.*.ci
 DIRECTIONS = ("t2v", "v2t")
 GAMMA_METRICS = tuple(f"R@{k}" for k in KS) + ("mAP",)
 
@@ -82,15 +83,22 @@ def build_results(model: dict[str, Any], data: BenchData, metric: str, clean: Ra
         clean_rec["ci"] = {"metric": bootstrap_ci(per_query(clean, *parsed), bootstrap["n"],
                                                   bootstrap["seed"], bootstrap["level"])}
     records = [_run_record(r, clean, parsed, bootstrap) for r in runs]
+    summary = summarize(records)
+    if bootstrap:
+        for modality, agg in summary["modality"].items():
+            agg["ci"] = mean_gamma_bootstrap(per_query(clean, *parsed),
+                                             [per_query(r, *parsed) for r in runs if r.job.modality == modality],
+                                             bootstrap["n"], bootstrap["seed"], bootstrap["level"])
     doc = {
         "schema_version": SCHEMA_VERSION, "perturb_version": __version__, "model": model,
         "dataset": {"name": data.name, "path": data.path, "n_items": len(data.items),
                     "subset": data.subset, "seed": data.seed},
         "metric": f"{parsed[0]}.{parsed[1]}", "ties": ties, "bootstrap": bootstrap, "clean": clean_rec,
-        "runs": records, "summary": summarize(records),
+        "chance": chance_levels(data.relevance), "runs": records, "summary": summary,
     }
     if extra:
         doc.update(extra)
+    doc["flags"] = flags(doc)
     return doc
 
 

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..dataset.items import Item
+from ..errors import PerturbError
 from ..fileio import read_jsonl
 from ..rng import item_seed
 from .adapters.frames import FrameSpec
@@ -199,6 +200,10 @@ class OnTheFly:
         return [str(t) for t in apply_batch(list(texts), perturbation, seed=self.seed, docs=docs)]
 
 
+class BuiltOutputError(PerturbError, FileNotFoundError):
+    """A ``perturb build`` output the benchmark needs is not in the built directory."""
+
+
 class Built(OnTheFly):
     """Perturbed clips and captions read from a ``perturb build`` output directory."""
 
@@ -227,13 +232,28 @@ class Built(OnTheFly):
         return {"source": "built", "built": str(self.root), "short_side": self.size, "fps": self.fps,
                 "max_frames": self.max_frames}
 
+    def selection(self) -> tuple[list[str], list[str], list[int]]:
+        """The video perturbations, text perturbations and severities the build was asked for."""
+        return ([v["name"] for v in self.info.get("video_perturbations", [])],
+                [t["name"] for t in self.info.get("text_perturbations", [])],
+                [int(s) for s in self.info.get("severities", [])])
+
+    def missing(self, items: Sequence[Item], videos: Sequence[tuple[str, int | None]],
+                texts: Sequence[str]) -> list[str]:
+        """The requested outputs this directory does not hold finished (clips, caption files)."""
+        out = [f"{name}@{sev} of {it.item_id}" if sev is not None else f"{name} of {it.item_id}"
+               for name, sev in dict.fromkeys(videos) if name != CLEAN for it in items
+               if (it.item_id, name, sev) not in self._paths]
+        return out + [f"captions/{t}.jsonl" for t in dict.fromkeys(texts)
+                      if t != CLEAN and not (self.root / "captions" / f"{t}.jsonl").exists()]
+
     def clip(self, item: Item, perturbation: str, severity: int | None) -> np.ndarray:
         if perturbation == "clean":
             return self.decode(item)
         path = self._paths.get((item.item_id, perturbation, severity))
         if path is None:
-            raise FileNotFoundError(f"--built {self.root}: no finished output for {item.item_id!r} "
-                                    f"{perturbation} severity {severity} (see manifest.jsonl)")
+            raise BuiltOutputError(f"--built {self.root}: no finished output for {item.item_id!r} "
+                                   f"{perturbation} severity {severity} (see manifest.jsonl)")
         from ..dataset.encode import load
         return load(path)
 
@@ -266,11 +286,11 @@ class Built(OnTheFly):
         if perturbation not in self._captions:
             path = self.root / "captions" / f"{perturbation}.jsonl"
             if not path.exists():
-                raise FileNotFoundError(f"--built {self.root}: missing {path}")
+                raise BuiltOutputError(f"--built {self.root}: missing {path}")
             rows = read_jsonl(path)
             self._captions[perturbation] = {f"{r['item_id']}#{r['caption_index']}": r["text"] for r in rows}
         table = self._captions[perturbation]
         missing = [i for i in ids if i not in table]
         if missing:
-            raise KeyError(f"--built {self.root}: captions/{perturbation}.jsonl lacks {missing[:3]}")
+            raise BuiltOutputError(f"--built {self.root}: captions/{perturbation}.jsonl lacks {missing[:3]}")
         return [table[i] for i in ids]

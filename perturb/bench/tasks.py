@@ -50,7 +50,8 @@ def evaluate_mc(encoder: Encoder, path: str | Path, bootstrap: dict[str, Any] | 
     scores = pair_scores(encoder, videos, [e for r in known for e in r.endings]).reshape(len(known), -1)
     correct = mc_correct(scores, np.array([r.label for r in known]))
     out: dict[str, Any] = {"file": str(path), "n": len(known), "missing": len(rows) - len(known),
-                           "accuracy": float(correct.mean())}
+                           "accuracy": float(correct.mean()),
+                           "chance": float(np.mean([1 / len(r.endings) for r in known]))}   # 1/options
     if bootstrap:
         out["ci"] = bootstrap_ci(correct, bootstrap["n"], bootstrap["seed"], bootstrap["level"])
     return out
@@ -67,4 +68,4 @@ def evaluate_entailment(encoder: Encoder, path: str | Path) -> dict[str, Any]:
         raise ValueError(f"{path}: none of its videos is an item of the dataset")
     scores = pair_scores(encoder, [index[r["video"]] for r in known], [r["caption"] for r in known])
     return {"file": str(path), "n": len(known), "missing": len(rows) - len(known),
-            "roc_auc": roc_auc(np.array([r["label"] for r in known]), scores)}
+            "roc_auc": roc_auc(np.array([r["label"] for r in known]), scores), "chance": 0.5}

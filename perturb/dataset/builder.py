@@ -212,21 +212,13 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
         tasks, order, result = _pending(vplan, tspecs, items, seed, root, fmt, pre, manifest,
                                         verify, progress)
         write_json(root / "dataset.json", {**info, "status": "running"})
-        with manifest:
-            for rows in _progress(engines.run(run_task, tasks, backend=backend, jobs=jobs,
-                                              scheduler=scheduler),
-                                  sum(t.size for t in tasks), progress):
-                for row in rows:
-                    manifest.append(row)
-                    if row["status"] == "ok":
-                        result.done += 1
-                    elif row["status"] == "skipped":
-                        result.unavailable.append(row)
-                    else:
-                        result.failed.append(row)
-            manifest.compact(order)
-            if parquet:
-                to_parquet(list(manifest), root / "manifest.parquet")
+        try:
+            _run(tasks, order, result, manifest, root, backend, jobs, scheduler, parquet, progress)
+        except BaseException as e:          # never leave "running" behind a build that stopped
+            stopped = "interrupted" if isinstance(e, KeyboardInterrupt) else "failed"
+            write_json(root / "dataset.json", {**info, "status": stopped,
+                                               "error": f"{type(e).__name__}: {e}"})
+            raise
         result.seconds = time.perf_counter() - t0
         final = {k: manifest.rows[k] for k in order if k in manifest.rows}
         write_json(root / "dataset.json", {**info, "status": "complete" if result.ok
@@ -234,6 +226,26 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
         return result
     finally:
         lock.release()
+
+
+def _run(tasks: list[Any], order: list[str], result: BuildResult, manifest: Manifest, root: Path,
+         backend: str, jobs: int | None, scheduler: str | None, parquet: bool, progress: bool) -> None:
+    """Run the pending tasks, recording each row in the manifest (and the Parquet export)."""
+    with manifest:
+        for rows in _progress(engines.run(run_task, tasks, backend=backend, jobs=jobs,
+                                          scheduler=scheduler),
+                              sum(t.size for t in tasks), progress):
+            for row in rows:
+                manifest.append(row)
+                if row["status"] == "ok":
+                    result.done += 1
+                elif row["status"] == "skipped":
+                    result.unavailable.append(row)
+                else:
+                    result.failed.append(row)
+        manifest.compact(order)
+        if parquet:
+            to_parquet(list(manifest), root / "manifest.parquet")
 
 
 def _pending(vplan: list[tuple[Item, list[Output]]], tspecs: Sequence[Spec], items: Sequence[Item],

@@ -126,7 +126,9 @@ def to_parquet(rows: list[dict[str, Any]], path: str | os.PathLike) -> None:
         for k in FIELDS:
             v = r.get(k)
             cols[k].append(json.dumps(_jsonable(v)) if k == "params" and v is not None else v)
-    table = pa.table({k: v for k, v in cols.items() if any(x is not None for x in v)})
+    types = {"seed": pa.uint64()}      # per-output seeds span the full 64-bit unsigned range
+    table = pa.table({k: pa.array(v, type=types.get(k)) for k, v in cols.items()
+                      if any(x is not None for x in v)})
     buf = io.BytesIO()
     pq.write_table(table, buf)
     write_atomic(path, buf.getvalue())

@@ -5,7 +5,7 @@ from typing import Iterable
 
 from .errors import GateInputError
 from .metrics import Metric, parse_metric
-from .outcome import FAIL, PASS, Outcome, fmt
+from .outcome import FAIL, INFO, PASS, Outcome, fmt
 from .results import Results
 from .rules import BOUNDS, Rule
 from .scope import EACH, Scope, each_perturbation, resolve_scope, scope_value, select_runs
@@ -44,7 +44,9 @@ def _check_each(results: Results, rule: Rule, metric: Metric, severity: int | No
     if short:
         listed = ", ".join(f"{k} ({fmt(values[k])})" for k in short)
         return _outcome(rule, value, False, f"{len(short)} of {len(values)} fall short: {listed}")
-    return _outcome(rule, value, True, f"all {len(values)} perturbations; worst {worst}")
+    missing = len(results.data.get("skipped") or [])
+    more = f" ({missing} requested configuration(s) did not run)" if missing else ""
+    return _outcome(rule, value, True, f"all {len(values)} perturbations that ran{more}; worst {worst}")
 
 
 def check_rule(results: Results, rule: Rule) -> Outcome:
@@ -63,11 +65,36 @@ def check_rule(results: Results, rule: Rule) -> Outcome:
     return _outcome(rule, value, ok, why)
 
 
+def not_run(results: Results) -> list[Outcome]:
+    """One outcome per requested configuration that did not run: a failure, or information when the
+    benchmark was told to accept it (--allow-skips)."""
+    from ..bench.honesty import run_label
+
+    allowed = bool(results.data.get("skips_allowed"))
+    out = []
+    for s in results.data.get("skipped") or []:
+        name = f"{s['modality']} {run_label(s)} ran"
+        cells = {"rule": name, "value": "—", "threshold": "", "verdict": "allowed" if allowed else FAIL,
+                 "detail": f"requested but did not run: {s['reason']}"}
+        out.append(Outcome(name, INFO if allowed else FAIL, cells, cells["detail"]))
+    return out
+
+
+def notes(results: Results) -> list[str]:
+    """What makes the numbers mean little (clean score near chance or 1, γ above 1, ...)."""
+    from ..bench.honesty import flags
+
+    data = results.data
+    found = data["flags"] if "flags" in data else flags(data)
+    return [f["message"] for f in found if f["kind"] != "skipped"]     # skipped ones are outcomes
+
+
 def check(results: Results, rules: Iterable[Rule]) -> list[Outcome]:
-    """Every rule checked (all validated first, so bad input fails before any verdict)."""
+    """Every rule checked (all validated first, so bad input fails before any verdict), then one
+    outcome per requested configuration that did not run."""
     rules = list(rules)
     if not rules:
         raise GateInputError("no rules to check; give --min/--max or a --policy file")
     for rule in rules:
         _bind(results, rule)
-    return [check_rule(results, rule) for rule in rules]
+    return [check_rule(results, rule) for rule in rules] + not_run(results)

@@ -50,7 +50,7 @@ def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
 
 def run_check(args: argparse.Namespace) -> int:
     """Check rules from --min/--max and --policy against one results file."""
-    from .check import check
+    from .check import check, notes
     from .results import load_results
     from .rules import load_policy, parse_rule
 
@@ -59,7 +59,7 @@ def run_check(args: argparse.Namespace) -> int:
         rules = list(load_policy(args.policy).rules) + rules
     results = load_results(args.results)
     return _report(check(results, rules), f"perturb check {args.results}",
-                   f"Robustness check of `{args.results}`", "perturb.check", args)
+                   f"Robustness check of `{args.results}`", "perturb.check", args, notes(results))
 
 
 def run_compare(args: argparse.Namespace) -> int:

@@ -158,4 +158,23 @@ def compare(baseline: Results, current: Results, metrics: Iterable[str] | None =
         raise GateInputError("no metric to compare; give --metric, e.g. --metric gamma_r")
     outcomes = [_row(baseline, current, kind, name, m, max_drop, significance)
                 for m in parsed for kind, name in _rows(baseline, current, m)]
-    return Comparison(outcomes, _notes(baseline, current))
+    return Comparison(outcomes, _notes(baseline, current) + _meaning_notes(baseline, current, outcomes))
+
+
+LARGE_NOISE = 0.1       # a drop this large passed as noise says the run has too few queries to tell
+
+
+def _meaning_notes(baseline: Results, current: Results, outcomes: list[Outcome]) -> list[str]:
+    """Flags of either file (clean score near chance or 1, γ above 1...) and large drops passed as noise."""
+    from .check import notes
+
+    out = [f"{which}: {n}" for which, r in (("baseline", baseline), ("current", current)) for n in notes(r)]
+    large = [o for o in outcomes if o.cells.get("verdict") == "noise"
+             and float(o.cells["drop"]) > LARGE_NOISE]
+    if large:
+        out.append(f"{len(large)} drop(s) larger than {LARGE_NOISE:g} passed only as noise ("
+                   + ", ".join(f"{o.cells['scope']} {o.cells['name']} {o.cells['metric']} {o.cells['drop']}".replace("  ", " ")
+                               for o in large[:5])
+                   + f"): with {current.data.get('dataset', {}).get('n_items', '?')} items the CIs are too "
+                   "wide to tell a large drop from noise; measure on more items")
+    return out

@@ -72,7 +72,12 @@ def parse_metric(text: str, results: Results | None = None, clean: bool = True) 
     """A metric name → Metric, matched ignoring case, spaces, dashes and underscores (``GAMMA-R``
     is ``gamma_r``); GateInputError listing the valid ones."""
     valid = valid_metric_names(results, clean)
-    canonical = {_folded(v): v for v in valid}.get(_folded(str(text)))
+    lookup = {_folded(v): v for v in valid}
+    # a bare retrieval metric means text→video, as in `perturb bench --metric R@5`
+    for v in valid:
+        if "t2v." in v:
+            lookup.setdefault(_folded(v.replace("t2v.", "", 1)), v)
+    canonical = lookup.get(_folded(str(text)))
     if canonical is None:
         raise unknown("metric", str(text).strip(), valid)
     parts = canonical.split(".")

@@ -160,6 +160,9 @@ def parse_spec(spec: str) -> tuple[str, str]:
         raise ModelSpecError(f"model {spec!r} has no target; expected {SPEC_FORMS[kind]}")
     if kind == "toy" and not (target.isdigit() and int(target) > 0):
         raise ModelSpecError(f"toy:DIM takes a positive whole dimension; got {spec!r}")
+    if kind in ("hf", "clip"):
+        from .hf.spec import check_local, parse_spec as parse_hf
+        check_local(parse_hf(target), kind)
     if kind == "callable":
         module_name, sep, attr = target.partition(":")
         if not sep or not module_name or not attr:

@@ -63,6 +63,23 @@ def parse_spec(target: str) -> HfSpec:
     return HfSpec(name, revision or None, mode or None)
 
 
+def _path_like(name: str) -> bool:
+    """A name that can only be a folder: absolute, relative with ./ or ../, ~, or deeper than ORG/NAME."""
+    return name.startswith(("/", "./", "../", "~", "\\")) or name in (".", "..") or name.count("/") > 1
+
+
+def check_local(spec: HfSpec, kind: str = "hf") -> None:
+    """A local checkpoint must be a folder with config.json: a ModelSpecError saying which is missing."""
+    name = os.path.expanduser(spec.name)
+    if os.path.isdir(name):
+        if not os.path.isfile(os.path.join(name, "config.json")):
+            raise ModelSpecError(f"{kind}:{spec.name}: the folder has no config.json; expected a checkpoint "
+                                 f"folder (as written by save_pretrained) or a hub name ORG/NAME")
+    elif _path_like(spec.name) or os.path.exists(name):
+        raise ModelSpecError(f"{kind}:{spec.name}: no such folder; expected a checkpoint folder holding "
+                             f"config.json, or a hub name ORG/NAME")
+
+
 def offline() -> bool:
     """True when ``HF_HUB_OFFLINE`` asks for local files only."""
     return os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false")

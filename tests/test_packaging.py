@@ -1,0 +1,38 @@
+"""The package as installed: its version, and every bundled asset in the wheel without setuptools warnings."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_version_matches_the_changelog_release():
+    from perturb import __version__
+
+    released = re.findall(r"^## (\d+\.\d+\.\d+)", (ROOT / "CHANGELOG.md").read_text(), re.MULTILINE)
+    assert __version__ == "0.2.0" and __version__ == released[0]
+
+
+def test_wheel_holds_every_asset_without_warnings(tmp_path):
+    pytest.importorskip("setuptools")
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("setup.cfg", "pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "perturb", src / "perturb", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                           "-w", str(tmp_path / "dist"), str(src)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "perturb.assets" not in done.stdout + done.stderr          # "Package would be ignored" warnings
+    wheel = next((tmp_path / "dist").glob("perturb-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assets = {str(p.relative_to(ROOT)) for p in (ROOT / "perturb" / "assets").rglob("*")
+              if p.is_file() and "__pycache__" not in p.parts}
+    assert assets and assets <= names
