@@ -261,7 +261,7 @@ def test_cache_prune_and_rm_refuse_nonsense(capsys, tmp_path):
     (["--pairs", "nope@Typos"], "--pairs nope@Typos: unknown video perturbation 'nope'"),
     (["--metric", "mAP"], "--metric mAP needs --judgements"),
     (["--rerank", "5", "--first-stage", "toy:8"], "--model toy:8 is a dual encoder"),
-    (["--model", "clip:/nonexistent/dir"], "no such local checkpoint /nonexistent/dir"),
+    (["--model", "clip:/nonexistent/dir"], "clip:/nonexistent/dir: no such folder"),
     (["--model", "precomputed:/nonexistent"], "/nonexistent is not a directory"),
     (["--model", "callable:os:sep"], "os:sep is not callable"),
     (["--model", "http:not a url"], "expected http:http://HOST:PORT"),

@@ -35,14 +35,10 @@ def check_numbers(args: argparse.Namespace) -> None:
             raise UsageError(f"{option} must be > 0, a finite number; got {value}")
 
 
-def _looks_like_path(target: str) -> bool:
-    """A local path rather than a hub name (``org/name``): absolute, or starting with . or ~."""
-    return os.path.isabs(target) or target.startswith((".", "~"))
-
-
 def check_model(spec: str, option: str = "--model") -> str:
     """A model spec whose target can exist: local paths present, a callable callable, a URL a
-    URL; returns its kind. Nothing is loaded (a callable's module is imported)."""
+    URL; returns its kind (hf:/clip: folders are checked by parse_spec). Nothing is loaded (a
+    callable's module is imported)."""
     from .adapters.protocol import ModelSpecError, import_target, parse_spec
 
     try:
@@ -52,12 +48,9 @@ def check_model(spec: str, option: str = "--model") -> str:
                              "that builds the model")
     except ModelSpecError as e:
         raise UsageError(str(e)) from None
-    path = os.path.expanduser(target.partition("#")[0].partition("@")[0] if kind == "hf" else target)
+    path = os.path.expanduser(target)
     if kind == "precomputed" and not os.path.isdir(path):
         raise UsageError(f"{option} {spec}: {path} is not a directory; expected precomputed:DIR")
-    if kind in ("hf", "clip") and _looks_like_path(path) and not os.path.exists(path):
-        raise UsageError(f"{option} {spec}: no such local checkpoint {path}; expected a folder "
-                         "or a hub name such as openai/clip-vit-base-patch32")
     if kind == "http":
         url = urlparse(target.partition("#")[0])
         if url.scheme not in ("http", "https") or not url.netloc or " " in target:
