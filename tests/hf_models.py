@@ -126,7 +126,9 @@ def build_qwen2_vl(path: Path, v25: bool = False) -> Path:
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
         vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
     model_cls = getattr(transformers, f"{prefix}ForConditionalGeneration")
-    return _save(path, lambda: model_cls(cfg), tok, {"size": {"height": 16, "width": 16}})
+    # pixel budgets as the hub's video_preprocessor_config.json has them, scaled to the tiny patch
+    budget = {"min_pixels": 8 * 8, "max_pixels": 16 * 16, "patch_size": 4, "merge_size": 2, "temporal_patch_size": 2}
+    return _save(path, lambda: model_cls(cfg), tok, budget)
 
 
 def _lm_text(tok: Any, model_type: str) -> dict[str, Any]:

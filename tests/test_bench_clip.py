@@ -11,7 +11,7 @@ transformers = pytest.importorskip("transformers")
 
 from tiny_models import build_clip  # noqa: E402
 
-from perturb.bench.adapters.protocol import load_model  # noqa: E402
+from perturb.bench.adapters.factory import load_model  # noqa: E402
 from perturb.bench.api import benchmark  # noqa: E402
 from perturb.bench.fixtures import tiny_data  # noqa: E402
 from perturb.bench.runner import Settings  # noqa: E402

@@ -17,7 +17,8 @@ import numpy as np
 from ..errors import MissingResourceError
 from ..registry import REGISTRY
 from .adapters.frames import frame_spec_of
-from .adapters.protocol import Model, load_model
+from .adapters.factory import load_model
+from .adapters.protocol import Model
 from .cache import CacheKey, EmbeddingCache, check_rows
 from .fingerprint import digest, item_fingerprint, perturbation_fingerprint, text_fingerprint
 from .data import BenchData
@@ -134,6 +135,9 @@ class Encoder:
 
     def _key(self, modality: str, perturbation: str, severity: int | None) -> CacheKey:
         settings = self.source.settings if modality != "text" else ""
+        spec = frame_spec_of(self.model.impl) if modality != "text" else None
+        if spec is not None:                   # which frames the model reads, and how they were picked
+            settings = f"{settings}|{spec.key}"
         return CacheKey(self.model.id, self.data.fingerprint(), modality, perturbation, severity,
                         self.source.seed, settings, model_version=self.model.cache_version or "",
                         recipe=recipe(modality, perturbation, severity), dataset_name=self.data.name)
