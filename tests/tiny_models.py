@@ -103,5 +103,5 @@ def build_clip(path: Path, seed: int = 0) -> Path:
         model = CLIPModel(cfg)
     model.save_pretrained(path)
     (path / "preprocessor_config.json").write_text(json.dumps(
-        {"crop_size": {"height": 32, "width": 32}, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.25, 0.25, 0.25]}))
+        {"size": {"shortest_edge": 32}, "crop_size": {"height": 32, "width": 32}, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.25, 0.25, 0.25]}))
     return path

@@ -22,7 +22,10 @@ def load_model(spec: str, *, device: str = "auto", batch_size: int = 32, frames:
     (centre, start, linspace) overrides an hf family's own frame-sampling convention.
     """
     if frame_sampling is not None:
-        check_sampling(frame_sampling)
+        try:
+            check_sampling(frame_sampling)
+        except ValueError as e:
+            raise ModelSpecError(f"--frame-sampling: {e}") from None
         if parse_spec(spec)[0] not in ("hf", "clip"):
             raise ModelSpecError(f"--frame-sampling applies to hf: and clip: models; {spec!r} picks its own frames")
     model = _load(spec, device=device, batch_size=batch_size, frames=frames, timeout=timeout,
