@@ -200,6 +200,20 @@ class Pixels:
         """The (height, width) of the pixel values made from an h x w frame."""
         return (self.height, self.width) if self.crop else self.resize_size(h, w)
 
+    def resize(self, x: Any, size: tuple[int, int]) -> Any:
+        """(F, 3, H, W) 0..255 values resized as PIL resizes 8-bit images: the width pass, rounded
+        to 8 bits, then the height pass, rounded (antialiased for bilinear and bicubic)."""
+        import torch
+        aa = self.resample != "nearest-exact"
+        opts = {"antialias": True, "align_corners": False} if aa else {}
+        if x.shape[-1] != size[1]:
+            x = torch.nn.functional.interpolate(x, size=(x.shape[-2], size[1]), mode=self.resample, **opts)
+            x = x.round().clamp(0, 255)
+        if x.shape[-2] != size[0]:
+            x = torch.nn.functional.interpolate(x, size=(size[0], x.shape[-1]), mode=self.resample, **opts)
+            x = x.round().clamp(0, 255)
+        return x
+
     def __call__(self, frames: Any, runtime: Runtime) -> Any:
         """uint8 (F, H, W, 3) numpy or torch frames -> float (F, 3, h, w) pixel values on the
         runtime's device (resized there)."""
@@ -212,10 +226,7 @@ class Pixels:
         h, w = x.shape[-2:]
         size = self.resize_size(h, w)
         if size != (h, w):
-            aa = self.resample != "nearest-exact"
-            x = torch.nn.functional.interpolate(x, size=size, mode=self.resample, antialias=aa,
-                                                **({} if not aa else {"align_corners": False}))
-            x = x.round().clamp(0, 255)                        # the PIL backend resizes 8-bit images
+            x = self.resize(x, size)
         if self.crop:
             top, left = (size[0] - self.height) // 2, (size[1] - self.width) // 2
             if top < 0 or left < 0:
