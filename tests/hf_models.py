@@ -114,7 +114,8 @@ def build_qwen2_vl(path: Path, v25: bool = False, patch_size: int = 4) -> Path:
     ids = {s: tok.convert_tokens_to_ids(s) for s in QWEN_SPECIALS}
     vision = dict(depth=1, hidden_size=32, num_heads=2, patch_size=patch_size, spatial_merge_size=2,
                   temporal_patch_size=2)
-    vision.update(dict(intermediate_size=32, out_hidden_size=32, window_size=8, fullatt_block_indexes=[0])
+    vision.update(dict(intermediate_size=32, out_hidden_size=32,
+                       window_size=8 if patch_size == 4 else 112, fullatt_block_indexes=[0])
                   if v25 else dict(embed_dim=16, mlp_ratio=2))
     prefix = "Qwen2_5_VL" if v25 else "Qwen2VL"
     cfg = getattr(transformers, f"{prefix}Config")(
