@@ -1,0 +1,50 @@
+"""Planning a benchmark: the (modality, perturbation, severity) configurations to run, as :class:`Job`s."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..registry import REGISTRY
+from .sources import CLEAN
+
+@dataclass(frozen=True)
+class Job:
+    """One configuration: which video and which text version are compared."""
+
+    modality: str                       # "clean", "video", "text" or "both"
+    video: str = CLEAN
+    severity: int | None = None
+    text: str = CLEAN
+
+    @property
+    def perturbation(self) -> str:
+        if self.modality == "both":
+            return f"{self.video}+{self.text}"
+        return {"video": self.video, "text": self.text}.get(self.modality, CLEAN)
+
+    @property
+    def category(self) -> str:
+        video = REGISTRY.get(self.video, "video").category if self.video != CLEAN else None
+        text = REGISTRY.get(self.text, "text").category if self.text != CLEAN else None
+        return "+".join(c for c in (video, text) if c) or CLEAN
+
+    def label(self) -> str:
+        sev = f"@{self.severity}" if self.severity is not None else ""
+        return f"{self.modality}:{self.perturbation}{sev}"
+
+
+def plan(video: Sequence[str] = (), text: Sequence[str] = (), severities: Sequence[int] = (1, 2, 3, 4, 5),
+         pairs: Sequence[tuple[str, str]] = ()) -> list[Job]:
+    """Jobs for every video perturbation x severity, every text perturbation, and each pair."""
+    jobs: list[Job] = []
+    for name in video:
+        spec = REGISTRY.get(name, "video")
+        for sev in (severities if spec.has_severity else (None,)):
+            spec.params(sev)
+            jobs.append(Job("video", spec.name, sev))
+    jobs += [Job("text", text=REGISTRY.get(name, "text").name) for name in text]
+    for vname, tname in pairs:
+        vspec, tspec = REGISTRY.get(vname, "video"), REGISTRY.get(tname, "text")
+        jobs += [Job("both", vspec.name, sev, tspec.name)
+                 for sev in (severities if vspec.has_severity else (None,))]
+    return jobs
