@@ -131,11 +131,13 @@ def video(width: int, height: int, n_frames: int, keep: np.ndarray, seed: int) -
 
 def _unpatch_siglip2(values: Any, mask: Any, shapes: Any, patch: int) -> Any:
     """(F, 3, h, w) frames back from SigLIP 2 patch rows and their grid."""
+    import torch
+
     out = []
     for rows, m, (gh, gw) in zip(values, mask, shapes.tolist()):
         x = rows[: int(m.sum())].reshape(gh, gw, patch, patch, 3).permute(4, 0, 2, 1, 3)
         out.append(x.reshape(3, gh * patch, gw * patch))
-    return out[0].new_empty(0) if not out else __import__("torch").stack(out)
+    return torch.stack(out)
 
 
 def _unpatch_qwen(rows: Any, grid: list[int], tp: int, patch: int, merge: int) -> Any:

@@ -1,7 +1,8 @@
 """Image dual encoders over frames (CLIP, SigLIP, SigLIP 2): the mean of unit frame embeddings.
 
 SigLIP's text tower was trained on text padded to ``max_length`` (64 tokens); SigLIP 2 also
-lower-cases (its fixed-resolution checkpoints are ``SiglipModel``s, told apart by their Gemma tokenizer). SigLIP 2 takes NaFlex patch sequences: the frame resized with its aspect kept to at most
+lower-cases (its fixed-resolution checkpoints are ``SiglipModel``s, told apart by their Gemma
+tokenizer). SigLIP 2 takes NaFlex patch sequences: the frame resized with its aspect kept to at most
 ``max_num_patches`` patches, padded, with the mask and grid its processor gives.
 """
 from __future__ import annotations

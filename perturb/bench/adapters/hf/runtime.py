@@ -196,10 +196,6 @@ class Pixels:
             return smart_resize(h, w, factor=self.patch, min_pixels=self.min_pixels, max_pixels=self.max_pixels)
         return self.height, self.width
 
-    def out_size(self, h: int, w: int) -> tuple[int, int]:
-        """The (height, width) of the pixel values made from an h x w frame."""
-        return (self.height, self.width) if self.crop else self.resize_size(h, w)
-
     def resize(self, x: Any, size: tuple[int, int]) -> Any:
         """(F, 3, H, W) 0..255 values resized as PIL resizes 8-bit images: the width pass, rounded
         to 8 bits, then the height pass, rounded (antialiased for bilinear and bicubic)."""
