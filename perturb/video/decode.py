@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, Union
 
+import av
 import cv2
 from av.video.reformatter import VideoReformatter
 import numpy as np
