@@ -50,7 +50,8 @@ def measure(family: str, root: Path) -> dict:
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| family | reference processor | max diff (/255) | mean diff (/255) | within 1/255 | shapes and grid equal | output cosine |",
+    lines = ["| family | reference processor | max diff (/255) | mean diff (/255) | within 1/255 "
+             "| shapes and grid equal | output cosine |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['family']} | `{r['processor']}` | {r['max']:.2f} | {r['mean']:.4f} | "

@@ -70,7 +70,8 @@ def test_model_id_names_revision_mode_and_frames(ckpt):
     card = m.impl.card()
     assert card == {"family": "xclip", "class": "XCLIPModel", "checkpoint": str(ckpt("xclip")), "revision": "local",
                     "requested_revision": None,
-                    "mode": "logits", "frames": 4, "resolution": "32x32", "frame_sampling": "centre", "dtype": "float32", "autocast": "none",
+                    "mode": "logits", "frames": 4, "resolution": "32x32", "frame_sampling": "centre",
+                    "dtype": "float32", "autocast": "none",
                     "device": "cpu"}
 
 

@@ -260,9 +260,9 @@ def pixels_from(preprocessor: dict[str, Any] | None, defaults: dict[str, Any], *
     if isinstance(size, dict) and "shortest_edge" in size and "height" not in size:
         rule, edge = "shortest_edge", int(size["shortest_edge"])
     h, w = _side(cfg.get("crop_size") if crop else size, edge or 224)
+    rescale = float(cfg.get("rescale_factor", 1 / 255)) if cfg.get("do_rescale", True) else None
     opts: dict[str, Any] = dict(resample=resample_mode(cfg.get("resample", 3)), rule=rule, edge=edge,
-                                do_resize=bool(cfg.get("do_resize", True)),
-                                rescale=float(cfg.get("rescale_factor", 1 / 255)) if cfg.get("do_rescale", True) else None,
+                                do_resize=bool(cfg.get("do_resize", True)), rescale=rescale,
                                 normalize=bool(cfg.get("do_normalize", True)))
     return Pixels(h, w, crop, tuple(float(v) for v in cfg["image_mean"]),
                   tuple(float(v) for v in cfg["image_std"]), **{**opts, **extra})
