@@ -128,7 +128,10 @@ def decode_floor(files: list[Path]) -> dict:
 def adapter_floor(model: str, files: list[Path], options: dict) -> dict:
     """clips/s of the adapter's encode_videos on pre-decoded clean clips (only its frames when declared)."""
     from perturb.bench.adapters.frames import frame_spec_of
-    from perturb.bench.adapters.protocol import load_model
+    try:
+        from perturb.bench.adapters.factory import load_model
+    except ImportError:                     # a --base checkout from before the factory had its module
+        from perturb.bench.adapters.protocol import load_model  # type: ignore[attr-defined,no-redef]
     from perturb.video.io import read
 
     m = load_model(model, **options)

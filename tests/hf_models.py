@@ -62,42 +62,42 @@ def _text(tok: Any, **kw: Any) -> dict[str, Any]:
             "bos_token_id": tok.cls_token_id, "eos_token_id": tok.sep_token_id, **kw}
 
 
-def build_siglip(path: Path) -> Path:
+def build_siglip(path: Path, vision: dict | None = None) -> Path:
     from transformers import SiglipConfig, SiglipModel
     tok = word_tokenizer(template="$A [EOS]")
-    cfg = SiglipConfig(text_config=_text(tok, max_position_embeddings=16), vision_config=VISION)
+    cfg = SiglipConfig(text_config=_text(tok, max_position_embeddings=16), vision_config=(vision or VISION))
     return _save(path, lambda: SiglipModel(cfg), tok)
 
 
-def build_siglip2(path: Path) -> Path:
+def build_siglip2(path: Path, vision: dict | None = None) -> Path:
     from transformers import Siglip2Config, Siglip2Model
     tok = word_tokenizer(template="$A [EOS]")
-    cfg = Siglip2Config(text_config=_text(tok), vision_config=dict(SMALL, patch_size=8, num_patches=16))
+    cfg = Siglip2Config(text_config=_text(tok), vision_config=vision or dict(SMALL, patch_size=8, num_patches=16))
     return _save(path, lambda: Siglip2Model(cfg), tok)
 
 
-def build_xclip(path: Path, num_frames: int = 4) -> Path:
+def build_xclip(path: Path, num_frames: int = 4, vision: dict | None = None) -> Path:
     from transformers import XCLIPConfig, XCLIPModel
     tok = word_tokenizer()
     cfg = XCLIPConfig(text_config=_text(tok), projection_dim=16, prompt_layers=1, prompt_num_attention_heads=2,
-                      vision_config=dict(VISION, num_frames=num_frames, mit_hidden_size=16,
+                      vision_config=dict((vision or VISION), num_frames=num_frames, mit_hidden_size=16,
                                          mit_intermediate_size=32, mit_num_hidden_layers=1,
                                          mit_num_attention_heads=2))
     return _save(path, lambda: XCLIPModel(cfg), tok)
 
 
-def build_blip(path: Path) -> Path:
+def build_blip(path: Path, vision: dict | None = None) -> Path:
     from transformers import BlipConfig, BlipForImageTextRetrieval
     tok = word_tokenizer()
     cfg = BlipConfig(text_config=_text(tok, encoder_hidden_size=32, sep_token_id=tok.sep_token_id),
-                     vision_config=VISION, projection_dim=16, image_text_hidden_size=16)
+                     vision_config=(vision or VISION), projection_dim=16, image_text_hidden_size=16)
     return _save(path, lambda: BlipForImageTextRetrieval(cfg), tok)
 
 
-def build_blip2(path: Path) -> Path:
+def build_blip2(path: Path, vision: dict | None = None) -> Path:
     from transformers import Blip2Config, Blip2ForImageTextRetrieval
     tok = word_tokenizer()
-    cfg = Blip2Config(vision_config=VISION, num_query_tokens=4, image_text_hidden_size=16,
+    cfg = Blip2Config(vision_config=(vision or VISION), num_query_tokens=4, image_text_hidden_size=16,
                       qformer_config=dict(SMALL, vocab_size=len(tok), encoder_hidden_size=32,
                                           max_position_embeddings=64, pad_token_id=tok.pad_token_id,
                                           use_qformer_text_input=True),
@@ -106,14 +106,16 @@ def build_blip2(path: Path) -> Path:
     return _save(path, lambda: Blip2ForImageTextRetrieval(cfg), tok)
 
 
-def build_qwen2_vl(path: Path, v25: bool = False) -> Path:
+def build_qwen2_vl(path: Path, v25: bool = False, patch_size: int = 4) -> Path:
     """A tiny Qwen2-VL (or, with ``v25``, Qwen2.5-VL) with a Qwen-style chat template."""
     import transformers
     tok = word_tokenizer(QWEN_SPECIALS, template="$A")
     tok.chat_template = QWEN_TEMPLATE
     ids = {s: tok.convert_tokens_to_ids(s) for s in QWEN_SPECIALS}
-    vision = dict(depth=1, hidden_size=32, num_heads=2, patch_size=4, spatial_merge_size=2, temporal_patch_size=2)
-    vision.update(dict(intermediate_size=32, out_hidden_size=32, window_size=8, fullatt_block_indexes=[0])
+    vision = dict(depth=1, hidden_size=32, num_heads=2, patch_size=patch_size, spatial_merge_size=2,
+                  temporal_patch_size=2)
+    vision.update(dict(intermediate_size=32, out_hidden_size=32,
+                       window_size=8 if patch_size == 4 else 112, fullatt_block_indexes=[0])
                   if v25 else dict(embed_dim=16, mlp_ratio=2))
     prefix = "Qwen2_5_VL" if v25 else "Qwen2VL"
     cfg = getattr(transformers, f"{prefix}Config")(
@@ -126,7 +128,9 @@ def build_qwen2_vl(path: Path, v25: bool = False) -> Path:
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
         vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
     model_cls = getattr(transformers, f"{prefix}ForConditionalGeneration")
-    return _save(path, lambda: model_cls(cfg), tok, {"size": {"height": 16, "width": 16}})
+    # pixel budgets as the hub's video_preprocessor_config.json has them, scaled to the tiny patch
+    budget = {"min_pixels": 8 * 8, "max_pixels": 16 * 16, "patch_size": 4, "merge_size": 2, "temporal_patch_size": 2}
+    return _save(path, lambda: model_cls(cfg), tok, budget)
 
 
 def _lm_text(tok: Any, model_type: str) -> dict[str, Any]:
@@ -141,33 +145,33 @@ def _media_tokens(tok: Any) -> dict[str, int]:
             "image_token_index": tok.convert_tokens_to_ids("<image>")}
 
 
-def build_llava_next_video(path: Path) -> Path:
+def build_llava_next_video(path: Path, vision: dict | None = None) -> Path:
     from transformers import LlavaNextVideoConfig, LlavaNextVideoForConditionalGeneration
     tok = word_tokenizer(("<video>", "<image>"), template="$A")
     cfg = LlavaNextVideoConfig(
-        vision_config=dict(VISION, model_type="clip_vision_model", projection_dim=16),
+        vision_config=dict((vision or VISION), model_type="clip_vision_model", projection_dim=16),
         text_config=_lm_text(tok, "llama"),
         **_media_tokens(tok),
         vision_feature_layer=-1, spatial_pool_stride=2, image_grid_pinpoints=[[32, 32]])
     return _save(path, lambda: LlavaNextVideoForConditionalGeneration(cfg), tok)
 
 
-def build_llava_onevision(path: Path) -> Path:
+def build_llava_onevision(path: Path, vision: dict | None = None) -> Path:
     from transformers import LlavaOnevisionConfig, LlavaOnevisionForConditionalGeneration
     tok = word_tokenizer(("<video>", "<image>", "<|im_start|>", "<|im_end|>"), template="$A")
     cfg = LlavaOnevisionConfig(
-        vision_config=dict(VISION, model_type="siglip_vision_model"),
+        vision_config=dict((vision or VISION), model_type="siglip_vision_model"),
         text_config=_lm_text(tok, "qwen2"),
         **_media_tokens(tok),
         vision_feature_layer=-1, image_grid_pinpoints=[[32, 32]])
     return _save(path, lambda: LlavaOnevisionForConditionalGeneration(cfg), tok)
 
 
-def build_video_llava(path: Path) -> Path:
+def build_video_llava(path: Path, vision: dict | None = None) -> Path:
     from transformers import VideoLlavaConfig, VideoLlavaForConditionalGeneration
     tok = word_tokenizer(("<video>", "<image>"), template="$A")
     cfg = VideoLlavaConfig(
-        vision_config=dict(VISION, model_type="clip_vision_model", projection_dim=16),
+        vision_config=dict((vision or VISION), model_type="clip_vision_model", projection_dim=16),
         text_config=_lm_text(tok, "llama"),
         **_media_tokens(tok),
         vision_feature_layer=-1)

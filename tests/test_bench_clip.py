@@ -11,7 +11,7 @@ transformers = pytest.importorskip("transformers")
 
 from tiny_models import build_clip  # noqa: E402
 
-from perturb.bench.adapters.protocol import load_model  # noqa: E402
+from perturb.bench.adapters.factory import load_model  # noqa: E402
 from perturb.bench.api import benchmark  # noqa: E402
 from perturb.bench.fixtures import tiny_data  # noqa: E402
 from perturb.bench.runner import Settings  # noqa: E402
@@ -79,11 +79,11 @@ def test_clip_adapter_declares_frames_and_takes_numpy_or_tensors_in_any_batching
     clips = [rng.integers(0, 256, (5, 40, 50, 3), dtype=np.uint8) for _ in range(5)]
     small = load_model(f"clip:{tiny_clip}", device="cpu", batch_size=2, frames=3)
     auto = load_model(f"clip:{tiny_clip}", device="cpu", batch_size=0, frames=3)    # 0: automatic
-    assert small.impl.frame_spec == FrameSpec(3, 32) and small.impl.accepts_tensors
+    assert small.impl.frame_spec == FrameSpec(3, 32, "linspace") and small.impl.accepts_tensors
     a = small.encode_videos(clips)
     b = auto.encode_videos([torch.from_numpy(c) for c in clips])
     assert a.shape == (5, 16) and np.allclose(a, b, atol=1e-6)
-    picked = [c[[0, 2, 4]] for c in clips]                     # frame_indices(5, 3): what the runner sends
+    picked = [c[[0, 2, 4]] for c in clips]                     # linspace over 5 frames: what the runner sends
     assert np.allclose(small.encode_videos(picked), a, atol=1e-6)
     for bad in (-1, True):
         with pytest.raises(ValueError, match="batch_size"):

@@ -16,7 +16,7 @@ from perturb.bench.adapters.hf import load_hf  # noqa: E402
 from perturb.bench.adapters.hf.runtime import features, sample  # noqa: E402
 from perturb.bench.adapters.hf.spec import HfSpec, parse_spec, pick_family, pick_mode, BY_NAME  # noqa: E402
 from perturb.bench.adapters.hf.yesno import yes_no_margin  # noqa: E402
-from perturb.bench.adapters.protocol import load_model  # noqa: E402
+from perturb.bench.adapters.factory import load_model  # noqa: E402
 from perturb.bench.fixtures import tiny_items  # noqa: E402
 
 CLIPS = [it.meta["clip"] for it in tiny_items(3)]             # (8, 32, 32, 3) uint8 each
@@ -41,7 +41,7 @@ def _load(ckpt, name: str, mode: str = "", **kw):
 
 
 def _frames(adapter, clips=CLIPS):
-    return adapter.pixels(np.concatenate([sample(c, adapter.frames) for c in clips]), adapter.runtime)
+    return adapter.pixels(np.concatenate([sample(c, adapter.frame_spec) for c in clips]), adapter.runtime)
 
 
 # ---------- spec and family ----------
@@ -70,7 +70,8 @@ def test_model_id_names_revision_mode_and_frames(ckpt):
     card = m.impl.card()
     assert card == {"family": "xclip", "class": "XCLIPModel", "checkpoint": str(ckpt("xclip")), "revision": "local",
                     "requested_revision": None,
-                    "mode": "logits", "frames": 4, "resolution": "32x32", "dtype": "float32", "autocast": "none",
+                    "mode": "logits", "frames": 4, "resolution": "32x32", "frame_sampling": "centre",
+                    "dtype": "float32", "autocast": "none",
                     "device": "cpu"}
 
 
@@ -96,8 +97,7 @@ def test_hub_names_resolve_offline_to_a_commit(ckpt, tmp_path, monkeypatch):
 def test_frame_counts_the_model_cannot_take_are_refused(ckpt):
     with pytest.raises(ValueError, match="exactly 4 frames .*got --frames 8"):
         _load(ckpt, "xclip", frames=8)
-    with pytest.raises(ValueError, match="multiple of 2; got 3"):
-        _load(ckpt, "qwen2_vl", frames=3)
+    assert _load(ckpt, "qwen2_vl", frames=3).frames == 4        # rounded to temporal_patch_size as Qwen's processor
     with pytest.raises(ValueError, match="supports #logits, #embed; got #itm"):
         _load(ckpt, "xclip", "itm")
 
@@ -146,7 +146,7 @@ def test_xclip_embed_and_blip_embed_match_the_model(ckpt):
     x = _load(ckpt, "xclip", "embed")
     v, t = x.encode_videos(CLIPS), x.encode_texts(TEXTS)
     with torch.no_grad():
-        ref = features(x.model.get_video_features(pixel_values=x.video_pixels(CLIPS)))
+        ref = features(x.model.get_video_features(**x.video_inputs(CLIPS)))
     assert v.shape == (3, 16) and np.allclose(v, (ref / ref.norm(dim=-1, keepdim=True)).numpy(), atol=1e-5)
     assert np.allclose(np.linalg.norm(t, axis=1), 1, atol=1e-5)
     b = _load(ckpt, "blip", "embed", frames=1)
@@ -164,7 +164,7 @@ def test_xclip_scores_are_the_models_logits(ckpt):
     pairs = [(0, 0), (0, 2), (2, 1), (1, 1)]
     got = x.score([CLIPS[i] for i, _ in pairs], [TEXTS[j] for _, j in pairs])
     with torch.no_grad():
-        logits = x.model(pixel_values=x.video_pixels(CLIPS), **x.text_inputs(TEXTS)).logits_per_video
+        logits = x.model(**x.video_inputs(CLIPS), **x.text_inputs(TEXTS)).logits_per_video
     assert got.shape == (4,) and np.allclose(got, [logits[i, j].item() for i, j in pairs], atol=1e-5)
 
 
@@ -192,8 +192,9 @@ def test_yes_no_scores_match_the_full_model(ckpt, name):
     want = []
     with torch.no_grad():
         for clip, text in zip(CLIPS, TEXTS):
-            prompt = a.prompt(text)
-            assert prompt.count(a.placeholder) == a.tokens_per_clip and "Does this video match the caption" in prompt
+            tokens = a.clip_tokens(a.video_inputs([clip]), 1)[0]
+            prompt = a.prompt(text, tokens)
+            assert prompt.count(a.placeholder) == tokens and "Does this video match the caption" in prompt
             tok = a.tokenizer([prompt], return_tensors="pt", add_special_tokens=False)
             extra = {"mm_token_type_ids": (tok["input_ids"] == a.model.config.video_token_id).long() * 2} \
                 if name.startswith("qwen") else {}
@@ -204,10 +205,10 @@ def test_yes_no_scores_match_the_full_model(ckpt, name):
 
 def test_qwen2_vl_video_patches_follow_the_processor_layout(ckpt):
     a = _load(ckpt, "qwen2_vl", frames=4)
-    assert a.grid == (2, 4, 4) and a.tokens_per_clip == 2 * 4 * 4 // 4
     clip = np.random.default_rng(0).integers(0, 256, (4, 16, 16, 3), dtype=np.uint8)
     got = a.video_inputs([clip])
-    pix = a.pixels(clip, a.runtime)                                  # (4, 3, 16, 16)
+    pix = a.pixels(clip, a.runtime)                                  # (4, 3, 16, 16): within the pixel budget
+    assert a.grid(pix) == (2, 4, 4) and a.video_tokens((2, 4, 4)) == 2 * 4 * 4 // 4
     x = got["pixel_values_videos"].view(2, 2, 2, 2, 2, 3, 2, 4, 4)  # t, h/m, w/m, m, m, c, tp, p, p
     # temporal group 1, merged block (1, 0), in-block (0, 1): patch rows 8:12, cols 4:8 of frames 2 and 3
     assert torch.equal(x[1, 1, 0, 0, 1], pix[2:4, :, 8:12, 4:8].permute(1, 0, 2, 3))

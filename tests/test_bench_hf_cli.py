@@ -91,7 +91,7 @@ def test_bench_qwen2_vl_yes_no_with_mc(demo, ckpt, tmp_path):
 def test_rerank_scores_exactly_queries_times_k_and_caches_each_pair(ckpt, tmp_path):
     data = tiny_data(7)                                              # 7 videos, 14 caption queries
     opts = {"device": "cpu", "frames": 2, "batch_size": 4}
-    from perturb.bench.adapters.protocol import load_model
+    from perturb.bench.adapters.factory import load_model
     blip = load_model(f"hf:{ckpt('blip')}", **opts)
 
     def run(k):

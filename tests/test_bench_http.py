@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from perturb.bench.adapters.http import HttpAdapter, HttpModelError
-from perturb.bench.adapters.protocol import load_model
+from perturb.bench.adapters.factory import load_model
 from perturb.bench.api import benchmark
 from perturb.bench.fixtures import tiny_data
 from perturb.bench.runner import Settings

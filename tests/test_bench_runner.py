@@ -6,7 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from perturb.bench.adapters.protocol import load_model, wrap
+from perturb.bench.adapters.factory import load_model
+from perturb.bench.adapters.protocol import wrap
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
 from perturb.bench.data import make_data, select_subset

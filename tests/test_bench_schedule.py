@@ -205,8 +205,9 @@ def test_files_are_decoded_whole_but_converted_only_where_frames_are_read(tmp_pa
     with vio.VideoWriter(path, 10, codec="ffv1") as w:
         w.write(clip)
     converted: list[int] = []
-    real = vio._to_rgb
-    monkeypatch.setattr(vio, "_to_rgb", lambda f, wh, r: converted.append(1) or real(f, wh, r))
+    import perturb.video.decode as decode
+    real = decode._to_rgb
+    monkeypatch.setattr(decode, "_to_rgb", lambda f, wh, r: converted.append(1) or real(f, wh, r))
     frames, kept, n = vio.read_frames(path, lambda t: [t - 1, 0, 0])
     assert n == 12 and kept.tolist() == [0, 11] and len(converted) == 2
     assert np.array_equal(frames, vio.read(path)[0][[0, 11]])
@@ -253,7 +254,8 @@ def test_size_model_decodes_straight_to_the_short_side_the_model_reads(tmp_path)
     doc = _bench(m, data, source=OnTheFly(size="model"), text=[])
     assert {c.shape[1:] for c in m.clips} == {(16, 16, 3)} and {len(c) for c in m.clips} == {2}
     assert doc["decode"] == {"source": "on the fly", "short_side": 16, "fps": None, "max_frames": None,
-                             "perturb_device": "numpy"}
+                             "perturb_device": "numpy", "model_input_changed_by_size": True}
     whole = Recording(None)                                         # declares nothing: native size
-    assert _bench(whole, data, source=OnTheFly(size="model"), text=[])["decode"]["short_side"] is None
+    native = _bench(whole, data, source=OnTheFly(size="model"), text=[])["decode"]
+    assert native["short_side"] is None and native["model_input_changed_by_size"] is False
     assert {c.shape[1:] for c in whole.clips} == {(32, 32, 3)}

@@ -75,7 +75,7 @@ def build_seq2seq(path: Path, seed: int = 0) -> Path:
     return path
 
 
-def build_clip(path: Path, seed: int = 0) -> Path:
+def build_clip(path: Path, seed: int = 0, image_size: int = 32, patch_size: int = 8) -> Path:
     """A 1-layer CLIPModel (hidden 32, 32x32 images, 16-d projection) with a byte-level CLIP
     tokenizer and a preprocessor config, saved under ``path``."""
     import json
@@ -95,7 +95,7 @@ def build_clip(path: Path, seed: int = 0) -> Path:
         text_config=dict(vocab_size=len(vocab), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
                          num_attention_heads=2, max_position_embeddings=64,
                          bos_token_id=vocab["<|startoftext|>"], eos_token_id=vocab["<|endoftext|>"]),
-        vision_config=dict(image_size=32, patch_size=8, hidden_size=32, intermediate_size=64,
+        vision_config=dict(image_size=image_size, patch_size=patch_size, hidden_size=32, intermediate_size=64,
                            num_hidden_layers=1, num_attention_heads=2),
         projection_dim=16)
     with torch.random.fork_rng():          # seeded weights without touching the global stream
@@ -103,5 +103,5 @@ def build_clip(path: Path, seed: int = 0) -> Path:
         model = CLIPModel(cfg)
     model.save_pretrained(path)
     (path / "preprocessor_config.json").write_text(json.dumps(
-        {"crop_size": {"height": 32, "width": 32}, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.25, 0.25, 0.25]}))
+        {"size": {"shortest_edge": 32}, "crop_size": {"height": 32, "width": 32}, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.25, 0.25, 0.25]}))
     return path

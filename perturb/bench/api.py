@@ -7,7 +7,8 @@ from typing import Any, Sequence
 
 from ..selection import SEVERITY_LEVELS
 from .adapters.frames import frame_spec_of
-from .adapters.protocol import Model, load_model, wrap
+from .adapters.factory import load_model
+from .adapters.protocol import Model, wrap
 from .cache import EmbeddingCache
 from .data import BenchData
 from .results import build_results, parse_metric

@@ -62,6 +62,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--batch-size", type=int, default=32, help="items per forward pass (default 32)")
     p.add_argument("--frames", type=int, help="frames sampled per video by the model (default: the "
                    "checkpoint's count, else 8)")
+    p.add_argument("--frame-sampling", metavar="RULE",
+                   help="how hf models pick their frames: centre, start or linspace (default: the "
+                        "family's own convention, see docs/models.md)")
     p.add_argument("--size", type=_short_side, metavar="PX|model",
                    help="decode videos to this short side, or 'model' for the short side the model reads "
                         "(default: native; the paper: 224). Perturbations act at this resolution")
@@ -191,7 +194,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     options = {"device": args.device, "frames": args.frames, "timeout": args.timeout,
                "batch_size": args.batch_size if args.model_batch is None else args.model_batch,
                "dtype": args.dtype, "precision": args.precision, "device_map": args.device_map,
-               "cache_key": args.cache_key}
+               "cache_key": args.cache_key, "frame_sampling": args.frame_sampling}
     stats: dict[str, Any] = {}
     try:
         with model_loading_bars(not args.no_progress):

@@ -31,7 +31,8 @@ def _clean_rows(doc: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-CARD_FIELDS = ("family", "checkpoint", "revision", "mode", "frames", "resolution", "dtype", "autocast", "device")
+CARD_FIELDS = ("family", "checkpoint", "revision", "mode", "frames", "frame_sampling", "resolution", "dtype",
+               "autocast", "device")
 
 
 def model_tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:

@@ -98,6 +98,7 @@ class OnTheFly:
     def describe(self) -> dict[str, Any]:
         """How clips were decoded and perturbed, for results.json."""
         return {"source": "on the fly", "short_side": self.size, "fps": self.fps,
+                "model_input_changed_by_size": self.size is not None,     # a resize before the model's own
                 "max_frames": self.max_frames, "perturb_device": self.device or "numpy"}
 
     def decode(self, item: Item) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Model adapters: one small protocol, built-in clip / precomputed / callable / http / toy adapters."""
 from __future__ import annotations
 
-from .protocol import CrossEncoder, DualEncoder, Model, load_model, wrap
+from .factory import load_model
+from .protocol import CrossEncoder, DualEncoder, Model, wrap
 
 __all__ = ["CrossEncoder", "DualEncoder", "Model", "load_model", "wrap"]

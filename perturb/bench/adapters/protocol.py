@@ -1,4 +1,6 @@
-"""The model protocol the runner talks to, and ``load_model`` for ``kind:target`` strings.
+"""The model protocol the runner talks to, and the checking of ``kind:target`` strings.
+
+It imports no adapter family: :mod:`perturb.bench.adapters.factory` picks and loads one.
 
 A model is either a *dual encoder* (``encode_videos(clips) -> (N, D)``, ``encode_texts(texts)
 -> (N, D)``) or a *cross-encoder* (``score(clips, texts) -> (N,)`` for N aligned pairs). Clips are
@@ -188,41 +190,3 @@ def import_target(target: str) -> Any:
                                  f"attribute {part!r}")
         obj = getattr(obj, part)
     return obj
-
-
-def load_model(spec: str, *, device: str = "auto", batch_size: int = 32, frames: int | None = None,
-               timeout: float = 60.0, dtype: str = "auto", precision: str = "auto",
-               device_map: str | None = None, cache_key: str | None = None) -> Model:
-    """A model from ``hf:NAME_OR_PATH[@REV][#MODE]``, ``clip:NAME_OR_PATH`` (the hf CLIP family),
-    ``precomputed:DIR``, ``callable:MODULE:ATTR``, ``http:URL``, ``toy:DIM``; a ModelSpecError (a
-    ValueError) for a spec of an unknown kind or a malformed one.
-
-    ``frames`` None means the model's own count (8 where the checkpoint does not fix one);
-    ``cache_key`` pins the version the embedding cache keys the model by.
-    """
-    model = _load(spec, device=device, batch_size=batch_size, frames=frames, timeout=timeout,
-                  dtype=dtype, precision=precision, device_map=device_map)
-    model.cache_key = cache_key
-    return model
-
-
-def _load(spec: str, *, device: str, batch_size: int, frames: int | None, timeout: float,
-          dtype: str, precision: str, device_map: str | None) -> Model:
-    kind, target = parse_spec(spec)
-    spec = f"{kind}:{target}"
-    if kind in ("hf", "clip"):
-        from .hf import load_hf
-        impl = load_hf(target, family="clip" if kind == "clip" else None, device=device, batch_size=batch_size,
-                       frames=frames, dtype=dtype, precision=precision, device_map=device_map)
-        return Model(impl, impl.id)
-    if kind == "precomputed":
-        from .precomputed import PrecomputedAdapter
-        return Model(PrecomputedAdapter(target), spec)
-    if kind == "http":
-        from .http import HttpAdapter
-        frames = frames or 8
-        return Model(HttpAdapter(target, timeout=timeout, frames=frames), f"http:{target}@{frames}f")
-    if kind == "toy":
-        from .toy import ToyEncoder
-        return Model(ToyEncoder(int(target)), spec)
-    return wrap(import_target(target), spec)

@@ -6,8 +6,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..protocol import ModelSpecError
-from ..frames import FrameSpec
-from .runtime import Pixels, Runtime, features, unit
+from ..frames import FrameSpec, check_sampling
+from .runtime import Pixels, Runtime, features, sample, unit
 from .spec import Family, HfSpec, commit_of
 
 
@@ -15,12 +15,14 @@ class HfAdapter:
     """Base of the hf adapters: subclasses load ``self.model`` and implement encode or score."""
 
     def __init__(self, spec: HfSpec, family: Family, mode: str, runtime: Runtime, frames: int,
-                 pixels: Pixels) -> None:
+                 pixels: Pixels, sampling: str = "centre") -> None:
         if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
             raise ModelSpecError(f"frames must be a positive int; got {frames!r}")
         self.spec, self.family, self.mode, self.runtime = spec, family, mode, runtime
         self.frames, self.pixels = frames, pixels
-        self.frame_spec = FrameSpec(frames, min(pixels.height, pixels.width))
+        multiple = int(getattr(family, "temporal_patch", 1))
+        hint = None if pixels.rule in ("naflex", "smart") else (pixels.edge or min(pixels.height, pixels.width))
+        self.frame_spec = FrameSpec(frames, hint, check_sampling(sampling), multiple)
         self.model: Any = None
         self.commit = commit_of(spec)
 
@@ -35,6 +37,27 @@ class HfAdapter:
         return f"hf:{self.spec.name}@{self.revision}#{self.mode}@{self.frames}f"
 
     @property
+    def resolution(self) -> str:
+        """The pixel size the model reads ("HxW", or the rule when it follows the frame size)."""
+        rule = self.pixels.rule
+        if rule in ("naflex", "smart"):
+            return f"{rule} (aspect kept)"
+        return f"{self.pixels.height}x{self.pixels.width}"
+
+    def preprocess(self, clip: Any) -> dict[str, Any]:
+        """Exactly the video tensors the model's forward receives for one uint8 (T, H, W, 3) clip,
+        under the processor's key names."""
+        return self.video_inputs([clip])
+
+    def clip_pixels(self, clip: Any) -> Any:
+        """(F, 3, h, w) pixel values of the frames this model samples from one clip."""
+        return self.pixels(sample(clip, self.frame_spec), self.runtime)
+
+    def stacked_pixels(self, clips: Sequence[Any]) -> Any:
+        """(V, F, 3, h, w) pixel values of clips whose pixel size does not depend on the frame size."""
+        return self.runtime.torch.stack([self.clip_pixels(c) for c in clips])
+
+    @property
     def cache_version(self) -> str:
         """What the embedding cache keys this model by besides its id: the weights (checkpoint
         fingerprint for a folder, hub commit for a name) and the precision they run in."""
@@ -47,7 +70,7 @@ class HfAdapter:
         """What the report states about the model."""
         return {"family": self.family.name, "class": self.family.cls, "checkpoint": self.spec.name,
                 "revision": self.revision, "requested_revision": self.spec.revision, "mode": self.mode, "frames": self.frames,
-                "resolution": f"{self.pixels.height}x{self.pixels.width}",
+                "resolution": self.resolution, "frame_sampling": self.frame_spec.sampling,
                 "dtype": self.runtime.weight_dtype(self.model),
                 "autocast": self.runtime.autocast_name, "device": self.runtime.device}
 

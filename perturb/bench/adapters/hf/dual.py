@@ -1,7 +1,9 @@
 """Image dual encoders over frames (CLIP, SigLIP, SigLIP 2): the mean of unit frame embeddings.
 
 SigLIP's text tower was trained on text padded to ``max_length`` (64 tokens); SigLIP 2 also
-lower-cases (its fixed-resolution checkpoints are ``SiglipModel``s, told apart by their Gemma tokenizer). SigLIP 2 takes NaFlex patch sequences, made here on the device from a fixed square.
+lower-cases (its fixed-resolution checkpoints are ``SiglipModel``s, told apart by their Gemma
+tokenizer). SigLIP 2 takes NaFlex patch sequences: the frame resized with its aspect kept to at most
+``max_num_patches`` patches, padded, with the mask and grid its processor gives.
 """
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .base import HfAdapter, TextTower
-from .runtime import features, load_tokenizer, sample, unit
+from .runtime import features, load_tokenizer, unit
 
 
 class FrameDualEncoder(TextTower, HfAdapter):
@@ -28,17 +30,25 @@ class FrameDualEncoder(TextTower, HfAdapter):
         self.lower = name == "siglip2" or type(self.tokenizer).__name__.startswith("Gemma")
 
     def image_inputs(self, pix: Any) -> dict[str, Any]:
-        """Model inputs for (F, 3, H, W) pixels (SigLIP 2: flattened patches and their grid)."""
+        """Model inputs for (F, 3, h, w) pixels of one size (SigLIP 2: its patch sequence padded to
+        ``max_num_patches``, the mask of real patches and the patch grid, as Siglip2ImageProcessor)."""
         if self.family.name != "siglip2":
             return {"pixel_values": pix}
-        torch, p = self.runtime.torch, int(self.model.config.vision_config.patch_size)
+        torch, p, most = self.runtime.torch, self.pixels.patch, self.pixels.max_patches
         n, c, h, w = pix.shape
         gh, gw = h // p, w // p
-        patches = pix[..., :gh * p, :gw * p].reshape(n, c, gh, p, gw, p).permute(0, 2, 4, 3, 5, 1)
-        patches = patches.reshape(n, gh * gw, p * p * c)
-        return {"pixel_values": patches,
-                "pixel_attention_mask": torch.ones(n, gh * gw, dtype=torch.long, device=pix.device),
+        patches = pix.reshape(n, c, gh, p, gw, p).permute(0, 2, 4, 3, 5, 1).reshape(n, gh * gw, p * p * c)
+        padded = torch.zeros(n, most, p * p * c, dtype=patches.dtype, device=pix.device)
+        padded[:, :gh * gw] = patches
+        mask = torch.zeros(n, most, dtype=torch.long, device=pix.device)
+        mask[:, :gh * gw] = 1
+        return {"pixel_values": padded, "pixel_attention_mask": mask,
                 "spatial_shapes": torch.tensor([[gh, gw]] * n, dtype=torch.long, device=pix.device)}
+
+    def video_inputs(self, clips: Sequence[Any]) -> dict[str, Any]:
+        """The frames of several clips as one batch of image-tower inputs (clip after clip)."""
+        parts = [self.image_inputs(self.clip_pixels(c)) for c in clips]
+        return {k: self.runtime.torch.cat([part[k] for part in parts]) for k in parts[0]}
 
     def text_inputs(self, texts: Sequence[str]) -> dict[str, Any]:
         texts = [t.lower() for t in texts] if self.lower else list(texts)
@@ -50,14 +60,11 @@ class FrameDualEncoder(TextTower, HfAdapter):
         return out
 
     def encode_videos(self, clips: Sequence[Any]) -> np.ndarray:
-        """Mean unit frame embedding of ``frames`` frames per clip (uint8 numpy or torch clips)."""
-        rt = self.runtime
-        frames = rt.to_device([sample(c, self.frames) for c in clips])
-        per = self.frames
+        """Mean unit frame embedding of the sampled frames of each clip (uint8 numpy or torch clips)."""
+        rt, per = self.runtime, self.frames
 
         def run(s: slice) -> Any:
-            chunk = frames[s.start * per:s.stop * per]
             with rt.context():
-                f = features(self.model.get_image_features(**self.image_inputs(self.pixels(chunk, rt)))).float()
+                f = features(self.model.get_image_features(**self.video_inputs(clips[s]))).float()
             return unit(unit(f).view(-1, per, f.shape[-1]).mean(dim=1))
         return rt.torch.cat(list(rt.batches(len(clips), run))).cpu().numpy()

@@ -13,7 +13,7 @@ import numpy as np
 
 from .base import HfAdapter
 from .pairs import distinct
-from .runtime import load_tokenizer, sample, unit
+from .runtime import load_tokenizer, unit
 
 
 class ItmAdapter(HfAdapter):
@@ -30,6 +30,10 @@ class ItmAdapter(HfAdapter):
                              return_tensors="pt").to(self.runtime.device)
         return {"input_ids": tok["input_ids"], "attention_mask": tok["attention_mask"]}
 
+    def video_inputs(self, clips: Sequence[Any]) -> dict[str, Any]:
+        """The sampled frames of the clips as one batch of images (clip after clip)."""
+        return {"pixel_values": self.stacked_pixels(clips).flatten(0, 1)}
+
     def head(self, pixel_values: Any, input_ids: Any, attention_mask: Any) -> Any:
         """(B, 2) ITM logits of aligned (image, text) rows."""
         if self.family.name == "blip2":
@@ -41,8 +45,7 @@ class ItmAdapter(HfAdapter):
     def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> np.ndarray:
         rt, f = self.runtime, self.frames
         uc, ci, ut, ti = distinct(clips, texts)
-        pix = self.pixels(np.concatenate([sample(c, f) for c in uc]), rt).view(len(uc), f, 3, self.pixels.height,
-                                                                             self.pixels.width)
+        pix = self.stacked_pixels(uc)                                  # (V, F, 3, H, W)
         tok = self.text_inputs(ut)
         ci_t, ti_t = rt.torch.tensor(ci, device=pix.device), rt.torch.tensor(ti, device=pix.device)
 
@@ -62,11 +65,9 @@ class BlipEmbedder(ItmAdapter):
 
     def encode_videos(self, clips: Sequence[np.ndarray]) -> np.ndarray:
         rt, m, f = self.runtime, self.model, self.frames
-        frames = np.concatenate([sample(c, f) for c in clips])
-
         def run(s: slice) -> Any:
             with rt.context():
-                cls = m.vision_model(pixel_values=self.pixels(frames[s.start * f:s.stop * f], rt))[0][:, 0]
+                cls = m.vision_model(**self.video_inputs(clips[s]))[0][:, 0]
                 e = unit(m.vision_proj(cls).float())
             return unit(e.view(-1, f, e.shape[-1]).mean(dim=1))
         return rt.torch.cat(list(rt.batches(len(clips), run))).cpu().numpy()

@@ -15,8 +15,7 @@ from .spec import HfSpec, offline
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
-CLIP_MEAN = (0.48145466, 0.4578275, 0.40821073)
-CLIP_STD = (0.26862954, 0.26130258, 0.27577711)
+from .processors import CLIP_MEAN, CLIP_STD  # noqa: F401  (re-exported)
 
 
 def features(out: Any) -> Any:
@@ -140,38 +139,102 @@ class Runtime:
             yield out
 
 
+RESAMPLE = {0: "nearest-exact", 2: "bilinear", 3: "bicubic"}     # PIL filter codes torch can match
+
+
+def resample_mode(code: Any) -> str:
+    """The torch interpolation mode of a PIL ``resample`` code (antialiased like PIL for bilinear
+    and bicubic); Lanczos, box and Hamming have no torch counterpart and are refused."""
+    code = int(getattr(code, "value", code))
+    if code not in RESAMPLE:
+        raise ModelSpecError(f"resample={code} (PIL) has no torch counterpart; supported: "
+                             f"{', '.join(f'{k} ({v})' for k, v in RESAMPLE.items())}")
+    return RESAMPLE[code]
+
+
 @dataclass(frozen=True)
 class Pixels:
-    """How frames become pixel values: output size, centre crop or squash, and normalisation."""
+    """How frames become pixel values, as the checkpoint's processor makes them.
+
+    ``rule`` says how the resize size follows the frame size: ``fixed`` (height x width),
+    ``shortest_edge`` (short side to ``edge``, the long side truncated as transformers does, then
+    a centre crop to height x width when ``crop``), ``naflex`` (SigLIP 2: aspect kept, at most
+    ``max_patches`` patches of ``patch`` px) or ``smart`` (Qwen2-VL's ``smart_resize`` to a
+    multiple of ``patch`` within ``min_pixels``..``max_pixels``). The resized frame is rounded to
+    8 bits as the PIL backend's is, then rescaled and normalised.
+    """
 
     height: int
     width: int
     crop: bool
     mean: tuple[float, ...]
     std: tuple[float, ...]
+    resample: str = "bicubic"
+    rule: str = "fixed"
+    edge: int = 0
+    do_resize: bool = True
+    rescale: float | None = 1 / 255
+    normalize: bool = True
+    patch: int = 1
+    max_patches: int = 0
+    min_pixels: int = 0
+    max_pixels: int = 0
+
+    def resize_size(self, h: int, w: int) -> tuple[int, int]:
+        """The (height, width) a frame of h x w is resized to (before any crop)."""
+        if not self.do_resize:
+            return h, w
+        if self.rule == "shortest_edge":
+            short, long = (w, h) if w <= h else (h, w)
+            new_long = int(self.edge * long / short)
+            return (self.edge, new_long) if h == short else (new_long, self.edge)
+        if self.rule == "naflex":
+            from transformers.models.siglip2.image_processing_pil_siglip2 import get_image_size_for_max_num_patches
+            return get_image_size_for_max_num_patches(h, w, self.patch, self.max_patches)
+        if self.rule == "smart":
+            from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import smart_resize
+            return smart_resize(h, w, factor=self.patch, min_pixels=self.min_pixels, max_pixels=self.max_pixels)
+        return self.height, self.width
+
+    def resize(self, x: Any, size: tuple[int, int]) -> Any:
+        """(F, 3, H, W) 0..255 values resized as PIL resizes 8-bit images: the width pass, rounded
+        to 8 bits, then the height pass, rounded (antialiased for bilinear and bicubic)."""
+        import torch
+        aa = self.resample != "nearest-exact"
+        opts = {"antialias": True, "align_corners": False} if aa else {}
+        if x.shape[-1] != size[1]:
+            x = torch.nn.functional.interpolate(x, size=(x.shape[-2], size[1]), mode=self.resample, **opts)
+            x = x.round().clamp(0, 255)
+        if x.shape[-2] != size[0]:
+            x = torch.nn.functional.interpolate(x, size=(size[0], x.shape[-1]), mode=self.resample, **opts)
+            x = x.round().clamp(0, 255)
+        return x
 
     def __call__(self, frames: Any, runtime: Runtime) -> Any:
-        """uint8 (F, H, W, 3) numpy or torch frames -> normalised float (F, 3, height, width) on
-        the runtime's device (resized there)."""
+        """uint8 (F, H, W, 3) numpy or torch frames -> float (F, 3, h, w) pixel values on the
+        runtime's device (resized there)."""
         torch = runtime.torch
         if not isinstance(frames, torch.Tensor):
             frames = np.asarray(frames)
         if frames.ndim != 4 or frames.shape[-1] != 3 or str(frames.dtype).replace("torch.", "") != "uint8":
             raise ValueError(f"expected uint8 frames of shape (F, H, W, 3); got {frames.dtype} {tuple(frames.shape)}")
-        x = runtime.to_device([frames]).permute(0, 3, 1, 2).to(runtime.pixel_dtype) / 255.0
+        x = runtime.to_device([frames]).permute(0, 3, 1, 2).to(runtime.pixel_dtype)
         h, w = x.shape[-2:]
+        size = self.resize_size(h, w)
+        if size != (h, w):
+            x = self.resize(x, size)
         if self.crop:
-            scale = max(self.height / h, self.width / w)
-            size = (max(self.height, round(h * scale)), max(self.width, round(w * scale)))
-        else:
-            size = (self.height, self.width)
-        x = torch.nn.functional.interpolate(x, size=size, mode="bicubic", antialias=True,
-                                            align_corners=False).clamp(0, 1)
-        top, left = (size[0] - self.height) // 2, (size[1] - self.width) // 2
-        x = x[..., top:top + self.height, left:left + self.width]
-        mean = torch.as_tensor(self.mean, device=x.device, dtype=x.dtype).view(1, 3, 1, 1)
-        std = torch.as_tensor(self.std, device=x.device, dtype=x.dtype).view(1, 3, 1, 1)
-        return ((x - mean) / std).float()
+            top, left = (size[0] - self.height) // 2, (size[1] - self.width) // 2
+            if top < 0 or left < 0:
+                raise ValueError(f"frames of {size[0]}x{size[1]} are smaller than the {self.height}x{self.width} crop")
+            x = x[..., top:top + self.height, left:left + self.width]
+        if self.rescale is not None:
+            x = x * self.rescale
+        if self.normalize:
+            mean = torch.as_tensor(self.mean, device=x.device, dtype=x.dtype).view(1, 3, 1, 1)
+            std = torch.as_tensor(self.std, device=x.device, dtype=x.dtype).view(1, 3, 1, 1)
+            x = (x - mean) / std
+        return x.float()
 
 
 def _side(value: Any, default: int) -> tuple[int, int]:
@@ -185,23 +248,31 @@ def _side(value: Any, default: int) -> tuple[int, int]:
     return default, default
 
 
-def pixels_from(preprocessor: dict[str, Any] | None, image_size: int, mean: Sequence[float],
-                std: Sequence[float]) -> Pixels:
-    """:class:`Pixels` from a ``preprocessor_config.json`` (or the family defaults when absent)."""
-    cfg = preprocessor or {}
-    crop = bool(cfg.get("do_center_crop", "crop_size" in cfg))
-    h, w = _side(cfg.get("crop_size") if crop else cfg.get("size"), image_size)
-    return Pixels(h, w, crop, tuple(float(v) for v in cfg.get("image_mean", mean)),
-                  tuple(float(v) for v in cfg.get("image_std", std)))
+def pixels_from(preprocessor: dict[str, Any] | None, defaults: dict[str, Any], **extra: Any) -> Pixels:
+    """:class:`Pixels` from a ``preprocessor_config.json``, missing keys taken from ``defaults``
+    (the processor class's own defaults)."""
+    cfg = {**defaults, **{k: v for k, v in (preprocessor or {}).items() if v is not None}}
+    size = cfg.get("size")
+    if isinstance(size, int):
+        size = {"shortest_edge": size} if not cfg.get("default_to_square", True) else {"height": size, "width": size}
+    crop = bool(cfg.get("do_center_crop")) and cfg.get("crop_size") is not None
+    rule, edge = "fixed", 0
+    if isinstance(size, dict) and "shortest_edge" in size and "height" not in size:
+        rule, edge = "shortest_edge", int(size["shortest_edge"])
+    h, w = _side(cfg.get("crop_size") if crop else size, edge or 224)
+    rescale = float(cfg.get("rescale_factor", 1 / 255)) if cfg.get("do_rescale", True) else None
+    opts: dict[str, Any] = dict(resample=resample_mode(cfg.get("resample", 3)), rule=rule, edge=edge,
+                                do_resize=bool(cfg.get("do_resize", True)), rescale=rescale,
+                                normalize=bool(cfg.get("do_normalize", True)))
+    return Pixels(h, w, crop, tuple(float(v) for v in cfg["image_mean"]),
+                  tuple(float(v) for v in cfg["image_std"]), **{**opts, **extra})
 
 
-def sample(clip: Any, count: int) -> Any:
-    """``count`` frames spread uniformly over a clip (the frames of ``FrameSpec(count)``); a torch
-    clip stays a tensor on its device."""
-    from ..frames import frame_indices
+def sample(clip: Any, spec: Any) -> Any:
+    """The frames of ``spec`` (a :class:`FrameSpec`) of a clip; a torch clip stays a tensor on its device."""
     if not hasattr(clip, "device"):
         clip = np.asarray(clip)
-    return clip[frame_indices(len(clip), count)]
+    return clip[spec.indices(len(clip))]
 
 
 def load_tokenizer(spec: HfSpec) -> Any:

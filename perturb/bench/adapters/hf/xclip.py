@@ -16,7 +16,7 @@ import numpy as np
 from ..protocol import ModelSpecError
 from .base import HfAdapter, TextTower
 from .pairs import distinct
-from .runtime import features, load_tokenizer, sample, unit
+from .runtime import features, load_tokenizer, unit
 
 
 def check_frames(config: dict[str, Any], frames: int) -> None:
@@ -35,11 +35,9 @@ class XClipAdapter(HfAdapter):
         self.tokenizer = load_tokenizer(self.spec)
         self.max_length = int(model.config.text_config.max_position_embeddings)
 
-    def video_pixels(self, clips: Sequence[np.ndarray]) -> Any:
-        """(V, F, 3, H, W) pixels of the sampled frames."""
-        frames = np.concatenate([sample(c, self.frames) for c in clips])
-        pix = self.pixels(frames, self.runtime)
-        return pix.view(len(clips), self.frames, *pix.shape[1:])
+    def video_inputs(self, clips: Sequence[Any]) -> dict[str, Any]:
+        """``pixel_values`` (V, F, 3, H, W) of the sampled frames."""
+        return {"pixel_values": self.stacked_pixels(clips)}
 
     def text_inputs(self, texts: Sequence[str]) -> dict[str, Any]:
         tok = self.tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_length,
@@ -49,7 +47,7 @@ class XClipAdapter(HfAdapter):
     def logits(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> Any:
         """(V, T) ``logits_per_video`` of every clip against every text."""
         with self.runtime.context():
-            return self.model(pixel_values=self.video_pixels(clips), **self.text_inputs(texts)).logits_per_video.float()
+            return self.model(**self.video_inputs(clips), **self.text_inputs(texts)).logits_per_video.float()
 
     def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> np.ndarray:
         uc, ci, ut, ti = distinct(clips, texts)
@@ -66,5 +64,5 @@ class XClipEmbedder(TextTower, XClipAdapter):
 
         def run(s: slice) -> Any:
             with rt.context():
-                return unit(features(self.model.get_video_features(pixel_values=self.video_pixels(clips[s]))).float())
+                return unit(features(self.model.get_video_features(**self.video_inputs(clips[s]))).float())
         return rt.torch.cat(list(rt.batches(len(clips), run))).cpu().numpy()

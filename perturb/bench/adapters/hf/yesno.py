@@ -2,8 +2,9 @@
 
 The question "Does this video match the caption: ...? Answer yes or no." goes through the
 family's chat template (the tokenizer's own when it has one) with the video placeholder expanded
-to the model's number of video tokens. Pixels are made on the device: Qwen2-VL's flattened
-temporal patches with their (t, h, w) grid, the LLaVA families' (B, F, 3, H, W) frames. Only the
+to the model's number of video tokens for that clip. Pixels are made on the device: Qwen2-VL's
+flattened temporal patches of each clip's ``smart_resize`` size with their (t, h, w) grid (so the
+token count follows the clip's aspect), the LLaVA families' (B, F, 3, H, W) frames. Only the
 last position goes through the LM head. P(yes) sums the "Yes"/"yes" tokens (likewise "No"/"no").
 """
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from ..protocol import ModelSpecError
 from .base import HfAdapter
-from .runtime import load_tokenizer, sample
+from .runtime import load_tokenizer
 
 QUESTION = "Does this video match the caption: {caption}? Answer yes or no."
 PLACEHOLDER = {"qwen2_vl": "<|video_pad|>", "qwen2_5_vl": "<|video_pad|>", "llava_next_video": "<video>",
@@ -66,13 +67,15 @@ class YesNoAdapter(HfAdapter):
             self.patch, self.merge, self.tp = int(v.patch_size), int(v.spatial_merge_size), int(v.temporal_patch_size)
             if self.frames % self.tp:
                 raise ModelSpecError(f"{self.family.cls} encodes frames in groups of temporal_patch_size={self.tp}; "
-                                 f"--frames must be a multiple of {self.tp}; got {self.frames}")
-            factor = self.patch * self.merge
-            if self.pixels.height % factor or self.pixels.width % factor:
-                raise ModelSpecError(f"{self.family.cls} needs a resolution that is a multiple of {factor}; "
-                                 f"got {self.pixels.height}x{self.pixels.width}")
-            self.grid = (self.frames // self.tp, self.pixels.height // self.patch, self.pixels.width // self.patch)
-            self.tokens_per_clip = self.grid[0] * self.grid[1] * self.grid[2] // self.merge ** 2
+                                     f"--frames must be a multiple of {self.tp}; got {self.frames}")
+
+    def grid(self, pix: Any) -> tuple[int, int, int]:
+        """Qwen2-VL's (t, h, w) patch grid of one clip's (F, 3, H, W) pixels."""
+        return self.frames // self.tp, pix.shape[-2] // self.patch, pix.shape[-1] // self.patch
+
+    def video_tokens(self, grid: Sequence[int]) -> int:
+        """Video tokens of a clip with this grid (Qwen2-VL merges merge x merge patches into one)."""
+        return int(grid[0] * grid[1] * grid[2]) // self.merge ** 2
 
     def _llava_tokens_per_clip(self) -> int:
         """Video tokens of one clip after the vision tower, pooling (and OneVision's newline): one
@@ -89,8 +92,8 @@ class YesNoAdapter(HfAdapter):
         feats = out if hasattr(out, "shape") else out.pooler_output
         return int(np.prod(feats.shape[:-1]))
 
-    def prompt(self, caption: str) -> str:
-        """The chat prompt for one caption, video placeholder expanded."""
+    def prompt(self, caption: str, tokens: int) -> str:
+        """The chat prompt for one caption, the video placeholder expanded to ``tokens`` tokens."""
         q = QUESTION.format(caption=caption.rstrip(" .?"))
         if getattr(self.tokenizer, "chat_template", None):
             messages = [{"role": "user", "content": [{"type": "video"}, {"type": "text", "text": q}]}]
@@ -99,32 +102,42 @@ class YesNoAdapter(HfAdapter):
             text = FALLBACK_TEMPLATE[self.family.name].format(q=q)
         if text.count(self.placeholder) != 1:
             raise ValueError(f"the chat prompt must hold one {self.placeholder}; got {text!r}")
-        return text.replace(self.placeholder, self.placeholder * self.tokens_per_clip)
+        return text.replace(self.placeholder, self.placeholder * tokens)
 
-    def video_inputs(self, clips: Sequence[np.ndarray]) -> dict[str, Any]:
-        """Pixel inputs of the model for a list of clips."""
-        pix = self.pixels(np.concatenate([sample(c, self.frames) for c in clips]), self.runtime)
-        pix = pix.view(len(clips), self.frames, *pix.shape[1:])
+    def video_inputs(self, clips: Sequence[Any]) -> dict[str, Any]:
+        """Pixel inputs of the model for a list of clips: the LLaVA families' (V, F, 3, H, W)
+        frames; Qwen2-VL's flattened temporal patches of every clip with a per-clip (t, h, w) grid."""
         if self.family.name in LLAVA:
-            return {"pixel_values_videos": pix}
-        t, h, w = self.grid
-        m, p, tp = self.merge, self.patch, self.tp
-        x = pix.reshape(len(clips), t, tp, 3, h // m, m, p, w // m, m, p)
-        x = x.permute(0, 1, 4, 7, 5, 8, 3, 2, 6, 9).reshape(len(clips) * t * h * w, 3 * tp * p * p)
-        grid = self.runtime.torch.tensor([[t, h, w]] * len(clips), device=pix.device)
-        return {"pixel_values_videos": x, "video_grid_thw": grid}
+            return {"pixel_values_videos": self.stacked_pixels(clips)}
+        torch, m, p, tp = self.runtime.torch, self.merge, self.patch, self.tp
+        rows, grids = [], []
+        for clip in clips:
+            pix = self.clip_pixels(clip)
+            t, h, w = self.grid(pix)
+            x = pix.reshape(t, tp, 3, h // m, m, p, w // m, m, p).permute(0, 3, 6, 4, 7, 2, 1, 5, 8)
+            rows.append(x.reshape(t * h * w, 3 * tp * p * p))
+            grids.append([t, h, w])
+        return {"pixel_values_videos": torch.cat(rows), "video_grid_thw": torch.tensor(grids, device=rows[0].device)}
+
+    def clip_tokens(self, inputs: dict[str, Any], n: int) -> list[int]:
+        """Video tokens of each of ``n`` clips, as the prompt must expand them."""
+        if self.family.name in LLAVA:
+            return [self.tokens_per_clip] * n
+        return [self.video_tokens(g) for g in inputs["video_grid_thw"].tolist()]
 
     def margins(self, clips: Sequence[np.ndarray], captions: Sequence[str]) -> Any:
         """log P(yes) - log P(no) of aligned (clip, caption) rows."""
         torch = self.runtime.torch
-        tok = self.tokenizer([self.prompt(c) for c in captions], padding=True, return_tensors="pt",
+        video = self.video_inputs(clips)
+        tokens = self.clip_tokens(video, len(clips))
+        tok = self.tokenizer([self.prompt(c, n) for c, n in zip(captions, tokens)], padding=True, return_tensors="pt",
                              add_special_tokens=False, padding_side="right").to(self.runtime.device)
         extra = {}
         if self.family.name not in LLAVA and self.takes_token_types:      # transformers 5 M-RoPE
             extra["mm_token_type_ids"] = (tok["input_ids"] == self.model.config.video_token_id).long() * 2
         with self.runtime.context():
             hidden = self.model.model(input_ids=tok["input_ids"], attention_mask=tok["attention_mask"],
-                                      **self.video_inputs(clips), **extra).last_hidden_state
+                                      **video, **extra).last_hidden_state
             last = tok["attention_mask"].sum(dim=1) - 1
             logits = self.model.lm_head(hidden[torch.arange(len(captions), device=hidden.device), last])
         return yes_no_margin(logits, self.yes, self.no)
