@@ -17,6 +17,7 @@ import torch.nn.functional as F
 
 from .blur import disk_kernel, motion_weights, streak_offsets, zoom_factors
 from .camera import rotation_matrix, static_angles
+from .temporal_blur import check_c, window_positions
 
 # --------------------------------------------------------------------------------------- blur
 def _border(n: int, pad: int, mode: str, device: torch.device) -> torch.Tensor:
@@ -133,3 +134,15 @@ def translate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     cols = _reflect101(torch.arange(w, device=x.device)[None] + off[:, 0:1], w)        # (T, W)
     frames = torch.arange(t, device=x.device)[:, None, None]
     return x.permute(0, 2, 3, 1)[frames, rows[:, :, None], cols[:, None, :]].permute(0, 3, 1, 2)
+
+
+# ------------------------------------------------------------------------------ temporal blur
+def temporal_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """Window means as the numpy kernel: exact integer sums of 2c gathered frames, then
+    floor((s + c) / 2c) (the division is a quarter step clear of every integer)."""
+    c = check_c(params["c"])
+    pos = torch.as_tensor(window_positions(ids, drawn), device=x.device)
+    acc = torch.zeros((len(ids), *x.shape[1:]), dtype=x.dtype, device=x.device)
+    for k in range(pos.shape[1]):
+        acc += x[pos[:, k]]
+    return torch.floor((acc + c) / (2 * c))

@@ -1,4 +1,4 @@
-"""Torch kernels of the weather ops, on float (N, 3, H, W) frames of 0..255 levels.
+"""Torch kernels of the weather ops and rain, on float (N, 3, H, W) frames of 0..255 levels.
 
 The layers come from the host (:func:`.weather.frame_layers`), the same arrays the numpy
 kernels use; only the compositing runs on the device, in the numpy kernels' float32 order.
@@ -9,7 +9,10 @@ from typing import Any, Mapping
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
+from ._torch_kernels import _border
+from .rain import DROP_LEVEL, frame_masks, lift_table, pull_terms
 from .weather import GRAY_WEIGHTS, frame_layers
 
 
@@ -51,3 +54,21 @@ def snow(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> 
 def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     layer = _layers("spatter", x, ids, drawn, params)
     return torch.round((x * layer[:, :1] + layer[:, 1:]).clamp_(0, 255))
+
+
+def rain(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    """The numpy kernel's steps on the device: the host computes the masks and, from per-frame
+    sums read back, the lift tables and the final affine terms; the rest is elementwise."""
+    n, c, h, w = x.shape
+    mask = torch.from_numpy(frame_masks(drawn, params, ids, h, w)).to(x.device)[:, None]
+    sums = x.double().sum(dim=(1, 2, 3)).cpu().numpy()
+    lift = np.stack([lift_table(float(s), c * h * w) for s in sums]).astype(np.float32)
+    lift = torch.from_numpy(lift).to(x.device)
+    offset = torch.arange(n, device=x.device)[:, None, None, None] * 256
+    lifted = torch.where(mask, x + lift.reshape(-1)[x.long() + offset], x)
+    rows, cols = _border(h, 1, "reflect", x.device), _border(w, 1, "reflect", x.device)
+    box = F.avg_pool2d(lifted[:, :, rows][:, :, :, cols], 3, stride=1)
+    blended = 255 * x + torch.where(mask, DROP_LEVEL * (torch.round(box) - x), torch.zeros_like(x))
+    a, b = pull_terms(blended.double().sum(dim=(2, 3)).cpu().numpy(), h * w, float(params["darken"]))
+    b = torch.from_numpy(b).to(x.device)[:, :, None, None]
+    return torch.round((blended * torch.tensor(a, device=x.device) + b).clamp_(0, 255))

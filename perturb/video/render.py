@@ -11,6 +11,8 @@ What output frame t reads (``Renderer.reads``):
 - ``"frame"``: input frame t only (noise, blur, camera, JPEG).
 - ``"index"``: input frame ``index[t]`` of a drawn index map (temporal ops); rendering is a
   gather, so it is the same on every backend and device.
+- ``"window"``: input frames t - b .. t + a, clamped to the clip, for the draw's
+  ``window = (b, a)`` (temporal_blur: the mean of neighbouring frames).
 - ``"prefix"``: input frames 0..t (the MPEG codecs). Their encoders carry state from one GOP
   to the next (rate control and motion search; measured: re-encoding one 12-frame GOP alone
   changes its P-frames by up to 137 levels), so a GOP window is not rendered alone. They do
@@ -35,7 +37,8 @@ from ..registry import REGISTRY, Spec
 from .clip import (_is_torch, from_levels, from_numpy, from_uint8_frames, to_levels, to_numpy,
                    to_uint8_frames, torch_layout)
 
-FRAME, INDEX, PREFIX = "frame", "index", "prefix"
+FRAME, INDEX, WINDOW, PREFIX = "frame", "index", "window", "prefix"
+READS = (FRAME, INDEX, WINDOW, PREFIX)
 BACKENDS = ("numpy", "torch")
 
 Kernel = Callable[[Any, np.ndarray, Mapping[str, np.ndarray], Mapping[str, Any]], Any]
@@ -57,8 +60,8 @@ class Renderer:
     torch_frames: str = "levels"     # the torch kernel's input: float levels, or "uint8" (N, H, W, 3)
 
     def __post_init__(self) -> None:
-        if self.reads not in (FRAME, INDEX, PREFIX):
-            raise ValueError(f"reads must be {FRAME!r}, {INDEX!r} or {PREFIX!r}; got {self.reads!r}")
+        if self.reads not in READS:
+            raise ValueError(f"reads must be one of {READS}; got {self.reads!r}")
         unknown = set(self.kernels) - set(BACKENDS)
         if unknown:
             raise ValueError(f"kernel backends must be among {BACKENDS}; got {sorted(unknown)}")
@@ -149,6 +152,8 @@ class Draw:
             return np.unique(self.drawn["index"][ids])
         if reads == PREFIX:
             return np.arange(int(ids.max()) + 1)
+        if reads == WINDOW:
+            return np.unique(window_sources(ids, self.drawn["window"], self.n_frames))
         return np.unique(ids)
 
     def render(self, src: Any, frames: Sequence[int] | np.ndarray | None = None) -> Any:
@@ -210,6 +215,13 @@ class Draw:
             arr, kind = to_numpy(src)
             out = from_numpy(renderer.kernels["numpy"](arr, unique, self.drawn, self.params), kind)
         return out if order is None else _take(out, order)
+
+
+def window_sources(ids: np.ndarray, window: np.ndarray, n_frames: int) -> np.ndarray:
+    """(N, b + a + 1) input frames read by output frames ``ids`` under ``window = (b, a)``:
+    t - b .. t + a, clamped to 0..T-1 (the clip's end frames stand in for frames past its ends)."""
+    before, after = (int(v) for v in np.asarray(window))
+    return np.clip(np.asarray(ids)[:, None] + np.arange(-before, after + 1)[None], 0, n_frames - 1)
 
 
 def _is_increasing(ids: np.ndarray) -> bool:

@@ -18,6 +18,9 @@ SEVERITY_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     # blur
     "defocus_blur":     {"radius": (3, 4, 6, 8, 10), "alias_blur": (0.1, 0.5, 0.5, 0.5, 0.5)},
     "motion_blur":      {"radius": (10, 15, 15, 15, 20), "sigma": (3, 5, 8, 12, 15)},
+    # Yi et al. 2021, create_mini_ssv2_c.py's motion_blur: the mean of the 2c frames t-c .. t+c-1
+    # (create_mini_kinetics_c.py: c = 3 5 7 9 11, the kinetics-c table below)
+    "temporal_blur":    {"c": (1, 2, 3, 4, 6)},
     "zoom_blur":        {"zooms": ((1.0, 1.11, 0.01), (1.0, 1.16, 0.01), (1.0, 1.21, 0.02),
                                    (1.0, 1.26, 0.02), (1.0, 1.31, 0.03))},   # arange(start, stop, step)
     # digital
@@ -31,6 +34,9 @@ SEVERITY_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     "sampling":         {"rate": (2, 4, 8, 16, 32)},
     "reverse_sampling": {"rate": (2, 4, 8, 16, 32)},
     "freeze":           {"keep": (0.40, 0.20, 0.10, 0.05, 0.025)},
+    # Yi et al. 2021: target frame rates of create_mini_kinetics_c.py (the SSv2 script: 10 8 6 4 2);
+    # clip_fps is the rate the clip is taken to run at (the paper's 30 fps input)
+    "frame_rate":       {"fps": (20, 16, 12, 9, 6), "clip_fps": (30.0,) * 5},
     # camera
     "static_rotate":    {"degrees": (7.5, 15, 30, 45, 90)},
     "rotate":           {"max_degrees": (6, 12, 18, 24, 30)},
@@ -59,6 +65,11 @@ SEVERITY_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     "spatter": {"mean": (0.65, 0.65, 0.65, 0.65, 0.67), "std": (0.3, 0.3, 0.3, 0.3, 0.4),
                 "sigma": (4, 3, 2, 1, 1), "threshold": (0.69, 0.68, 0.68, 0.65, 0.65),
                 "smear": (0.6, 0.6, 0.5, 1.5, 1.5), "mud": (0, 0, 0, 1, 1), "drift": (0.5,) * 5},
+    # Yi et al. 2021, create_mini_ssv2_c.py's rain (Kinetics-C imports it): one drop per `area`
+    # pixels, streaks `length` px long, contrast about the channel means scaled by `darken`;
+    # `fall` (px/frame the drops fall in video, half a streak: a 180-degree shutter) is ours
+    "rain":    {"area": (770, 770, 770, 500, 400), "length": (10, 30, 60, 60, 80),
+                "darken": (0.8, 0.8, 0.7, 0.6, 0.5), "fall": (5.0, 15.0, 30.0, 30.0, 40.0)},
 }
 
 PAPER_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
