@@ -155,6 +155,26 @@ def test_rain_streaks_are_drawn_at_the_density_and_slant() -> None:
     assert wrapped[35:, 29].any() and wrapped[:8, 0:2].any() and wrapped.sum() == 13
 
 
+def test_rain_frame_is_a_window_of_the_whole_torus_sheet() -> None:
+    """Against the sheet drawn whole (every streak and its copies across both seams), rolled."""
+    import cv2
+
+    d = pv.draw("rain", 5, 4, seed=6)
+    slant, length = int(d.drawn["slant"]), d.params["length"]
+    h, w = 50, 60
+    sh, sw = sheet_size(h, w, slant, d.params)
+    drops = pv.rain._clip_drops(int(d.drawn["key"]), sh, sw, d.params["area"])
+    big = np.zeros((3 * sh, 3 * sw), np.uint8)
+    for x, y in drops.tolist():
+        for oy in (0, sh):
+            for ox in (0, sw, 2 * sw):
+                cv2.line(big, (x + ox, y + oy), (x + ox + slant, y + oy + length), 1, 1, cv2.LINE_8)
+    torus = big[sh:2 * sh, sw:2 * sw]
+    for dy, dx in [(0, 0), (17, -3), (sh - 5, 9), (3 * sh + 11, -2 * sw - 1)]:
+        want = np.roll(torus, (dy, dx), axis=(0, 1))[:h, :w]
+        assert np.array_equal(draw_streaks(drops, (sh, sw), (dy, dx), h, w, slant, length), want)
+
+
 def test_rain_falls_coherently_along_its_slant() -> None:
     d = pv.draw("rain", 3, 12, seed=4)
     h, w = 60, 70

@@ -60,7 +60,7 @@ def rain(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> 
     """The numpy kernel's steps on the device: the host computes the masks and, from per-frame
     sums read back, the lift tables and the final affine terms; the rest is elementwise."""
     n, c, h, w = x.shape
-    mask = torch.from_numpy(frame_masks(drawn, params, ids, h, w)).to(x.device)[:, None]
+    mask = torch.from_numpy(frame_masks(drawn, params, ids, h, w)).to(x.device)[:, None].bool()
     sums = x.double().sum(dim=(1, 2, 3)).cpu().numpy()
     lift = np.stack([lift_table(float(s), c * h * w) for s in sums]).astype(np.float32)
     lift = torch.from_numpy(lift).to(x.device)

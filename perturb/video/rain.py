@@ -80,36 +80,51 @@ def sheet_drops(rng: np.random.Generator, sh: int, sw: int, area: int) -> np.nda
 
 def draw_streaks(drops: np.ndarray, sheet: tuple[int, int], shift: tuple[int, int], h: int, w: int,
                  slant: int, length: int) -> np.ndarray:
-    """(h, w) bool: the frame's window of a torus sheet whose content is moved by ``shift`` (dy, dx),
+    """(h, w) uint8, 1 on a streak: the frame's window of a torus sheet whose content is moved by ``shift`` (dy, dx),
     each streak (x, y) -> (x + slant, y + length) 8-connected as OpenCV draws it. Only the copies
     of streaks that reach the frame are drawn, on a canvas padded so that none is clipped."""
     (sh, sw), (dy, dx) = sheet, shift
-    x, y = (drops[:, 0] + dx) % sw, (drops[:, 1] + dy) % sh
-    x = (x[:, None] + np.array([-sw, 0, sw])[None]).ravel()           # copies across the seams
-    y = np.repeat(y, 3)
-    x, y = np.concatenate([x, x]), np.concatenate([y, y - sh])
+    drops = _near_rows(drops, sh, dy, -length, h + length)
+    y = (drops[:, 1] + dy) % sh
+    direct, seam = y < h, y >= sh - length           # in the frame, or reaching it past the top seam
+    x = (np.concatenate([drops[direct, 0], drops[seam, 0]]) + dx) % sw
+    y = np.concatenate([y[direct], y[seam] - sh])
+    x, y = (x[:, None] + np.array([-sw, 0, sw])[None]).ravel(), np.repeat(y, 3)   # across the side seam
     lo, hi = np.minimum(x, x + slant), np.maximum(x, x + slant)
-    keep = (hi >= 0) & (lo < w) & (y + length >= 0) & (y < h)
+    keep = (hi >= 0) & (lo < w)
     pad_x, pad_y = abs(slant) + 1, length + 1
     canvas = np.zeros((h + 2 * pad_y, w + 2 * pad_x), np.uint8)
     x, y = x[keep] + pad_x, y[keep] + pad_y
     if len(x):
         ends = np.stack([np.stack([x, y], -1), np.stack([x + slant, y + length], -1)], 1)
         cv2.polylines(canvas, list(ends.astype(np.int32)[:, :, None, :]), False, 1, 1, cv2.LINE_8)
-    return canvas[pad_y:pad_y + h, pad_x:pad_x + w].astype(bool)
+    return canvas[pad_y:pad_y + h, pad_x:pad_x + w].copy()
+
+
+def _near_rows(drops: np.ndarray, sh: int, dy: int, top: int, band: int) -> np.ndarray:
+    """The drops (sorted by y) that land on frame rows top .. top + band - 1 once moved down by
+    dy: a cyclic range of sheet rows, found by bisection (all drops when the band wraps fully)."""
+    if band >= sh:
+        return drops
+    start = (top - dy) % sh
+    lo, hi = np.searchsorted(drops[:, 1], [start, start + band])
+    if start + band <= sh:
+        return drops[lo:hi]
+    return np.concatenate([drops[lo:], drops[:np.searchsorted(drops[:, 1], start + band - sh)]])
 
 
 @lru_cache(maxsize=4)
 def _clip_drops(key: int, sh: int, sw: int, area: int) -> np.ndarray:
     """The whole clip's streak starts (read-only), cached: rendering frames in groups draws them once."""
     drops = sheet_drops(np.random.default_rng([key]), sh, sw, area)
+    drops = drops[np.argsort(drops[:, 1], kind="stable")]         # by row, for _near_rows
     drops.setflags(write=False)
     return drops
 
 
 def frame_masks(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], ids: np.ndarray,
                 h: int, w: int) -> np.ndarray:
-    """(N, h, w) bool: the streaks of output frames ``ids`` for frames of h x w pixels."""
+    """(N, h, w) uint8, 1 on a streak: the streaks of output frames ``ids`` for frames of h x w pixels."""
     key, area, length = int(drawn["key"]), int(params["area"]), int(params["length"])
     if params.get("per_frame", False):              # a sheet of the frame's size per frame, still
         return np.stack([draw_streaks(sheet_drops(np.random.default_rng([key, int(t)]), h, w, area),
@@ -134,28 +149,29 @@ def lift_table(level_sum: float, n_values: int) -> np.ndarray:
 
 
 def pull_terms(sums: np.ndarray, n_pixels: int, darken: float) -> tuple[np.float32, np.ndarray]:
-    """The last step ``out = I·a + b`` on I = 255² x the blended value, per channel (float32):
+    """The last step ``out = I·a + b`` on I = 255 x the blended level, per channel (float32):
     a = darken/255, b = 255·(1 - darken)·channel mean (``sums``: per-channel sums of I)."""
     mean = np.asarray(sums, np.float64) / (255.0 * 255.0 * n_pixels)
     return np.float32(darken / 255.0), (255.0 * (1.0 - darken) * mean).astype(np.float32)
 
 
 def composite(frame: np.ndarray, mask: np.ndarray, darken: float) -> np.ndarray:
-    """One frame (h, w, 3) uint8 under its streak mask (h, w) bool."""
+    """One frame (h, w, 3) uint8 under its streak mask (h, w), whole-frame OpenCV steps:
+    lifted under the streaks, box-blurred, I = 35·x + 220·(blurred under a streak, else x)
+    (= 255 x the reference's blended level, an integer), then rint(I·a + b) in float32."""
     h, w, _ = frame.shape
-    ys, xs = np.nonzero(mask)
-    under = frame[ys, xs]
-    lifted = frame.copy()
+    m8 = mask.astype(np.uint8, copy=False)
     sums = np.array(cv2.sumElems(frame)[:3], np.int64)             # exact: integers below 2^53
-    lifted[ys, xs] = under + lift_table(float(sums.sum()), frame.size)[under]
-    change = DROP_LEVEL * (cv2.blur(lifted, (3, 3))[ys, xs].astype(np.int32) - under)
-    drop = 255 * under.astype(np.int32) + change                    # I = 255²·blend under the streaks
-    sums = 255 * sums + change.sum(0, dtype=np.int64)
-    a, b = pull_terms(sums, h * w, darken)
-    lut = np.rint(np.clip(np.arange(256, dtype=np.float32)[:, None] * np.float32(255) * a + b, 0, 255))
-    out = cv2.LUT(frame, lut.astype(np.uint8).reshape(256, 1, 3))
-    out[ys, xs] = np.rint(np.clip(drop.astype(np.float32) * a + b, 0, 255)).astype(np.uint8)
-    return out
+    lift = cv2.LUT(frame, lift_table(float(sums.sum()), frame.size))
+    lifted = frame.copy()
+    cv2.add(frame, lift, dst=lifted, mask=m8)
+    chosen = frame.copy()
+    cv2.copyTo(cv2.blur(lifted, (3, 3)), m8, chosen)
+    blend = cv2.addWeighted(frame, 255.0 - DROP_LEVEL, chosen, float(DROP_LEVEL), 0.0, dtype=cv2.CV_32F)
+    a, b = pull_terms(np.array(cv2.sumElems(blend)[:3]), h * w, darken)
+    cv2.multiply(blend, (float(a),) * 3 + (0.0,), dst=blend)     # float32 products, then sums,
+    cv2.add(blend, tuple(b.tolist()) + (0.0,), dst=blend)         # as torch computes them
+    return cv2.convertScaleAbs(blend)              # rounded to nearest, saturated (values are >= 0)
 
 
 def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
