@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
+from ._opencv_frames import per_frame
 from .render import LazyKernel, Renderer
 from .severity_params import table
 
@@ -122,21 +123,23 @@ def _clip_drops(key: int, sh: int, sw: int, area: int) -> np.ndarray:
     return drops
 
 
-def frame_masks(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], ids: np.ndarray,
-                h: int, w: int) -> np.ndarray:
-    """(N, h, w) uint8, 1 on a streak: the streaks of output frames ``ids`` for frames of h x w pixels."""
+def frame_mask(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], t: int, h: int, w: int) -> np.ndarray:
+    """(h, w) uint8, 1 on a streak: output frame t's streaks for a frame of h x w pixels."""
     key, area, length = int(drawn["key"]), int(params["area"]), int(params["length"])
     if params.get("per_frame", False):              # a sheet of the frame's size per frame, still
-        return np.stack([draw_streaks(sheet_drops(np.random.default_rng([key, int(t)]), h, w, area),
-                                      (h, w), (0, 0), h, w, int(drawn["slant"][t]), length) for t in ids])
+        drops = sheet_drops(np.random.default_rng([key, int(t)]), h, w, area)
+        return draw_streaks(drops, (h, w), (0, 0), h, w, int(drawn["slant"][t]), length)
     slant = int(drawn["slant"])
     sheet = sheet_size(h, w, slant, params)
-    drops = _clip_drops(key, *sheet, area)
     vx, vy = velocity(slant, params)
-    t = np.asarray(ids, np.float64)
-    shifts = np.stack([np.rint(t * vy), np.rint(t * vx)], 1).astype(np.int64)
-    return np.stack([draw_streaks(drops, sheet, (int(dy), int(dx)), h, w, slant, length)
-                     for dy, dx in shifts])
+    shift = (int(np.rint(t * vy)), int(np.rint(t * vx)))            # content moved by round(t·v)
+    return draw_streaks(_clip_drops(key, *sheet, area), sheet, shift, h, w, slant, length)
+
+
+def frame_masks(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], ids: np.ndarray,
+                h: int, w: int) -> np.ndarray:
+    """(N, h, w) uint8: :func:`frame_mask` of every output frame ``ids``."""
+    return np.stack([frame_mask(drawn, params, int(t), h, w) for t in ids])
 
 
 # ------------------------------------------------------------------------------ compositing
@@ -176,9 +179,10 @@ def composite(frame: np.ndarray, mask: np.ndarray, darken: float) -> np.ndarray:
 
 def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
                  params: Mapping[str, Any]) -> np.ndarray:
-    """Each frame composited under its streaks."""
-    masks = frame_masks(drawn, params, ids, *frames.shape[1:3])
-    return np.stack([composite(f, m, float(params["darken"])) for f, m in zip(frames, masks)])
+    """Each frame composited under its streaks (frames shared out over OpenCV's threads)."""
+    _, h, w, _ = frames.shape
+    darken = float(params["darken"])
+    return per_frame(frames, lambda f, i: composite(f, frame_mask(drawn, params, int(ids[i]), h, w), darken))
 
 
 def rain(clip: np.ndarray, rng: np.random.Generator, **params: Any) -> np.ndarray:

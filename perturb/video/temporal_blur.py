@@ -42,9 +42,8 @@ def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.nda
     """Window means by running sums: a consecutive output frame adds one frame and drops one."""
     c = check_c(params["c"])
     pos = window_positions(ids, drawn)
-    acc_type = np.uint16 if 2 * c * 255 <= np.iinfo(np.uint16).max else np.int32
+    acc = np.zeros(frames.shape[1:], np.uint16 if 2 * c * 255 <= np.iinfo(np.uint16).max else np.int32)
     out = np.empty((len(ids), *frames.shape[1:]), np.uint8)
-    acc = np.zeros(frames.shape[1:], acc_type)
     for i in range(len(ids)):
         if i and ids[i] == ids[i - 1] + 1:
             np.add(acc, frames[pos[i, -1]], out=acc)
@@ -54,7 +53,7 @@ def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.nda
             for p in pos[i]:
                 np.add(acc, frames[p], out=acc)
         # round(s / 2c + 1 / 8c) = floor((s + c) / 2c): a quarter step clear of every rounding edge
-        out[i] = cv2.convertScaleAbs(acc, alpha=1 / (2 * c), beta=1 / (8 * c))
+        cv2.convertScaleAbs(acc, dst=out[i], alpha=1 / (2 * c), beta=1 / (8 * c))
     return out
 
 
