@@ -10,7 +10,7 @@ import torch
 import perturb.video as pv
 from perturb.registry import REGISTRY
 from perturb.video.digital import reencode
-from perturb.video.render import FRAME, INDEX, PREFIX, renderer_of
+from perturb.video.render import FRAME, INDEX, PREFIX, WINDOW, renderer_of
 from perturb.video.sample import sample_clip
 
 SPECS = REGISTRY.select("video")
@@ -124,7 +124,8 @@ def test_draws_are_deterministic_picklable_and_small(name: str, clip: np.ndarray
 def test_source_indices_say_what_each_kind_of_op_reads() -> None:
     reads = {name: renderer_of(REGISTRY.get(name)).reads for name in NAMES}
     assert {n for n, r in reads.items() if r == INDEX} == {
-        "jumble", "box_jumble", "sampling", "reverse_sampling", "freeze"}
+        "jumble", "box_jumble", "sampling", "reverse_sampling", "freeze", "frame_rate"}
+    assert {n for n, r in reads.items() if r == WINDOW} == {"temporal_blur"}
     assert {n for n, r in reads.items() if r == PREFIX} == {"mpeg1", "mpeg2"}
     assert reads["jpeg"] == reads["rotate"] == reads["gaussian_noise"] == FRAME
     assert pv.draw("jumble", 3, T).native_backends == ("numpy", "torch")
@@ -132,6 +133,8 @@ def test_source_indices_say_what_each_kind_of_op_reads() -> None:
     assert pv.draw("mpeg2", 3, T).native_backends == ("numpy",)
     assert pv.draw("rotate", 3, T, seed=0).source_indices([9, 2, 9]).tolist() == [2, 9]
     assert pv.draw("mpeg1", 3, T, seed=0).source_indices([9, 2]).tolist() == list(range(10))
+    assert pv.draw("temporal_blur", 3, T).source_indices([9, 0]).tolist() == [0, 1, 2, 6, 7, 8, 9, 10, 11]
+    assert pv.draw("temporal_blur", 3, T).native_backends == ("numpy", "torch")
     sampling = pv.draw("sampling", 2, T, seed=0)                    # idx[t] = (t // 4) * 4
     assert sampling.source_indices([5, 6, 13]).tolist() == [4, 12]
     assert sampling.source_indices(None).tolist() == list(range(0, T, 4))

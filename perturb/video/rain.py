@@ -172,7 +172,7 @@ def composite(frame: np.ndarray, mask: np.ndarray, darken: float) -> np.ndarray:
     cv2.copyTo(cv2.blur(lifted, (3, 3)), m8, chosen)
     blend = cv2.addWeighted(frame, 255.0 - DROP_LEVEL, chosen, float(DROP_LEVEL), 0.0, dtype=cv2.CV_32F)
     a, b = pull_terms(np.array(cv2.sumElems(blend)[:3]), h * w, darken)
-    cv2.multiply(blend, (float(a),) * 3 + (0.0,), dst=blend)     # float32 products, then sums,
+    np.multiply(blend, a, out=blend)                              # float32 products, then sums,
     cv2.add(blend, tuple(b.tolist()) + (0.0,), dst=blend)         # as torch computes them
     return cv2.convertScaleAbs(blend)              # rounded to nearest, saturated (values are >= 0)
 
