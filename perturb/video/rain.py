@@ -191,10 +191,6 @@ def rain(clip: np.ndarray, rng: np.random.Generator, **params: Any) -> np.ndarra
     return render_numpy(clip, np.arange(len(clip)), drawn, params)
 
 
-# Measured by benchmarks/kinetics_c.py (32 frames of the sample clip at 224², shared 2-vCPU VM).
-MEASURED = ("Against a re-statement of the reference's rain (its global RNG seeded from outside) at "
-            "severities 1, 3, 5, with per_frame=True: {stats}. Speed: {speed} the reference per clip.")
-
 register(Spec(
     name="rain", modality="video", category="weather", fn=rain,
     render=Renderer(draw=draw_rain, kernels={"numpy": render_numpy,
@@ -211,6 +207,13 @@ register(Spec(
                "per clip and falls along the streaks at half a streak length per frame (the "
                "column fall: a 180-degree shutter), repeating no sooner than every 128 frames; "
                "per_frame=True draws a new sheet and slant per frame, as the reference does per image. "
-               "Output is rounded to the nearest level (the reference truncates). "
-               + MEASURED.format(stats="...", speed="...")),
+               "Output is rounded to the nearest level (the reference truncates). Against a "
+               "re-statement of the reference's rain, its global RNG seeded from outside, with "
+               "per_frame=True (benchmarks/kinetics_c.py, 32 frames of the sample clip at 224², "
+               "severities 1, 3, 5, ours/reference): streaks cover 0.014/0.014, 0.076/0.074, "
+               "0.183/0.175 of the pixels; the levels move by +0.2/-0.2, +1.6/+1.1, +4.6/+4.1 on "
+               "average (half a level of it is the rounding); output std 66.0/66.0, 59.4/59.5, "
+               "47.4/47.4; PSNR to the clean clip 24.86/24.86, 21.00/21.01, 16.55/16.57 dB. Speed: "
+               "6.5-7.4x the reference per clip (5.6-7.4x over three runs on a shared 2-vCPU VM), "
+               "5.4-6.0x with per_frame=True."),
 ))

@@ -256,15 +256,18 @@ register(Spec(
     name="frame_rate", modality="video", category="temporal", fn=frame_rate,
     render=index_renderer(frame_rate_indices), temporal=True, random=False,
     summary="The clip's frame rate cut to 20 16 12 9 6 fps, each kept frame held (T frames kept)",
-    aliases=("FrameRate", "fps"),
+    aliases=("FrameRate",),
     severities=table("frame_rate"),
     deviation=("Source: Yi et al. 2021, create_mini_kinetics_c.py's frame_rate (20 16 12 9 6 fps; the "
                "SSv2 script: 10 8 6 4 2). The reference re-encodes the video file with ffmpeg and "
                "libx265 at the lower rate, so its clips are shorter and H.265-compressed; here only the "
                "timing changes and the clip keeps its T frames: each frame is the one ffmpeg's fps "
                "filter keeps for its slot at the lower rate, held until the next (ffmpeg -vf "
-               "fps=r,fps=30 gives the same frames, checked by benchmarks/kinetics_c.py). The clip is "
-               "taken to run at clip_fps = 30 (the paper's input rate, also perturb build "
-               "--paper-preprocess); a clip at another rate needs clip_fps set in the table. The "
-               "reference's command passes -fps, which ffmpeg 5.1 rejects (Unrecognized option)."),
+               "fps=r,fps=30 gives the same frames: 64 of 64 at each of 20, 12 and 6 fps, "
+               "benchmarks/kinetics_c.py). The clip is taken to run at clip_fps = 30 (the paper's "
+               "input rate, as perturb build --paper-preprocess gives); for a clip at another rate call "
+               "perturb.video.temporal.frame_rate(clip, None, fps=r, clip_fps=f). The reference's "
+               "command passes -fps, which ffmpeg 5.1 rejects (Unrecognized option), so its own "
+               "output could not be made here; ffmpeg's fps filter stands in for it. Speed: "
+               "73-123x the ffmpeg round trip per clip (a gather, no codec)."),
 ))
