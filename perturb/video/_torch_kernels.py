@@ -143,6 +143,6 @@ def temporal_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tens
     c = check_c(params["c"])
     pos = torch.as_tensor(window_positions(ids, drawn), device=x.device)
     acc = torch.zeros((len(ids), *x.shape[1:]), dtype=x.dtype, device=x.device)
-    for k in range(pos.shape[1]):
-        acc += x[pos[:, k]]
+    for tap in pos.T:                                   # the window's 2c frames, one gather each
+        acc += x[tap]
     return torch.floor((acc + c) / (2 * c))
