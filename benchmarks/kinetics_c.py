@@ -139,7 +139,8 @@ def run(clip: np.ndarray, settings: Settings, log=print) -> dict[str, Any]:
                     eq = blur_equivalence(clip, s)
                 elif name == "rain":
                     contenders["peer"] = timed(lambda: reference_rain(clip, s))
-                    contenders["per_frame"] = timed(lambda: apply(clip, "rain", s, seed=next(seeds), per_frame=True))
+                    contenders["per_frame"] = timed(
+                        lambda: apply(clip, "rain", s, seed=next(seeds), per_frame=True))
                     eq = rain_equivalence(clip, s)
                 else:
                     fps = SEVERITY_PARAMS["frame_rate"]["fps"][s - 1]

@@ -38,7 +38,8 @@ def test_list_table(capsys):
 def test_list_json_and_filters(capsys):
     assert main(["list", "--json", "--category", "temporal"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert [r["name"] for r in rows] == ["jumble", "box_jumble", "sampling", "reverse_sampling", "freeze"]
+    assert [r["name"] for r in rows] == ["jumble", "box_jumble", "sampling", "reverse_sampling", "freeze",
+                                        "frame_rate"]
     assert all(r["temporal"] and r["severities"] == [1, 2, 3, 4, 5] for r in rows)
     assert main(["list", "--json", "--modality", "text"]) == 0
     assert all(r["modality"] == "text" for r in json.loads(capsys.readouterr().out))

@@ -5,7 +5,7 @@ that length, one per ``area`` px of frame). Under a streak the picture is lifted
 a grey of level 220 (less on bright pixels and in bright frames), box-blurred 3x3 and blended
 back (weight 220/255); then every channel is pulled towards its frame mean by ``darken``. The
 steps and constants are the reference's; every step is exact integer or float32 arithmetic in
-one fixed order, so numpy, torch-CPU and CUDA give the same pixels.
+one fixed order, so the numpy and torch kernels give the same pixels.
 
 For video the streaks are drawn once per clip on a torus (a sheet that wraps around) taller than
 the frame, and fall along their slant at ``fall`` px/frame: frame t shows the sheet moved by
@@ -81,9 +81,10 @@ def sheet_drops(rng: np.random.Generator, sh: int, sw: int, area: int) -> np.nda
 
 def draw_streaks(drops: np.ndarray, sheet: tuple[int, int], shift: tuple[int, int], h: int, w: int,
                  slant: int, length: int) -> np.ndarray:
-    """(h, w) uint8, 1 on a streak: the frame's window of a torus sheet whose content is moved by ``shift`` (dy, dx),
-    each streak (x, y) -> (x + slant, y + length) 8-connected as OpenCV draws it. Only the copies
-    of streaks that reach the frame are drawn, on a canvas padded so that none is clipped."""
+    """(h, w) uint8, 1 on a streak: the frame's window of a torus sheet whose content is moved by
+    ``shift`` (dy, dx), each streak (x, y) -> (x + slant, y + length) 8-connected as OpenCV draws
+    it. Only the copies of streaks that reach the frame are drawn, on a canvas padded so that none
+    is clipped."""
     (sh, sw), (dy, dx) = sheet, shift
     drops = _near_rows(drops, sh, dy, -length, h + length)
     y = (drops[:, 1] + dy) % sh
@@ -123,7 +124,8 @@ def _clip_drops(key: int, sh: int, sw: int, area: int) -> np.ndarray:
     return drops
 
 
-def frame_mask(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], t: int, h: int, w: int) -> np.ndarray:
+def frame_mask(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], t: int,
+               h: int, w: int) -> np.ndarray:
     """(h, w) uint8, 1 on a streak: output frame t's streaks for a frame of h x w pixels."""
     key, area, length = int(drawn["key"]), int(params["area"]), int(params["length"])
     if params.get("per_frame", False):              # a sheet of the frame's size per frame, still
