@@ -15,7 +15,10 @@ What output frame t reads (``Renderer.reads``):
   to the next (rate control and motion search; measured: re-encoding one 12-frame GOP alone
   changes its P-frames by up to 137 levels), so a GOP window is not rendered alone. They do
   not look ahead (no B-frames), so encoding frames 0..t gives exactly the whole clip's first
-  t + 1 frames.
+  t + 1 frames. The H.264/H.265 CRF ops too (no B-frames, no look-ahead).
+- ``"clip"``: every input frame, whatever the output frame: ops whose output frame t depends on
+  later frames (B-frames and look-ahead of a source encode, a bitrate target taken from the
+  whole clip): bit_error, packet_loss and the ABR codecs.
 
 A kernel is ``kernel(frames, ids, drawn, params)``: ``frames`` holds the input frames that
 :meth:`Draw.source_indices` names for the sorted unique output frames ``ids`` (uint8
@@ -35,7 +38,7 @@ from ..registry import REGISTRY, Spec
 from .clip import (_is_torch, from_levels, from_numpy, from_uint8_frames, to_levels, to_numpy,
                    to_uint8_frames, torch_layout)
 
-FRAME, INDEX, PREFIX = "frame", "index", "prefix"
+FRAME, INDEX, PREFIX, CLIP = "frame", "index", "prefix", "clip"
 BACKENDS = ("numpy", "torch")
 
 Kernel = Callable[[Any, np.ndarray, Mapping[str, np.ndarray], Mapping[str, Any]], Any]
@@ -57,8 +60,8 @@ class Renderer:
     torch_frames: str = "levels"     # the torch kernel's input: float levels, or "uint8" (N, H, W, 3)
 
     def __post_init__(self) -> None:
-        if self.reads not in (FRAME, INDEX, PREFIX):
-            raise ValueError(f"reads must be {FRAME!r}, {INDEX!r} or {PREFIX!r}; got {self.reads!r}")
+        if self.reads not in (FRAME, INDEX, PREFIX, CLIP):
+            raise ValueError(f"reads must be {FRAME!r}, {INDEX!r}, {PREFIX!r} or {CLIP!r}; got {self.reads!r}")
         unknown = set(self.kernels) - set(BACKENDS)
         if unknown:
             raise ValueError(f"kernel backends must be among {BACKENDS}; got {sorted(unknown)}")
@@ -149,6 +152,8 @@ class Draw:
             return np.unique(self.drawn["index"][ids])
         if reads == PREFIX:
             return np.arange(int(ids.max()) + 1)
+        if reads == CLIP:
+            return np.arange(self.n_frames)
         return np.unique(ids)
 
     def render(self, src: Any, frames: Sequence[int] | np.ndarray | None = None) -> Any:
