@@ -259,3 +259,16 @@ def test_names_and_aliases() -> None:
     assert [pv.get(a).name for a in ("H.265 CRF", "hevc_abr", "Bit Error", "packet loss", "H.264 ABR")] == \
         ["h265_crf", "h265_abr", "bit_error", "packet_loss", "h264_abr"]
     assert {"bit_error", "h265_crf", "h265_abr", "packet_loss"} <= set(REGISTRY.suite("kinetics-c").members)
+
+
+def test_gallery_has_a_row_per_op() -> None:
+    from perturb.rng import derive_seed
+    from perturb.video.gallery import gallery, gallery_cells
+
+    clip = np.ascontiguousarray(sample_clip(8)[:, ::4, ::4])
+    rows = gallery_cells(clip, NAMES, [1, 5], frame=3, seed=2)
+    assert len(rows) == len(NAMES) and all(len(r) == 3 for r in rows)
+    for name, row in zip(NAMES, rows):
+        assert np.array_equal(row[0], clip[3])
+        assert np.array_equal(row[2], pv.apply(clip, name, 5, seed=derive_seed(2, name))[3])
+    assert gallery(clip, "h265_crf,packet_loss", severities=[1, 5]).ndim == 3
