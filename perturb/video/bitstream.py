@@ -162,8 +162,9 @@ _DECODE = ("The damaged stream is decoded by FFmpeg's H.264 decoder with its def
 _NESTED = ("The damaged units are chosen uniformly without replacement by perturb's seeded generator "
            "(one key per clip) and a higher severity damages the same units and more; at least "
            "`at_least` units (the severity level) are damaged, so short clips keep five strictly "
-           "ordered levels (the 64-frame sample clip's source has 84 kB, where one byte in 100,000 "
-           "rounds to none). ")
+           "ordered levels (the 32-frame sample clip's source has 49 kB: one byte in 100,000 rounds "
+           "to none of them, one in 30,000 and one in 20,000 both to two; its 34 datagrams lose 0, 1, "
+           "1, 1, 2 at 1-6%). ")
 
 _COMMON = dict(modality="video", category="digital", random=True, temporal=False)
 register(Spec(name="bit_error", fn=_whole_clip("bit_error"),
