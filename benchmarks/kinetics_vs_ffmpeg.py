@@ -170,7 +170,8 @@ def fault_row(route: Route, long: Route, op: str, s: int, settings: Settings) ->
     def ref(on: Route, source: str | None = None) -> np.ndarray:
         _ff("-i", source or on.source(), "-c", "copy", "-bsf:v", bsf, on.path("damaged.mp4"))
         return tolerant_read(on.path("damaged.mp4"), on.clip.shape)
-    times = interleaved({"ours": timed(lambda: pv.apply(clip, op, s, seed=0)), "ffmpeg": timed(lambda: ref(route))}, settings)
+    times = interleaved({"ours": timed(lambda: pv.apply(clip, op, s, seed=0)),
+                         "ffmpeg": timed(lambda: ref(route))}, settings)
     theirs = ref(route)
     ref(long, long.path("source.mp4"))                      # the long source is encoded once, in run()
     before, after = packets(long.path("source.mp4")), packets(long.path("damaged.mp4"))
@@ -213,7 +214,8 @@ def run(clip: np.ndarray, settings: Settings, log=print) -> dict[str, Any]:
                 rows.append(row)
                 log(f"  {op} s{s}: ours {ms(row['ours_s'])} ms, ffmpeg {ms(row['ffmpeg_s'])} ms, {row['speedup']:.1f}x")
     version = subprocess.run(["ffmpeg", "-version"], capture_output=True, text=True).stdout.split("\n")[0]
-    return {"frames": int(clip.shape[0]), "long_frames": int(clip.shape[0]) * LONG, "ffmpeg": version, "pyav": av.__version__, "rows": rows}
+    return {"frames": int(clip.shape[0]), "long_frames": int(clip.shape[0]) * LONG, "ffmpeg": version,
+            "pyav": av.__version__, "rows": rows}
 
 
 def render(section: dict[str, Any]) -> str:
@@ -222,20 +224,24 @@ def render(section: dict[str, Any]) -> str:
         return f"skipped: {section['skipped']}"
     rows = section["rows"]
     speed = lambda r: (ms(r["ours_s"]), ms(r["ffmpeg_s"]), f"{r['speedup']:.1f}x", "yes" if r["met"] else "NO")
-    crf = [(r["op"], r["severity"], r["crf"], *speed(r), ms(r["encoder_s"]), f"{r['kbps_ours']:.1f}", f"{r['kbps_ffmpeg']:.1f}",
-            f"{r['psnr_ours_db']:.2f}", f"{r['psnr_ffmpeg_db']:.2f}", f"{r['psnr_between_db']:.1f}",
+    crf = [(r["op"], r["severity"], r["crf"], *speed(r), ms(r["encoder_s"]), f"{r['kbps_ours']:.1f}",
+            f"{r['kbps_ffmpeg']:.1f}",
+            f"{r['psnr_ours_db']:.2f}", f"{r['psnr_ffmpeg_db']:.2f}", f"{float(r['psnr_between_db']):.1f}",
             f"{r['psnr_ffmpeg_defaults_db']:.2f}") for r in rows if "crf" in r]
     abr = [(r["op"], r["severity"], r["divisor"], *speed(r), f"{r['target_ours_bps'] / 1000:.1f}",
             f"{r['reached_ours_bps'] / 1000:.1f}", f"{r['target_ffmpeg_bps'] / 1000:.1f}",
             f"{r['reached_ffmpeg_bps'] / 1000:.1f}", f"{r['psnr_ours_db']:.2f}", f"{r['psnr_ffmpeg_db']:.2f}")
            for r in rows if "divisor" in r]
-    faults = [(r["op"], r["severity"], f"{r['rate']:g}", *speed(r), f"{r['fraction_ours']:.2e}", f"{r['fraction_ffmpeg']:.2e}",
+    faults = [(r["op"], r["severity"], f"{r['rate']:g}", *speed(r), f"{r['fraction_ours']:.2e}",
+               f"{r['fraction_ffmpeg']:.2e}",
                f"{r['psnr_ours_mean_db']:.2f} ± {r['psnr_ours_std_db']:.2f}", f"{r['psnr_ffmpeg_db']:.2f}")
               for r in rows if "rate" in r]
     head = ["ours ms/clip", "ffmpeg CLI ms/clip", "speed-up", "2x"]
     return "\n\n".join([
-        table(["op", "sev", "crf", *head, "encoder alone ms", "kb/s ours", "kb/s ffmpeg", "PSNR ours dB", "PSNR ffmpeg dB",
+        table(["op", "sev", "crf", *head, "encoder alone ms", "kb/s ours", "kb/s ffmpeg", "PSNR ours dB",
+               "PSNR ffmpeg dB",
                "PSNR ours-ffmpeg dB", "PSNR ffmpeg defaults dB"], crf),
         table(["op", "sev", "divisor", *head, "target kb/s", "reached kb/s", "ffmpeg target kb/s",
                "ffmpeg reached kb/s", "PSNR ours dB", "PSNR ffmpeg dB"], abr),
-        table(["op", "sev", "rate", *head, "damaged ours (long)", "damaged ffmpeg (long)", "PSNR ours dB (5 seeds)", "PSNR ffmpeg dB"], faults)])
+        table(["op", "sev", "rate", *head, "damaged ours (long)", "damaged ffmpeg (long)",
+               "PSNR ours dB (5 seeds)", "PSNR ffmpeg dB"], faults)])

@@ -170,7 +170,8 @@ _COMMON = dict(modality="video", category="digital", random=True, temporal=False
 register(Spec(name="bit_error", fn=_whole_clip("bit_error"),
               render=Renderer(CLIP, draw=draw_fault_key, kernels={"numpy": _kernel("bit_error")}),
               aliases=("Bit Error", "bit_errors"),
-              summary="Bytes of the clip's H.264 stream corrupted (one in 100,000 to one in 10,000), decoded with concealment",
+              summary="Bytes of the clip's H.264 stream corrupted (one in 100,000 to one in 10,000), "
+                      "decoded with concealment",
               severities=table("bit_error"),
               deviation=("Source: " + SOURCE + ": `ffmpeg -i src -c copy -bsf noise=N` on the source "
                          "file, N = 100000, 50000, 30000, 20000, 10000, which damages about one byte in N "
