@@ -3,7 +3,9 @@
 Sections: ``visual`` (our ops against imagecorruptions frame by frame; the peer is installed
 in ``benchmarks/.peers/`` on first use), ``codecs`` (PyAV in memory against the ffmpeg
 command-line tool), ``temporal`` (temporal and camera ops against a memory-copy floor),
-``kinetics`` (Kinetics-C's rain, temporal_blur and frame_rate against the reference), and,
+``kinetics`` (Kinetics-C's rain, temporal_blur and frame_rate against the reference),
+``kinetics-codecs`` (Kinetics-C's H.264/H.265 ops and bitstream faults against the ffmpeg
+command-line route), and,
 on its own, ``runner`` (``benchmarks/runner_speed.py``: end-to-end ``perturb bench`` speed
 against the parent commit, with its defaults; run that script directly for its options).
 ``--device cuda`` instead times the torch path per op in frames/s, and says so and stops when
@@ -23,15 +25,17 @@ import numpy as np
 
 from perturb.video.sample import sample_clip
 
-from . import codecs_vs_ffmpeg, kinetics_c, temporal_camera, torch_device, visual_vs_imagecorruptions
+from . import (codecs_vs_ffmpeg, kinetics_c, kinetics_vs_ffmpeg, temporal_camera, torch_device,
+               visual_vs_imagecorruptions)
 from .harness import Settings, write_results
 
 SECTIONS = {"visual": visual_vs_imagecorruptions, "codecs": codecs_vs_ffmpeg, "temporal": temporal_camera,
-            "kinetics": kinetics_c}
+            "kinetics": kinetics_c, "kinetics-codecs": kinetics_vs_ffmpeg}
 TITLES = {"visual": "Visual ops vs imagecorruptions 1.1.2 (frame by frame)",
           "codecs": "Codecs: PyAV in memory vs temp file + ffmpeg CLI + read back",
           "temporal": "Temporal and camera ops vs a memory-copy floor",
           "kinetics": "Kinetics-C rain, temporal_blur, frame_rate vs the reference (Yi et al. 2021)",
+          "kinetics-codecs": "Kinetics-C codecs and bitstream faults: PyAV in memory vs the ffmpeg CLI route",
           "torch": "Torch path, frames/s per op"}
 README = Path(__file__).resolve().parent / "README.md"
 START, END = "<!-- results:start -->", "<!-- results:end -->"
@@ -39,7 +43,7 @@ START, END = "<!-- results:start -->", "<!-- results:end -->"
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
-    p.add_argument("--sections", default="visual,codecs,temporal,kinetics",
+    p.add_argument("--sections", default="visual,codecs,temporal,kinetics,kinetics-codecs",
                    help="comma-separated subset of: " + ", ".join(SECTIONS))
     p.add_argument("--device", default=None, help="time the torch path on this device (cuda, cuda:1, cpu)")
     p.add_argument("--frames", type=int, default=32, help="frames of the sample clip (224x224)")

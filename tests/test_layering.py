@@ -76,10 +76,10 @@ def test_importing_the_gate_loads_neither_opencv_nor_pyav():
 
 
 @pytest.mark.parametrize("lookup, expected", [
-    ("len(perturb.list())", "67"),
+    ("len(perturb.list())", "73"),
     ("perturb.REGISTRY.get('motion blur').name", "motion_blur"),
     ("len(perturb.REGISTRY.select('text'))", "35"),
-    ("len(perturb.REGISTRY.select('video'))", "32"),
+    ("len(perturb.REGISTRY.select('video'))", "38"),
 ])
 def test_registry_fills_on_first_lookup(lookup, expected):
     assert run_python(f"import perturb; print({lookup})") == [expected]

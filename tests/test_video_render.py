@@ -10,7 +10,7 @@ import torch
 import perturb.video as pv
 from perturb.registry import REGISTRY
 from perturb.video.digital import reencode
-from perturb.video.render import FRAME, INDEX, PREFIX, WINDOW, renderer_of
+from perturb.video.render import CLIP, FRAME, INDEX, PREFIX, WINDOW, renderer_of
 from perturb.video.sample import sample_clip
 
 SPECS = REGISTRY.select("video")
@@ -126,7 +126,9 @@ def test_source_indices_say_what_each_kind_of_op_reads() -> None:
     assert {n for n, r in reads.items() if r == INDEX} == {
         "jumble", "box_jumble", "sampling", "reverse_sampling", "freeze", "frame_rate"}
     assert {n for n, r in reads.items() if r == WINDOW} == {"temporal_blur"}
-    assert {n for n, r in reads.items() if r == PREFIX} == {"mpeg1", "mpeg2"}
+    assert {n for n, r in reads.items() if r == PREFIX} == {"mpeg1", "mpeg2", "h264_crf", "h265_crf"}
+    assert {n for n, r in reads.items() if r == CLIP} == {"h264_abr", "h265_abr", "bit_error", "packet_loss"}
+    assert pv.draw("bit_error", 3, T, seed=0).source_indices([2]).tolist() == list(range(T))
     assert reads["jpeg"] == reads["rotate"] == reads["gaussian_noise"] == FRAME
     assert pv.draw("jumble", 3, T).native_backends == ("numpy", "torch")
     assert pv.draw("rotate", 3, T).native_backends == ("numpy", "torch")

@@ -13,10 +13,11 @@ Each output gets a :class:`Strategy`, chosen once per process by :func:`strategy
   (e.g. one that seeds blocks of values rather than frames). Frames are still independent, so
   each 64-frame window k is perturbed with its own Generator ``derive_seed(item_seed, "window",
   k)``; the output equals :func:`apply_windowed` on the whole clip.
-- ``whole``: anything else (box_jumble, reverse_sampling, freeze), and the MPEG codecs: their
+- ``whole``: anything else (box_jumble, reverse_sampling, freeze), and the codecs: the MPEG
   encoders carry rate-control state across GOPs, so no window is safe on real content (a
   192-frame window of mpeg2 differs from the whole-clip encode after frame 192, by up to 36
-  levels on the sample clip) even where the synthetic probe agrees.
+  levels on the sample clip) even where the synthetic probe agrees; the H.264/H.265 ops
+  (Kinetics-C) read a prefix or the whole clip.
 
 The first two hold about one window of frames per output, whatever the video's length.
 """
@@ -64,7 +65,7 @@ def strategy(spec: Spec, severity: int) -> Strategy:
         reads = getattr(spec.render, "reads", None)
         if reads == "frame" and _length_free_draw(spec, severity):
             found = Strategy("render", CHUNK)
-        elif reads != "prefix" and not spec.extra.get("whole_clip"):
+        elif reads not in ("prefix", "clip") and not spec.extra.get("whole_clip"):
             size = next((w for w in WINDOWS if _same_in_windows(spec, severity, w)), None)
             if size is not None:
                 found = Strategy("stream", size)

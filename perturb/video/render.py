@@ -17,7 +17,10 @@ What output frame t reads (``Renderer.reads``):
   to the next (rate control and motion search; measured: re-encoding one 12-frame GOP alone
   changes its P-frames by up to 137 levels), so a GOP window is not rendered alone. They do
   not look ahead (no B-frames), so encoding frames 0..t gives exactly the whole clip's first
-  t + 1 frames.
+  t + 1 frames. The H.264/H.265 CRF ops too (no B-frames, no look-ahead).
+- ``"clip"``: every input frame, whatever the output frame: ops whose output frame t depends on
+  later frames (B-frames and look-ahead of a source encode, a bitrate target taken from the
+  whole clip): bit_error, packet_loss and the ABR codecs.
 
 A kernel is ``kernel(frames, ids, drawn, params)``: ``frames`` holds the input frames that
 :meth:`Draw.source_indices` names for the sorted unique output frames ``ids`` (uint8
@@ -37,8 +40,8 @@ from ..registry import REGISTRY, Spec
 from .clip import (_is_torch, from_levels, from_numpy, from_uint8_frames, to_levels, to_numpy,
                    to_uint8_frames, torch_layout)
 
-FRAME, INDEX, WINDOW, PREFIX = "frame", "index", "window", "prefix"
-READS = (FRAME, INDEX, WINDOW, PREFIX)
+FRAME, INDEX, WINDOW, PREFIX, CLIP = "frame", "index", "window", "prefix", "clip"
+READS = (FRAME, INDEX, WINDOW, PREFIX, CLIP)
 BACKENDS = ("numpy", "torch")
 
 Kernel = Callable[[Any, np.ndarray, Mapping[str, np.ndarray], Mapping[str, Any]], Any]
@@ -154,6 +157,8 @@ class Draw:
             return np.arange(int(ids.max()) + 1)
         if reads == WINDOW:
             return np.unique(window_sources(ids, self.drawn["window"], self.n_frames))
+        if reads == CLIP:
+            return np.arange(self.n_frames)
         return np.unique(ids)
 
     def render(self, src: Any, frames: Sequence[int] | np.ndarray | None = None) -> Any:

@@ -28,6 +28,18 @@ SEVERITY_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     # fixed quantiser (qmin = qmax); mean PSNR on the 64-frame sample clip, severities 1..5:
     "mpeg1":            {"q": (8, 12, 17, 23, 31)},   # mpeg2video: 30.8 29.2 27.9 26.8 25.7 dB
     "mpeg2":            {"q": (8, 12, 17, 23, 31)},   # mpeg4:      30.2 28.6 27.2 26.1 25.1 dB
+    # Kinetics-C codecs and bitstream faults: Yi et al. 2021, create_mini_ssv2_c.py (functions the
+    # Kinetics script imports) and packet-loss-simulation's packet_loss.sh. Mean PSNR on the
+    # 64-frame sample clip, severities 1..5 (tests/test_kinetics_codecs.py holds the order):
+    "h264_crf":         {"crf": (23, 30, 37, 44, 51)},
+    "h265_crf":         {"crf": (27, 33, 39, 45, 51)},
+    "h264_abr":         {"divisor": (2, 4, 8, 16, 32)},   # target = source bitrate / divisor
+    "h265_abr":         {"divisor": (2, 4, 8, 16, 32)},
+    # bytes per damaged byte; datagrams lost (fraction, bytes each); at_least: damaged units at
+    # the least, so short clips keep five strictly ordered levels (ours)
+    "bit_error":        {"one_in": (100000, 50000, 30000, 20000, 10000), "at_least": (1, 2, 3, 4, 5)},
+    "packet_loss":      {"loss": (0.01, 0.02, 0.03, 0.04, 0.06), "datagram": (1472,) * 5,
+                         "at_least": (1, 2, 3, 4, 5)},
     # temporal
     "jumble":           {"segment": (4, 8, 16, 32, 64)},
     "box_jumble":       {"segment": (4, 9, 16, 25, 36)},
