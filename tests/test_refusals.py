@@ -216,10 +216,16 @@ def test_usage_errors_are_one_line(capsys, argv, line):
     assert capsys.readouterr().err == line
 
 
-def test_a_closed_pipe_ends_quietly(tmp_path):
-    """``perturb list --json | head -c 1``: the reader is gone before the output is written."""
+@pytest.mark.parametrize("argv", [["list", "--json"], ["cache", "ls", "cache"]])
+def test_a_closed_pipe_ends_quietly(tmp_path, argv):
+    """``perturb list --json | head -c 1``, ``perturb cache ls DIR | head``: the reader is gone
+    before the output is written."""
+    cache = EmbeddingCache(tmp_path / "cache")
+    for dataset in ("d1", "d2"):
+        key = CacheKey(model="toy:8", dataset=dataset, modality="video", perturbation="clean", severity=None, seed=0)
+        cache.save(key, ["a"], np.ones((1, 4)))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "perturb", "list", "--json"], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "perturb", *argv], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, cwd=tmp_path)
     proc.stdout.close()
     err = proc.stderr.read().decode()
