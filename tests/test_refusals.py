@@ -82,6 +82,31 @@ def test_outputs_that_are_folders_files_or_under_files(capsys, video, dataset, t
     assert "is the input" in refused(capsys, "mc", "--captions", str(dataset), "--out", str(dataset))
 
 
+def test_a_folder_output_that_would_write_over_its_input(capsys, tmp_path, monkeypatch):
+    """``build d/dataset.json --out d`` wrote its own dataset.json over the dataset, and ``bench
+    --dataset d/results.csv --out d`` its results.csv over the dataset, both with exit 0."""
+    folder = tmp_path / "d"
+    folder.mkdir()
+    shutil.copyfile(SAMPLE, folder / "video1.mp4")
+    msrvtt = folder / "dataset.json"
+    write(msrvtt, json.dumps({"videos": [{"video_id": "video1"}],
+                              "sentences": [{"video_id": "video1", "caption": "a dog runs"}]}))
+    generic = folder / "results.csv"
+    write(generic, "video_id,video_path,caption\nvideo1,video1.mp4,a dog runs\nv2,video1.mp4,a cat sits\n")
+    before = {p: p.read_bytes() for p in (msrvtt, generic)}
+    monkeypatch.chdir(tmp_path)
+    for out in ("d", "./d", str(folder)):
+        err = refused(capsys, "build", "d/dataset.json", "--out", out, *BUILD)
+        assert f"the command writes {os.path.join(out, 'dataset.json')}, which is or holds the input" in err
+        err = refused(capsys, "bench", "--model", "toy:8", "--dataset", "d/results.csv", "--out", out, *BENCH)
+        assert f"the command writes {os.path.join(out, 'results.csv')}, which is or holds the input" in err
+    with pytest.raises(ValueError, match="the build writes d/dataset.json, which is or holds the dataset"):
+        perturb.dataset.build("d/dataset.json", "d", video_perturbations="none", text_perturbations="DropFirst",
+                              progress=False)
+    assert {p: p.read_bytes() for p in before} == before
+    assert sorted(os.listdir(folder)) == ["dataset.json", "results.csv", "video1.mp4"]
+
+
 # --- dataset rows validated in the reader (2, 3, 4, 12, 13, 14, 21) ---------------------------
 
 @pytest.mark.parametrize("limit", ["-1", "0"])
