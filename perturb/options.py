@@ -89,3 +89,17 @@ def check_output(output: str | os.PathLike, inputs: Iterable[str | os.PathLike |
         parent = os.path.dirname(parent) if os.path.dirname(parent) != parent else ""
     if parent and not os.path.isdir(parent):
         raise UsageError(f"{option} {out} is under {parent}, which is a file; expected a path in a folder")
+
+
+def check_distinct_outputs(outputs: Iterable[tuple[str, str | os.PathLike | None]]) -> None:
+    """Two options of one command do not name one output file (the second write would replace
+    the first): UsageError naming both."""
+    seen: list[tuple[str, str]] = []
+    for option, path in outputs:
+        if path is None:
+            continue
+        for other, earlier in seen:
+            if _same(os.fspath(path), earlier):
+                raise UsageError(f"{option} {os.fspath(path)} is the {other} file {earlier}; "
+                                 "expected a path of its own")
+        seen.append((option, os.fspath(path)))

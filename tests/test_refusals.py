@@ -107,6 +107,22 @@ def test_a_folder_output_that_would_write_over_its_input(capsys, tmp_path, monke
     assert sorted(os.listdir(folder)) == ["dataset.json", "results.csv", "video1.mp4"]
 
 
+def test_two_outputs_of_one_command_on_one_path(capsys, tmp_path, monkeypatch):
+    """``mc --out m.tsv --jsonl ./m.tsv`` wrote the JSONL over the TSV and said "rows written to
+    m.tsv" (exit 0); ``check --junit F --markdown F`` kept only the Markdown."""
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "caps.csv", "video_id,caption\n" + "".join(f"v{i},caption {i}\n" for i in range(8)))
+    write(tmp_path / "r.json", json.dumps(make_results()))
+    err = refused(capsys, "mc", "--captions", "caps.csv", "--out", "m.tsv", "--jsonl", "./m.tsv")
+    assert err == "perturb mc: error: --jsonl ./m.tsv is the --out file m.tsv; expected a path of its own\n"
+    for command in (["check", "r.json", "--min", "gamma_r=0.1"], ["compare", "r.json", "r.json"]):
+        err = refused(capsys, *command, "--junit", "g.xml", "--markdown", str(tmp_path / "g.xml"))
+        assert "--markdown " in err and "is the --junit file g.xml" in err
+    assert sorted(os.listdir(tmp_path)) == ["caps.csv", "r.json"]              # nothing written
+    assert main(["mc", "--captions", "caps.csv", "--out", "m.tsv", "--jsonl", "m.jsonl"]) == 0
+    assert (tmp_path / "m.tsv").read_text().startswith("clip\t")
+
+
 # --- dataset rows validated in the reader (2, 3, 4, 12, 13, 14, 21) ---------------------------
 
 @pytest.mark.parametrize("limit", ["-1", "0"])
