@@ -251,6 +251,10 @@ def test_compose_refuses_a_bare_string():
      "perturb list: error: --modality must be one of video, text; got 'audio' (see perturb list --help)\n"),
     (["apply", "v.mp4"],
      "perturb apply: error: the following arguments are required: OUT, --name (see perturb apply --help)\n"),
+    (["list", "--bogus"],
+     "perturb list: error: unrecognized arguments: --bogus (see perturb list --help)\n"),
+    (["cache", "rm", "DIR", "--older-than", "3"],
+     "perturb cache rm: error: unrecognized arguments: --older-than 3 (see perturb cache rm --help)\n"),
 ])
 def test_usage_errors_are_one_line(capsys, argv, line):
     assert main(argv) == 2
@@ -283,7 +287,7 @@ def test_cache_prune_and_rm_refuse_nonsense(capsys, tmp_path):
     for age in ("-1", "0", "nan"):
         err = refused(capsys, "cache", "prune", root, "--older-than", age)
         assert "--older-than must be a finite number > 0" in err
-    assert "is blank" in refused(capsys, "cache", "rm", root, "--model", "")
+    assert refused(capsys, "cache", "rm", root, "--model", "").startswith("perturb cache rm: error: --model is blank")
     assert "is blank" in refused(capsys, "cache", "rm", root, "--perturbation", " ")
     assert "not both" in refused(capsys, "cache", "rm", root, "--all", "--model", "toy")
     assert list((tmp_path / "cache").rglob("part-*.npz"))                 # nothing removed
