@@ -195,8 +195,9 @@ def test_zoom_blur_torch_within_one_level_on_a_random_texture():
 
 def test_mc_with_too_few_distinct_captions(capsys, tmp_path):
     data = write(tmp_path / "three.csv", "video_id,caption\nv1,a dog runs\nv2,a cat sits\nv3,a man cooks\n")
-    assert "not enough distinct captions" in refused(capsys, "mc", "--captions", data, "--type", "gender",
-                                                     "--out", str(tmp_path / "mc.tsv"))
+    assert refused(capsys, "mc", "--captions", data, "--type", "gender", "--out", str(tmp_path / "mc.tsv")) == (
+        f"perturb mc: error: {data}: not enough distinct captions of other clips for 'v1'; expected 4 "
+        "(one per wrong ending), found 2\n")
     assert "not enough distinct captions" in refused(capsys, "mc", "--captions", data,
                                                      "--out", str(tmp_path / "mc.tsv"))
 
