@@ -252,6 +252,9 @@ def test_compose_refuses_a_bare_string():
      "perturb list: error: --modality must be one of video, text; got 'audio' (see perturb list --help)\n"),
     (["apply", "v.mp4"],
      "perturb apply: error: the following arguments are required: OUT, --name (see perturb apply --help)\n"),
+    (["bench", "--model", "toy:8", "--out", "o", "--severities", "0-9"],
+     "perturb bench: error: --severities must be levels in 1..5 as e.g. '1-5' or '1,3'; got '0-9' "
+     "(see perturb bench --help)\n"),
     (["list", "--bogus"],
      "perturb list: error: unrecognized arguments: --bogus (see perturb list --help)\n"),
     (["cache", "rm", "DIR", "--older-than", "3"],
