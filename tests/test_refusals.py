@@ -150,6 +150,8 @@ BAD_ROWS = {
                        "start must be a finite number of seconds >= 0; got -1"),
     "latin-1": ("data.csv", "video_id,video_path,caption\nv1,v.mp4,caf\xe9\n".encode("latin-1"),
                 "not UTF-8 text"),
+    "a column named twice": ("data.csv", "video_id,video_path,caption,caption\nv1,v.mp4,a dog,a cat\n",
+                             "column 'caption' appears 2 times in the header; expected each column once"),
     "text after a closing quote": ("data.csv", 'video_id,video_path,caption\nv1,v.mp4,"a" b\n', "not valid CSV"),
 }
 
