@@ -77,6 +77,7 @@ def test_outputs_that_are_folders_files_or_under_files(capsys, video, dataset, t
     assert "which is a file" in refused(capsys, "build", str(dataset), "--out", str(video / "sub"), *BUILD)
     results = write(tmp_path / "r.json", json.dumps(make_results()))
     assert "is a file" in refused(capsys, "report", results, "--out", str(video))
+    assert "which is a file" in refused(capsys, "report", results, "--out", str(video / "sub"))
     assert "is the input" in refused(capsys, "build", str(dataset), "--out", str(dataset), *BUILD)
     assert "is the input" in refused(capsys, "check", results, "--min", "gamma_r=0.1", "--junit", results)
     assert "is the input" in refused(capsys, "mc", "--captions", str(dataset), "--out", str(dataset))
