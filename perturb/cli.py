@@ -80,7 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; the exit status: 0 done, 1 failures, 2 usage, 130 interrupted, 141 broken pipe."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:                                # named by the subcommand they were given to
+            _leaf(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as e:                      # --help, --version, usage errors (one line printed)
         return e.code if isinstance(e.code, int) else 2
     if not getattr(args, "func", None):
@@ -91,13 +93,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()                       # a closed pipe shows here, not at interpreter exit
         return code
     except UsageError as e:
-        print(f"perturb {args.command}: error: {e}", file=sys.stderr)
+        print(f"{_leaf(parser, args).prog}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         _silence_stdout()
         return BROKEN_PIPE
+
+
+def _leaf(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The (sub)subcommand parser ``args`` came through (``perturb cache rm``), else ``parser``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            if chosen is not None:
+                return _leaf(chosen, args)
+    return parser
 
 
 def _silence_stdout() -> None:

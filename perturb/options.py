@@ -51,15 +51,35 @@ def _same(a: str, b: str) -> bool:
         return False
 
 
-def check_output(output: str | os.PathLike, inputs: Iterable[str | os.PathLike], option: str,
-                 kind: str = "file") -> None:
+def written_input(folder: str | os.PathLike, names: Iterable[str],
+                  inputs: Iterable[str | os.PathLike | None]) -> tuple[str, str] | None:
+    """(path written, input) when a file or folder a command writes in ``folder`` under one of
+    ``names`` is one of ``inputs`` or holds one (``build d/dataset.json --out d``); else None."""
+    for name in names:
+        target = os.path.join(os.fspath(folder), name)
+        real = os.path.realpath(target)
+        for given in inputs:
+            if given is not None and (_same(target, os.fspath(given))
+                                      or os.path.realpath(given).startswith(real + os.sep)):
+                return target, os.fspath(given)
+    return None
+
+
+def check_output(output: str | os.PathLike, inputs: Iterable[str | os.PathLike | None], option: str,
+                 kind: str = "file", writes: Iterable[str] = ()) -> None:
     """``output`` may be written: not one of ``inputs`` and not inside an existing file; a file
-    output is not an existing folder, a folder output not an existing file. UsageError otherwise."""
+    output is not an existing folder, a folder output not an existing file, nor one whose files
+    named ``writes`` are inputs. UsageError otherwise."""
     out = os.fspath(output)
+    inputs = list(inputs)
     for given in inputs:
         if given is not None and _same(out, os.fspath(given)):
             raise UsageError(f"{option} {out} is the input {os.fspath(given)}; expected a new path "
                              "(writing there would destroy the input)")
+    clash = written_input(out, writes, inputs)
+    if clash:
+        raise UsageError(f"{option} {out}: the command writes {clash[0]}, which is or holds the input "
+                         f"{clash[1]}; expected an output folder apart from the input")
     if os.path.isdir(out) and kind == "file":
         raise UsageError(f"{option} {out} is a directory; expected a file path")
     if os.path.exists(out) and not os.path.isdir(out) and kind == "dir":
@@ -69,3 +89,17 @@ def check_output(output: str | os.PathLike, inputs: Iterable[str | os.PathLike],
         parent = os.path.dirname(parent) if os.path.dirname(parent) != parent else ""
     if parent and not os.path.isdir(parent):
         raise UsageError(f"{option} {out} is under {parent}, which is a file; expected a path in a folder")
+
+
+def check_distinct_outputs(outputs: Iterable[tuple[str, str | os.PathLike | None]]) -> None:
+    """Two options of one command do not name one output file (the second write would replace
+    the first): UsageError naming both."""
+    seen: list[tuple[str, str]] = []
+    for option, path in outputs:
+        if path is None:
+            continue
+        for other, earlier in seen:
+            if _same(os.fspath(path), earlier):
+                raise UsageError(f"{option} {os.fspath(path)} is the {other} file {earlier}; "
+                                 "expected a path of its own")
+        seen.append((option, os.fspath(path)))

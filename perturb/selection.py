@@ -34,6 +34,18 @@ def parse_severities(value: str | int | Iterable[int]) -> tuple[int, ...]:
     return tuple(sorted(set(parts)))
 
 
+def severities_option(text: str) -> str:
+    """argparse type of ``--severities``: checked while parsing (a one-line usage error naming the
+    option), kept as written."""
+    try:
+        parse_severities(text)
+    except ValueError:
+        lo, hi = SEVERITY_LEVELS[0], SEVERITY_LEVELS[-1]
+        raise argparse.ArgumentTypeError(f"must be levels in {lo}..{hi} as e.g. '{lo}-{hi}' or '1,3'; "
+                                         f"got {text!r}") from None
+    return text
+
+
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     """The perturbation and severity options shared by ``perturb build`` and ``perturb bench``."""
     sel = "all | none | CATEGORY,... | NAME,... (default: all)"
@@ -41,6 +53,6 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--video-perturbations", default=DEFAULT_VIDEO_SELECTION, metavar="SEL",
                         help="suite:NAME (msrvtt-p, imagenet-c, kinetics-c, all) | all | none | "
                         f"CATEGORY,... | NAME[:SUITE],... (default: {DEFAULT_VIDEO_SELECTION})")
-    parser.add_argument("--severities", default=f"{lo}-{hi}",
+    parser.add_argument("--severities", default=f"{lo}-{hi}", type=severities_option,
                         help=f"video severities, e.g. {lo}-{hi} or 1,3,5 (default: {lo}-{hi})")
     parser.add_argument("--text-perturbations", default="all", metavar="SEL", help=sel)

@@ -128,12 +128,14 @@ def test_compose_returns_a_new_clip_and_is_reproducible(clip, chain, seed):
     np.testing.assert_array_equal(out, perturb.video.Compose(chain, seed=seed)(clip))
 
 
-@bounded(60)
-@given(clip=clips(max_t=6, max_side=20), name=st.sampled_from(VIDEO), severity=st.integers(1, 5),
-       seed=st.integers(0, 2**32 - 1), data=st.data())
-def test_any_subset_one_frame_included_renders_as_apply(clip, name, severity, seed, data):
+@pytest.mark.parametrize("name", VIDEO)
+@bounded(3)
+@given(clip=clips(max_t=6, max_side=20), severity=st.integers(1, 5), seed=st.integers(0, 2**32 - 1),
+       data=st.data())
+def test_any_subset_one_frame_included_renders_as_apply(name, clip, severity, seed, data):
     """Random textures (every value uniform): a drawn subset, or a single frame, rendered from
-    just the input frames it reads equals those frames of the whole output."""
+    just the input frames it reads equals those frames of the whole output. Every op gets its
+    own examples (a name drawn from the registry can miss one under CI's fixed examples)."""
     full = perturb.video.apply(clip, name, severity, seed=seed)
     draw = perturb.video.draw(name, severity, len(clip), seed=seed)
     t = len(clip)

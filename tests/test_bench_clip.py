@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -64,7 +65,11 @@ def test_retrained_weights_at_the_same_path_are_not_served_from_the_cache(tmp_pa
     first, passes = run()
     assert passes > 0
     assert run() == (first, 0)                               # unchanged weights: all from the cache
-    build_clip(model, seed=1)                            # "retrained", saved to the same path
+    stats = {f.name: f.stat() for f in model.iterdir()}
+    build_clip(model, seed=1)                            # "retrained", saved to the same path,
+    for f in model.iterdir():                            # then every file's old mtime put back
+        assert f.stat().st_size == stats[f.name].st_size     # (touch -r): only the bytes differ
+        os.utime(f, ns=(stats[f.name].st_atime_ns, stats[f.name].st_mtime_ns))
     second, passes = run()
     assert passes > 0 and second != first
     fresh = tmp_path / "fresh"

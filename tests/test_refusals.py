@@ -77,9 +77,51 @@ def test_outputs_that_are_folders_files_or_under_files(capsys, video, dataset, t
     assert "which is a file" in refused(capsys, "build", str(dataset), "--out", str(video / "sub"), *BUILD)
     results = write(tmp_path / "r.json", json.dumps(make_results()))
     assert "is a file" in refused(capsys, "report", results, "--out", str(video))
+    assert "which is a file" in refused(capsys, "report", results, "--out", str(video / "sub"))
     assert "is the input" in refused(capsys, "build", str(dataset), "--out", str(dataset), *BUILD)
     assert "is the input" in refused(capsys, "check", results, "--min", "gamma_r=0.1", "--junit", results)
     assert "is the input" in refused(capsys, "mc", "--captions", str(dataset), "--out", str(dataset))
+
+
+def test_a_folder_output_that_would_write_over_its_input(capsys, tmp_path, monkeypatch):
+    """``build d/dataset.json --out d`` wrote its own dataset.json over the dataset, and ``bench
+    --dataset d/results.csv --out d`` its results.csv over the dataset, both with exit 0."""
+    folder = tmp_path / "d"
+    folder.mkdir()
+    shutil.copyfile(SAMPLE, folder / "video1.mp4")
+    msrvtt = folder / "dataset.json"
+    write(msrvtt, json.dumps({"videos": [{"video_id": "video1"}],
+                              "sentences": [{"video_id": "video1", "caption": "a dog runs"}]}))
+    generic = folder / "results.csv"
+    write(generic, "video_id,video_path,caption\nvideo1,video1.mp4,a dog runs\nv2,video1.mp4,a cat sits\n")
+    before = {p: p.read_bytes() for p in (msrvtt, generic)}
+    monkeypatch.chdir(tmp_path)
+    for out in ("d", "./d", str(folder)):
+        err = refused(capsys, "build", "d/dataset.json", "--out", out, *BUILD)
+        assert f"the command writes {os.path.join(out, 'dataset.json')}, which is or holds the input" in err
+        err = refused(capsys, "bench", "--model", "toy:8", "--dataset", "d/results.csv", "--out", out, *BENCH)
+        assert f"the command writes {os.path.join(out, 'results.csv')}, which is or holds the input" in err
+    with pytest.raises(ValueError, match="the build writes d/dataset.json, which is or holds the dataset"):
+        perturb.dataset.build("d/dataset.json", "d", video_perturbations="none", text_perturbations="DropFirst",
+                              progress=False)
+    assert {p: p.read_bytes() for p in before} == before
+    assert sorted(os.listdir(folder)) == ["dataset.json", "results.csv", "video1.mp4"]
+
+
+def test_two_outputs_of_one_command_on_one_path(capsys, tmp_path, monkeypatch):
+    """``mc --out m.tsv --jsonl ./m.tsv`` wrote the JSONL over the TSV and said "rows written to
+    m.tsv" (exit 0); ``check --junit F --markdown F`` kept only the Markdown."""
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "caps.csv", "video_id,caption\n" + "".join(f"v{i},caption {i}\n" for i in range(8)))
+    write(tmp_path / "r.json", json.dumps(make_results()))
+    err = refused(capsys, "mc", "--captions", "caps.csv", "--out", "m.tsv", "--jsonl", "./m.tsv")
+    assert err == "perturb mc: error: --jsonl ./m.tsv is the --out file m.tsv; expected a path of its own\n"
+    for command in (["check", "r.json", "--min", "gamma_r=0.1"], ["compare", "r.json", "r.json"]):
+        err = refused(capsys, *command, "--junit", "g.xml", "--markdown", str(tmp_path / "g.xml"))
+        assert "--markdown " in err and "is the --junit file g.xml" in err
+    assert sorted(os.listdir(tmp_path)) == ["caps.csv", "r.json"]              # nothing written
+    assert main(["mc", "--captions", "caps.csv", "--out", "m.tsv", "--jsonl", "m.jsonl"]) == 0
+    assert (tmp_path / "m.tsv").read_text().startswith("clip\t")
 
 
 # --- dataset rows validated in the reader (2, 3, 4, 12, 13, 14, 21) ---------------------------
@@ -109,6 +151,8 @@ BAD_ROWS = {
                        "start must be a finite number of seconds >= 0; got -1"),
     "latin-1": ("data.csv", "video_id,video_path,caption\nv1,v.mp4,caf\xe9\n".encode("latin-1"),
                 "not UTF-8 text"),
+    "a column named twice": ("data.csv", "video_id,video_path,caption,caption\nv1,v.mp4,a dog,a cat\n",
+                             "column 'caption' appears 2 times in the header; expected each column once"),
     "text after a closing quote": ("data.csv", 'video_id,video_path,caption\nv1,v.mp4,"a" b\n', "not valid CSV"),
 }
 
@@ -154,8 +198,9 @@ def test_zoom_blur_torch_within_one_level_on_a_random_texture():
 
 def test_mc_with_too_few_distinct_captions(capsys, tmp_path):
     data = write(tmp_path / "three.csv", "video_id,caption\nv1,a dog runs\nv2,a cat sits\nv3,a man cooks\n")
-    assert "not enough distinct captions" in refused(capsys, "mc", "--captions", data, "--type", "gender",
-                                                     "--out", str(tmp_path / "mc.tsv"))
+    assert refused(capsys, "mc", "--captions", data, "--type", "gender", "--out", str(tmp_path / "mc.tsv")) == (
+        f"perturb mc: error: {data}: not enough distinct captions of other clips for 'v1'; expected 4 "
+        "(one per wrong ending), found 2\n")
     assert "not enough distinct captions" in refused(capsys, "mc", "--captions", data,
                                                      "--out", str(tmp_path / "mc.tsv"))
 
@@ -210,16 +255,29 @@ def test_compose_refuses_a_bare_string():
      "perturb list: error: --modality must be one of video, text; got 'audio' (see perturb list --help)\n"),
     (["apply", "v.mp4"],
      "perturb apply: error: the following arguments are required: OUT, --name (see perturb apply --help)\n"),
+    (["bench", "--model", "toy:8", "--out", "o", "--severities", "0-9"],
+     "perturb bench: error: --severities must be levels in 1..5 as e.g. '1-5' or '1,3'; got '0-9' "
+     "(see perturb bench --help)\n"),
+    (["list", "--bogus"],
+     "perturb list: error: unrecognized arguments: --bogus (see perturb list --help)\n"),
+    (["cache", "rm", "DIR", "--older-than", "3"],
+     "perturb cache rm: error: unrecognized arguments: --older-than 3 (see perturb cache rm --help)\n"),
 ])
 def test_usage_errors_are_one_line(capsys, argv, line):
     assert main(argv) == 2
     assert capsys.readouterr().err == line
 
 
-def test_a_closed_pipe_ends_quietly(tmp_path):
-    """``perturb list --json | head -c 1``: the reader is gone before the output is written."""
+@pytest.mark.parametrize("argv", [["list", "--json"], ["cache", "ls", "cache"]])
+def test_a_closed_pipe_ends_quietly(tmp_path, argv):
+    """``perturb list --json | head -c 1``, ``perturb cache ls DIR | head``: the reader is gone
+    before the output is written."""
+    cache = EmbeddingCache(tmp_path / "cache")
+    for dataset in ("d1", "d2"):
+        key = CacheKey(model="toy:8", dataset=dataset, modality="video", perturbation="clean", severity=None, seed=0)
+        cache.save(key, ["a"], np.ones((1, 4)))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "perturb", "list", "--json"], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "perturb", *argv], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, cwd=tmp_path)
     proc.stdout.close()
     err = proc.stderr.read().decode()
@@ -236,7 +294,7 @@ def test_cache_prune_and_rm_refuse_nonsense(capsys, tmp_path):
     for age in ("-1", "0", "nan"):
         err = refused(capsys, "cache", "prune", root, "--older-than", age)
         assert "--older-than must be a finite number > 0" in err
-    assert "is blank" in refused(capsys, "cache", "rm", root, "--model", "")
+    assert refused(capsys, "cache", "rm", root, "--model", "").startswith("perturb cache rm: error: --model is blank")
     assert "is blank" in refused(capsys, "cache", "rm", root, "--perturbation", " ")
     assert "not both" in refused(capsys, "cache", "rm", root, "--all", "--model", "toy")
     assert list((tmp_path / "cache").rglob("part-*.npz"))                 # nothing removed

@@ -81,6 +81,9 @@ def check_pairs(pairs: Sequence[tuple[str, str]]) -> None:
             raise UsageError(f"--pairs {video}@{text}: {e}") from None
 
 
+BENCH_OUTPUTS = ("results.json", "results.csv", "report.md", "report.html")   # what bench writes in --out
+
+
 def check_files(args: argparse.Namespace, inputs: Sequence[str]) -> None:
     """Input files exist and parse; --out and --cache are folders that are not an input."""
     from ..contrast.entailment import read_entailment
@@ -101,7 +104,8 @@ def check_files(args: argparse.Namespace, inputs: Sequence[str]) -> None:
             raise UsageError(f"{option} {path}: not a readable {option[2:]} file ({e})") from None
         if not rows:
             raise UsageError(f"{option} {path}: no rows; expected at least one question")
-    check_output(args.out, inputs, "--out", kind="dir")
+    inputs = [*inputs, args.judgements, args.mc, args.entailment, args.baseline_errors]
+    check_output(args.out, inputs, "--out", kind="dir", writes=BENCH_OUTPUTS)
     if args.cache and not args.no_cache:
         check_output(args.cache, inputs, "--cache", kind="dir")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MissingResourceError, UsageError
-from ..options import check_output
+from ..options import check_distinct_outputs, check_output
 from ..text.inputs import check_captions
 from .types import TYPES
 
@@ -113,6 +113,7 @@ def cmd_mc(args: Any) -> int:
         path = getattr(args, option[2:])
         if path is not None:
             check_output(path, [args.captions, args.corpus], option)
+    check_distinct_outputs([("--out", args.out), ("--jsonl", args.jsonl)])
     items = _items(args.captions, args.group_column)
     try:
         if args.type in (None, "random"):

@@ -101,7 +101,8 @@ def _negatives(entry: Entry, pool: Sequence[Entry], by_group: dict[Any, list[int
         if len(out) == k:
             return out
     raise ValueError(f"not enough distinct captions of other clips for {entry.clip!r}"
-                     + (f" in group {entry.group!r}" if entry.group is not None else ""))
+                     + (f" in group {entry.group!r}" if entry.group is not None else "")
+                     + f"; expected {k} (one per wrong ending), found {len(out)}")
 
 
 def _balanced_labels(n: int, rng: np.random.Generator) -> np.ndarray:

@@ -25,6 +25,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import PerturbError
 from ..fileio import sha256_file, write_json
+from ..options import written_input
 from ..registry import REGISTRY, Spec
 from ..selection import DEFAULT_VIDEO_SELECTION, parse_severities
 from ..rng import item_seed
@@ -44,7 +45,11 @@ SETTINGS = ("seed", "format", "preprocess")     # must match to resume into an e
 
 
 class BuildConflictError(PerturbError, ValueError):
-    """The output directory is busy, or holds a build made with other settings."""
+    """The output directory is busy, holds a build made with other settings, or holds the dataset
+    where the build writes."""
+
+
+OUTPUT_NAMES = ("dataset.json", "manifest.jsonl", "manifest.parquet", "captions", "videos", ".lock")
 
 
 @dataclass
@@ -188,6 +193,9 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
     t0 = time.perf_counter()
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ValueError(f"limit must be an int >= 1 (the first N items) or None; got {limit!r}")
+    if isinstance(dataset, (str, os.PathLike)) and (clash := written_input(out, OUTPUT_NAMES, [dataset])):
+        raise BuildConflictError(f"{out}: the build writes {clash[0]}, which is or holds the dataset "
+                                 f"{clash[1]}; expected an output folder apart from the dataset")
     if isinstance(dataset, (str, os.PathLike)):
         reader = reader or infer_reader(dataset)
         items = read_dataset(dataset, reader)

@@ -56,7 +56,8 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError(f"dataset path {args.dataset!r} does not exist")
     if args.scheduler and args.backend == "loky":
         raise UsageError("--scheduler needs --backend dask or ray")
-    check_output(args.out, [args.dataset], "--out", kind="dir")
+    from .builder import OUTPUT_NAMES
+    check_output(args.out, [args.dataset], "--out", kind="dir", writes=OUTPUT_NAMES)
 
 
 def command_line(args: argparse.Namespace) -> str:

@@ -40,10 +40,16 @@ def _load_json(path: Path) -> Any:
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
     """Rows of a CSV file with a header, strictly: every quote closed, every row as wide as the
-    header, no field spanning lines (a quote left open swallows the rows after it), UTF-8."""
+    header, each column named once, no field spanning lines (a quote left open swallows the rows
+    after it), UTF-8."""
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:
             reader = csv.DictReader(f, strict=True)
+            names = [(h or "").strip() for h in reader.fieldnames or []]
+            twice = [n for n in dict.fromkeys(names) if n and names.count(n) > 1]
+            if twice:                          # a dict row would keep only the last of them
+                raise DatasetFormatError(f"{path}:1: column {twice[0]!r} appears {names.count(twice[0])} "
+                                         "times in the header; expected each column once")
             rows = []
             for r in reader:
                 line = reader.line_num

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..errors import UsageError
-from ..options import check_output
+from ..options import check_distinct_outputs, check_output
 from .errors import GateInputError
 from .outcome import Outcome, exit_status
 
@@ -41,6 +41,7 @@ def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
             path = getattr(args, option[2:], None)
             if path:
                 check_output(path, _inputs(args), option)
+        check_distinct_outputs([(o, getattr(args, o[2:], None)) for o in ("--junit", "--markdown")])
         try:
             return run(args)
         except GateInputError as e:
