@@ -131,6 +131,24 @@ def test_severity_curve_legends_sit_beside_the_axes():
         assert len(ax.collections) == 3                # one CI band per line
 
 
+def test_bar_chart_legends_sit_beside_the_axes(monkeypatch):
+    from perturb.bench import plots
+
+    drawn = []
+    monkeypatch.setattr(plots, "_png", lambda fig: drawn.append(fig) or b"")
+    clean = 0.9
+    runs = [_run(n, s, 0.9 - 0.1 * s, clean) for n in ("jpeg", "gaussian_noise") for s in (1, 2)]
+    runs += [_run(n, None, v, clean, "text") for n, v in (("Typos", 0.8), ("NoVB", 0.3), ("OCR", 0.85))]
+    doc = _doc(clean, runs, chance=0.01)
+    assert plots.text_bars(doc) == plots.gamma_bars(doc) == b""
+    assert len(drawn) == 2
+    for fig in drawn:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        (ax,) = fig.axes
+        assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
+
+
 def _bench(dataset, out, *extra):
     return main(["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(out), "--video-perturbations",
                  "none", "--text-perturbations", "Typos,NoVB", "--bootstrap", "20", "--no-progress", "--no-cache",
