@@ -141,6 +141,23 @@ def test_missing_or_configless_folder_is_one_line_exit_2(demo, tmp_path, capsys,
         assert "\n" not in err and "resume" not in err
 
 
+def test_no_progress_in_a_fresh_process_prints_no_warning(demo, ckpt, tmp_path):
+    """huggingface_hub first imported under --no-progress reads its variable once; nothing re-enables
+    it afterwards, so no 'Cannot enable progress bars' warning ends the run."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, "-m", "perturb", "bench", "--model", f"hf:{ckpt('clip')}",
+                           "--dataset", str(demo), "--out", str(tmp_path / "c"), *QUICK],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+
+
 def test_no_progress_draws_no_loading_bars(demo, ckpt, tmp_path, capfd):
     import transformers.utils.logging as hf_logging
 

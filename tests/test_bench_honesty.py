@@ -59,6 +59,12 @@ def test_clean_score_at_chance_gamma_above_one_and_rising_severities_are_flagged
     assert non_monotone(runs) == [("jpeg 1→2", True)]
     assert {f["kind"] for f in flags(_doc(0.99, [], chance=0.05))} == {"saturated"}
     assert flags(_doc(0.6, [_run("jpeg", 1, 0.5, 0.6)], chance=0.05)) == []
+    side = _doc(0.6, [], chance=0.05) | {"entailment": {"roc_auc": 0.53, "chance": 0.5, "n": 100},
+                                        "mc": {"accuracy": 0.97, "chance": 0.2, "n": 40, "ci": [0.9, 1.0]}}
+    assert [f["message"] for f in flags(side)] == [                 # side tasks on clean videos: no γ to blame
+        "MC accuracy 0.970 is near 1: the task is too easy to separate models",
+        "entailment ROC-AUC 0.530 is near chance (0.500): the model barely tells the matching caption from "
+        "the others, so the score says little"]
 
 
 def test_report_leads_with_headline_and_explains(data, tmp_path):  # noqa: F811
@@ -80,6 +86,9 @@ def test_report_leads_with_headline_and_explains(data, tmp_path):  # noqa: F811
     body = md.split("\n")
     assert body[2] == "## angles on angles (5 items)"
     assert body[4].startswith("**clean t2v.R@1: 1.000 [") and body[4].endswith("(chance 0.200)**")
+    assert body[6].startswith("**MC accuracy: 0.500 [") and body[6].endswith("on 2 questions (chance 0.200)**")
+    assert body[7] == "**entailment ROC-AUC: 1.000 on 10 pairs (chance 0.5)**"      # in the headline
+    assert "- entailment ROC-AUC 1.000 is near 1: the task is too easy to separate models" in body
     assert "5 most damaging configurations:" in md and "| 1 | video | jpeg@" in md
     assert "### Multiple choice (clean videos)" in md and "| 0.500 |" in md.split("### Multiple choice")[1]
     assert "### Entailment (clean videos)" in md
@@ -87,6 +96,8 @@ def test_report_leads_with_headline_and_explains(data, tmp_path):  # noqa: F811
     assert "| γa 95% CI |" in md and "| γr 95% CI |" in md
     html = html_report([doc])
     assert html.index("id='headline'") < html.index("<img")              # the answer before the curves
+    headline_html = html[html.index("id='headline'"):html.index("</section>")]
+    assert "MC accuracy: 0.500" in headline_html and "entailment ROC-AUC: 1.000 on 10 pairs" in headline_html
     lines = summary_lines(doc)
     assert lines[0].startswith("clean t2v.R@1: 1.000") and lines[1].startswith("MC accuracy: 0.500")
     assert lines[2] == "entailment ROC-AUC: 1.000 on 10 pairs (chance 0.5)"
@@ -118,6 +129,24 @@ def test_severity_curve_legends_sit_beside_the_axes():
         box, area = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
         assert box.x0 >= area.x1                       # entirely right of the plotting area
         assert len(ax.collections) == 3                # one CI band per line
+
+
+def test_bar_chart_legends_sit_beside_the_axes(monkeypatch):
+    from perturb.bench import plots
+
+    drawn = []
+    monkeypatch.setattr(plots, "_png", lambda fig: drawn.append(fig) or b"")
+    clean = 0.9
+    runs = [_run(n, s, 0.9 - 0.1 * s, clean) for n in ("jpeg", "gaussian_noise") for s in (1, 2)]
+    runs += [_run(n, None, v, clean, "text") for n, v in (("Typos", 0.8), ("NoVB", 0.3), ("OCR", 0.85))]
+    doc = _doc(clean, runs, chance=0.01)
+    assert plots.text_bars(doc) == plots.gamma_bars(doc) == b""
+    assert len(drawn) == 2
+    for fig in drawn:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        (ax,) = fig.axes
+        assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
 
 
 def _bench(dataset, out, *extra):
@@ -153,7 +182,7 @@ def test_a_requested_perturbation_that_cannot_run_is_never_silent(tiny, tmp_path
     assert "### Requested but not run" in (tmp_path / "a" / "report.md").read_text()
     assert main(["check", str(tmp_path / "a" / "results.json"), "--min", "gamma_r=0"]) == 1
     out = capsys.readouterr().out
-    assert "requested but did not run: NoVB needs spaCy" in out
+    assert "requested but did not run: NoVB needs spaCy: install perturb with the [text] extra" in out
     assert "1 perturbations that ran (1 requested configuration(s) did not run)" in out
 
     assert _bench(tiny, tmp_path / "b", "--allow-skips") == 0

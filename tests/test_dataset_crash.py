@@ -1,4 +1,5 @@
-"""kill -9 a build at three points, re-run it, and get exactly an uninterrupted build."""
+"""kill -9 a build at three points, or stop it with Ctrl-C or SIGTERM, re-run it, and get exactly an
+uninterrupted build."""
 from __future__ import annotations
 
 import os
@@ -84,3 +85,32 @@ def test_kill_and_resume_equals_uninterrupted(dataset, uninterrupted, tmp_path, 
     assert all(r["status"] == "ok" and r["sha256"] == uninterrupted[r["path"]] for r in rows)
     leftovers = [p for p in out.rglob("*") if TMP_MARK in p.name or p.name.endswith(".tmp")]
     assert leftovers == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stopped_build_says_interrupted_quietly_and_resumes(dataset, uninterrupted, tmp_path, sig):
+    """Ctrl-C or kill (a CI timeout) of a loky build: exit 130, dataset.json 'interrupted' (not
+    'running'), no joblib warning about cancelled tasks; a re-run completes it."""
+    import json
+
+    out = tmp_path / "out"
+    argv = [*ARGS[:ARGS.index("--jobs")], "--jobs", "2", "--no-progress"]            # loky workers
+    proc = subprocess.Popen([sys.executable, "-m", "perturb", "build", str(dataset), "--out", str(out), *argv],
+                            cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        while proc.poll() is None and not POINTS["early"](out):
+            time.sleep(0.002)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert err == ""                                # no joblib warning, no traceback
+    info = json.loads((out / "dataset.json").read_text())
+    assert info["status"] == "interrupted" and info["error"].startswith("KeyboardInterrupt")
+    result = build(dataset, out, video_perturbations="gaussian_noise,mpeg1,freeze",
+                   severities="1,3", text_perturbations="Typos", jobs=1, progress=False)
+    assert result.ok and checksums(out) == uninterrupted
+    assert json.loads((out / "dataset.json").read_text())["status"] == "complete"

@@ -388,6 +388,14 @@ def test_every_hf_family_is_documented_and_its_command_runs():
     assert [name for name in HUB_MODELS if f"hf:{name}" not in commands] == []
 
 
+def test_benchmark_md_adapter_table_names_every_hf_family():
+    from perturb.bench.adapters.hf import FAMILIES
+    row = next(ln for ln in (REPO / "docs" / "benchmark.md").read_text(encoding="utf-8").splitlines()
+               if ln.startswith("| `hf:"))
+    named = {re.sub(r"[^a-z0-9]", "", n.lower()) for n in re.search(r"\(([^)]*)\)", row).group(1).split(",")}
+    assert sorted(f.name for f in FAMILIES if f.name.replace("_", "") not in named) == []
+
+
 def test_policy_shown_in_ci_md_is_a_valid_policy(tmp_path):
     from perturb.gate.rules import load_policy
     block = next(b for b in BLOCKS["docs/ci.md"] if b.lang == "yaml")

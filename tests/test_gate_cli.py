@@ -238,3 +238,19 @@ def test_compare_fails_an_equal_drop_on_clean_and_perturbed_data_unless_narrowed
     assert code == 1 and "15 checks: 7 passed, 8 failed" in out
     code, out, _ = run(capsys, "compare", results, worse, "--metric", "gamma_r")
     assert code == 0 and "7 checks: 7 passed, 0 failed" in out
+
+
+def test_table_cells_and_notes_print_brackets_as_written():
+    """An install hint such as pip install -e '.[text]' in a check's detail is text, not a style tag."""
+    from rich.console import Console
+
+    from perturb.gate.outcome import FAIL, Outcome
+    from perturb.gate.render import print_table
+
+    console = Console(width=200, record=True)
+    detail = "requested but did not run: install with pip install -e '.[text]' ([bold] is literal)"
+    print_table([Outcome("text NoVB ran", FAIL, {"rule": "text NoVB ran", "detail": detail})], "t",
+                notes=["a [red]note[/red] with '.[text]'"], console=console)
+    out = console.export_text()
+    assert detail in out
+    assert "note: a [red]note[/red] with '.[text]'" in out

@@ -36,3 +36,12 @@ def test_wheel_holds_every_asset_without_warnings(tmp_path):
     assets = {str(p.relative_to(ROOT)) for p in (ROOT / "perturb" / "assets").rglob("*")
               if p.is_file() and "__pycache__" not in p.parts}
     assert assets and assets <= names
+
+
+def test_install_commands_never_name_the_pypi_project():
+    """The project named 'perturb' on PyPI is another one: docs and error hints install from a clone."""
+    said = re.compile(r"pip install\s+(?:-U\s+)?['\"]?perturb\b")
+    files = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "perturb").rglob("*.py")]
+    assert [str(p.relative_to(ROOT)) for p in files if said.search(p.read_text(encoding="utf-8"))] == []
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert 'installed from a clone of this repository (`pip install -e ".[text]"`' in readme

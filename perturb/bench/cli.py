@@ -283,8 +283,8 @@ def model_loading_bars(enabled: bool) -> Iterator[None]:
             os.environ.pop(HUB_BARS_ENV, None)
         else:
             os.environ[HUB_BARS_ENV] = before
-        for name, (_, on, _off) in BAR_SWITCHES.items():
-            if name in sys.modules and was_on.get(name, True):
+        for name, (_, on, _off) in BAR_SWITCHES.items():      # a module first imported above read the
+            if name in sys.modules and was_on.get(name, False):   # variable once: enabling it only warns
                 getattr(sys.modules[name], on)()
 
 

@@ -15,6 +15,12 @@ CHANCE_MARGIN = 0.10      # clean within this fraction of the span chance..1 abo
 SATURATION = 0.95         # clean at or above this: "near 1"
 MONOTONE_SLACK = 1e-9     # a rise of the metric with severity beyond float rounding is flagged
 KS = (1, 5, 10)
+# why a flagged score means little: (near chance, near 1), for retrieval (γ is computed from it) and
+# for the side tasks on clean videos (multiple choice, entailment), which have no γ
+RETRIEVAL_WHY = ("there is little for a perturbation to destroy, so γ means little",
+                 "the task is too easy to separate models, and no perturbation can show a gain")
+SIDE_TASK_WHY = ("the model barely tells the matching caption from the others, so the score says little",
+                 "the task is too easy to separate models")
 
 
 def hit_chance(n_candidates: int, n_positives: int, k: int) -> float:
@@ -53,7 +59,7 @@ def _clean_value(doc: Mapping[str, Any]) -> float | None:
 
 
 def clean_flags(clean: float | None, chance: float | None, ci: Sequence[float | None] | None = None,
-                what: str = "clean score") -> list[dict[str, str]]:
+                what: str = "clean score", why: tuple[str, str] = RETRIEVAL_WHY) -> list[dict[str, str]]:
     """Flags of one clean score: near chance (or its CI reaching down to chance) and near 1."""
     flags = []
     if clean is None:
@@ -61,11 +67,9 @@ def clean_flags(clean: float | None, chance: float | None, ci: Sequence[float | 
     lower = ci[0] if ci and ci[0] is not None else None
     if chance is not None and (clean <= chance + CHANCE_MARGIN * (1 - chance)
                                or (lower is not None and lower <= chance)):
-        flags.append({"kind": "chance", "message": f"{what} {clean:.3f} is near chance ({chance:.3f}): "
-                      "there is little for a perturbation to destroy, so γ means little"})
+        flags.append({"kind": "chance", "message": f"{what} {clean:.3f} is near chance ({chance:.3f}): {why[0]}"})
     if clean >= SATURATION:
-        flags.append({"kind": "saturated", "message": f"{what} {clean:.3f} is near 1: the task is too easy "
-                      "to separate models, and no perturbation can show a gain"})
+        flags.append({"kind": "saturated", "message": f"{what} {clean:.3f} is near 1: {why[1]}"})
     return flags
 
 
@@ -101,13 +105,16 @@ def run_label(run: Mapping[str, Any]) -> str:
 
 
 def flags(doc: Mapping[str, Any]) -> list[dict[str, str]]:
-    """Every flag of a results document: clean score near chance or 1 (retrieval, MC), γ above 1,
-    non-monotone severities, configurations that did not run."""
+    """Every flag of a results document: clean score near chance or 1 (retrieval, MC, entailment),
+    γ above 1, non-monotone severities, configurations that did not run."""
     out = clean_flags(_clean_value(doc), chance_of(doc), (doc["clean"].get("ci") or {}).get("metric"),
                       f"clean {doc['metric']}")
-    mc = doc.get("mc")
+    mc, ent = doc.get("mc"), doc.get("entailment")
     if mc:
-        out += clean_flags(mc["accuracy"], mc.get("chance"), mc.get("ci"), "MC accuracy")
+        out += clean_flags(mc["accuracy"], mc.get("chance"), mc.get("ci"), "MC accuracy", SIDE_TASK_WHY)
+    if ent and ent.get("roc_auc") is not None:
+        out += clean_flags(ent["roc_auc"], ent.get("chance", 0.5), ent.get("ci"), "entailment ROC-AUC",
+                           SIDE_TASK_WHY)
     above = gamma_above_one(doc["runs"])
     if above:
         real = [run_label(r) for r in doc["runs"] if ((r.get("ci") or {}).get("gamma_a") or [None])[0] is not None

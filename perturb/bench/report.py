@@ -154,7 +154,7 @@ def notes(doc: dict[str, Any]) -> list[str]:
 def headline(doc: dict[str, Any]) -> dict[str, Any]:
     """What a reader asks first: the clean score, mean γ per modality, the worst configurations."""
     mod = doc["summary"]["modality"]
-    return {"clean": f"clean {doc['metric']}: {clean_score(doc)}",
+    return {"clean": f"clean {doc['metric']}: {clean_score(doc)}", "side": side_task_lines(doc),
             "modalities": [(m, _f(mod[m].get("gamma_a_mean"), 3), _ci((mod[m].get("ci") or {}).get("gamma_a")),
                             _f(mod[m].get("gamma_r_mean"), 3), _ci((mod[m].get("ci") or {}).get("gamma_r")))
                            for m in MODALITIES if m in mod],
@@ -163,7 +163,7 @@ def headline(doc: dict[str, Any]) -> dict[str, Any]:
 
 def _md_headline(doc: dict[str, Any]) -> list[str]:
     h = headline(doc)
-    lines = [f"**{h['clean']}**", ""]
+    lines = [f"**{h['clean']}**", ""] + [f"**{line}**" for line in h["side"]] + ([""] if h["side"] else [])
     lines += _md_table(["modality", "mean γa", _level(doc), "mean γr", _level(doc)],
                        [list(r) for r in h["modalities"]]) + [""]
     lines += [f"{HEADLINE_WORST} most damaging configurations:", ""]
@@ -221,7 +221,8 @@ def _html_headline(doc: dict[str, Any]) -> str:
     mods = "".join(f"<div class='card'><div class='k'>{html.escape(m)}</div><div class='v'>γa {a}"
                    f"<small>{html.escape(aci)}</small></div><div class='v'>γr {r}<small>{html.escape(rci)}</small>"
                    f"</div></div>" for m, a, aci, r, rci in h["modalities"])
-    return (f"<section class='headline' id='headline'><p class='clean'>{html.escape(h['clean'])}</p>"
+    side = "".join(f"<p class='side'>{html.escape(line)}</p>" for line in h["side"])
+    return (f"<section class='headline' id='headline'><p class='clean'>{html.escape(h['clean'])}</p>{side}"
             f"<div class='cards'>{mods}</div><h3>{HEADLINE_WORST} most damaging configurations</h3>"
             + _html_table(_ranked_header(doc), h["worst"]) + "</section>")
 
@@ -233,7 +234,7 @@ def _html_notes(doc: dict[str, Any]) -> str:
 
 CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1300px;color:#222}
 .headline{background:#f5f8ff;border:1px solid #c9d6f0;border-radius:6px;padding:.6em 1em;margin:.5em 0 1.5em}
-.headline .clean{font-size:20px;font-weight:600;margin:.2em 0 .6em}
+.headline .clean{font-size:20px;font-weight:600;margin:.2em 0 .6em}.headline .side{font-size:16px;margin:.2em 0 .6em}
 .cards{display:flex;gap:1em;flex-wrap:wrap}.card{background:#fff;border:1px solid #c9d6f0;border-radius:6px;
 padding:.4em .8em}.card .k{font-weight:600;text-transform:uppercase;font-size:12px;color:#555}
 .card .v{font-size:18px}.card small{font-size:11px;color:#666;margin-left:.4em}
@@ -286,16 +287,22 @@ def rich_summary(doc: dict[str, Any]) -> Any:
     return t
 
 
-def summary_lines(doc: dict[str, Any]) -> list[str]:
-    """The lines printed under the table: clean score with chance, MC and entailment, the flags."""
-    lines = [f"clean {doc['metric']}: {clean_score(doc)}"]
+def side_task_lines(doc: dict[str, Any]) -> list[str]:
+    """MC accuracy and entailment ROC-AUC on clean videos, each with its chance level (when run)."""
+    lines = []
     mc, ent = doc.get("mc"), doc.get("entailment")
     if mc:
         ci = _ci(mc.get("ci"))
         lines.append(f"MC accuracy: {mc['accuracy']:.3f}{' ' + ci if ci else ''} on {mc['n']} questions "
                      f"(chance {_f(mc.get('chance'), 3)})")
     if ent:
-        lines.append(f"entailment ROC-AUC: {ent['roc_auc']:.3f} on {ent['n']} pairs (chance 0.5)")
+        lines.append(f"entailment ROC-AUC: {_f(ent.get('roc_auc'), 3)} on {ent['n']} pairs (chance 0.5)")
+    return lines
+
+
+def summary_lines(doc: dict[str, Any]) -> list[str]:
+    """The lines printed under the table: clean score with chance, MC and entailment, the flags."""
+    lines = [f"clean {doc['metric']}: {clean_score(doc)}", *side_task_lines(doc)]
     lines += [f"note: {f['message']}" for f in (doc.get("flags") if "flags" in doc else flags(doc))]
     return lines
 

@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
+import signal
 import sys
-from typing import Any
+import threading
+import warnings
+from typing import Any, Iterator
 
 from ..errors import MissingResourceError, UnknownPerturbationError, UsageError
 from ..options import check_output, int_at_least, positive_number
@@ -14,6 +18,28 @@ from .. import engines
 from . import encode
 
 FAILED_LISTED = 20
+# joblib's note when a stopped build abandons the tasks its workers held or finished ("N tasks have
+# been successfully executed but not used", "... have been cancelled"); the manifest already says
+# what finished, and a re-run resumes
+ABANDONED_TASKS = r"\d+ tasks (have been successfully executed|which were still being processed)"
+
+
+@contextlib.contextmanager
+def stoppable() -> Iterator[None]:
+    """A build stopped by SIGTERM (kill, a CI timeout) stops as Ctrl-C does, so dataset.json says
+    'interrupted' rather than 'running'; joblib's cancelled-tasks warning is not printed."""
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        def terminate(signum: int, frame: Any) -> None:
+            raise KeyboardInterrupt("terminated (SIGTERM)")
+        previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=ABANDONED_TASKS, category=UserWarning)
+            yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def register(subparsers: Any) -> None:
@@ -87,13 +113,14 @@ def run(args: argparse.Namespace) -> int:
     except (UnknownPerturbationError, ValueError) as e:
         raise UsageError(str(e)) from None
     try:
-        result = build(args.dataset, args.out, reader=args.reader,
-                       video_perturbations=args.video_perturbations, severities=args.severities,
-                       text_perturbations=args.text_perturbations, seed=args.seed, jobs=args.jobs,
-                       backend=args.backend, scheduler=args.scheduler, format=args.format,
-                       short_side=short, fps=fps, limit=args.limit, verify=not args.no_verify,
-                       parquet=args.parquet, progress=not args.no_progress,
-                       command=command_line(args))
+        with stoppable():
+            result = build(args.dataset, args.out, reader=args.reader,
+                           video_perturbations=args.video_perturbations, severities=args.severities,
+                           text_perturbations=args.text_perturbations, seed=args.seed, jobs=args.jobs,
+                           backend=args.backend, scheduler=args.scheduler, format=args.format,
+                           short_side=short, fps=fps, limit=args.limit, verify=not args.no_verify,
+                           parquet=args.parquet, progress=not args.no_progress,
+                           command=command_line(args))
     except (DatasetFormatError, FileNotFoundError, MissingResourceError, BuildConflictError) as e:
         raise UsageError(str(e)) from None
     print(result.summary())

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .outcome import FAIL, PASS, Outcome
@@ -42,9 +43,9 @@ def print_table(outcomes: Sequence[Outcome], title: str, notes: Sequence[str] = 
         table.add_column(col, overflow="fold", justify="right" if col in _NUMERIC else "left",
                          no_wrap=col != "detail")
     for o in outcomes:
-        table.add_row(*(o.cells.get(c, "") for c in columns), style=STYLE.get(o.status))
-    for note in notes:
-        console.print(f"[yellow]note:[/] {note}")
+        table.add_row(*(escape(str(o.cells.get(c, ""))) for c in columns), style=STYLE.get(o.status))
+    for note in notes:                  # cells and notes are text: '.[text]' is not a style tag
+        console.print(f"[yellow]note:[/] {escape(note)}")
     console.print(table)
     console.print(("[bold red]FAILED[/] " if any(o.failed for o in outcomes) else "[green]OK[/] ")
                   + tally(outcomes))
