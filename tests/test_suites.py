@@ -324,7 +324,7 @@ def test_bench_and_report_take_baseline_errors(dataset, tmp_path, capsys):
 
 
 def test_benchmark_api_takes_a_suite_item():
-    from perturb.bench.adapters.protocol import load_model
+    from perturb.bench.adapters.factory import load_model
     from perturb.bench.api import benchmark
     from perturb.bench.fixtures import tiny_data
     from perturb.bench.runner import Settings
@@ -336,7 +336,7 @@ def test_benchmark_api_takes_a_suite_item():
 
 
 def test_benchmark_api_mechanism_with_registered_ops():
-    from perturb.bench.adapters.protocol import load_model
+    from perturb.bench.adapters.factory import load_model
     from perturb.bench.api import benchmark
     from perturb.bench.fixtures import tiny_data
     from perturb.bench.runner import Settings
