@@ -166,17 +166,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and write results and reports."""
     from .adapters.protocol import ModelSpecError, parse_spec
     from .report import print_summary, write_reports
-    from .results import parse_metric, write_csv, write_json
+    from ..results import write_csv, write_json
     from .runner import Settings, plan
     from .options import check_bench
     from .sources import Built
     from .suite_summary import load_baseline
 
     pairs = _pairs(args.pairs)
-    check_bench(args, pairs)                 # every option, before any work
+    metric = check_bench(args, pairs)        # every option, before any work
     try:
         parse_spec(args.model)
-        parse_metric(args.metric)
         built = Built(args.built, seed=args.seed) if args.built else None
         severities, video, text = _selection(args, built)
         data = _data(args)
@@ -198,7 +197,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     stats: dict[str, Any] = {}
     try:
         with model_loading_bars(not args.no_progress):
-            doc = _run_benchmark(args, built, data, video, text, severities, cache_dir, settings, options, stats)
+            doc = _run_benchmark(args, built, data, metric, video, text, severities, cache_dir, settings,
+                                 options, stats)
         if args.allow_skips and doc.get("skipped"):
             doc["skips_allowed"] = True              # `perturb check` then lists them without failing
         write_json(doc, out / "results.json")
@@ -237,7 +237,7 @@ def _skips_status(skipped: list[dict[str, Any]], allowed: bool) -> int:
     return 0
 
 
-def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, video: list[str], text: list[str],
+def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, metric: Any, video: list[str], text: list[str],
                    severities: tuple[int, ...], cache_dir: str | None, settings: Any, options: dict[str, Any],
                    stats: dict[str, Any]) -> dict[str, Any]:
     """The benchmark of the validated options (on the fly unless ``built``)."""
@@ -247,7 +247,7 @@ def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, video: list[
     source = built if built is not None else OnTheFly(
         seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device)
     return benchmark(args.model, data, video=video, text=text, severities=severities,
-                     pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap,
+                     pairs=_pairs(args.pairs), metric=metric, bootstrap=args.bootstrap,
                      level=args.level, source=source, cache_dir=cache_dir, settings=settings,
                      backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
                      model_options=options, stats=stats, mc=args.mc, entailment=args.entailment,
@@ -330,17 +330,14 @@ def failure_message(error: BaseException, model: str, progress: dict[str, Any] |
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Combine results files into report.md / report.html."""
-    from ..gate.results import validate
+    from ..results import load_results
     from .report import print_summary, write_reports
-    from .results import load_results
     from ..options import check_output
     from .suite_summary import load_baseline, summarize_suites
 
     check_output(args.out, args.results, "--out", kind="dir")
     try:
-        docs = [load_results(p) for p in args.results]
-        for path, doc in zip(args.results, docs):
-            validate(doc, str(path))            # values of the right type, summary agreeing with runs
+        docs = [dict(load_results(p)) for p in args.results]     # validated, then extended below
         if args.baseline_errors is not None:
             baseline = load_baseline(args.baseline_errors)
             for doc in docs:

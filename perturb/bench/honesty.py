@@ -11,10 +11,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ..results import KS
+
 CHANCE_MARGIN = 0.10      # clean within this fraction of the span chance..1 above chance: "near chance"
 SATURATION = 0.95         # clean at or above this: "near 1"
 MONOTONE_SLACK = 1e-9     # a rise of the metric with severity beyond float rounding is flagged
-KS = (1, 5, 10)
 
 
 def hit_chance(n_candidates: int, n_positives: int, k: int) -> float:

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .errors import GateInputError
-from .metrics import Metric, parse_metric
+from ..errors import GateInputError
+from ..results import Metric, Results, parse_metric
 from .outcome import FAIL, INFO, PASS, Outcome, fmt
-from .results import Results
 from .rules import BOUNDS, Rule
 from .scope import EACH, Scope, each_perturbation, resolve_scope, scope_value, select_runs
 
