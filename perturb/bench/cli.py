@@ -164,7 +164,8 @@ def _data(args: argparse.Namespace):
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and write results and reports."""
-    from .adapters.protocol import ModelSpecError, parse_spec
+    from .adapters.factory import parse_spec
+    from .adapters.protocol import ModelSpecError
     from .report import print_summary, write_reports
     from ..results import write_csv, write_json
     from .runner import Settings, plan

@@ -1,6 +1,7 @@
-"""The model protocol the runner talks to, and the checking of ``kind:target`` strings.
+"""The model protocol the runner talks to, and the error of a bad model spec or option.
 
-It imports no adapter family: :mod:`perturb.bench.adapters.factory` picks and loads one.
+It imports no adapter family: :mod:`perturb.bench.adapters.factory` checks ``kind:target``
+strings and picks and loads one.
 
 A model is either a *dual encoder* (``encode_videos(clips) -> (N, D)``, ``encode_texts(texts)
 -> (N, D)``) or a *cross-encoder* (``score(clips, texts) -> (N,)`` for N aligned pairs). Clips are
@@ -9,20 +10,14 @@ forward calls.
 """
 from __future__ import annotations
 
-import importlib
 import inspect
 from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-SPEC_FORMS = {"hf": "hf:NAME_OR_PATH[@REVISION][#MODE]", "clip": "clip:NAME_OR_PATH",
-              "precomputed": "precomputed:DIR", "callable": "callable:MODULE:ATTR", "http": "http:URL",
-              "toy": "toy:DIM"}
-KINDS = tuple(SPEC_FORMS)
-
-
 class ModelSpecError(ValueError):
-    """A model spec (``--model KIND:TARGET``) of an unknown kind or with a malformed target."""
+    """A model spec (``--model KIND:TARGET``) of an unknown kind or with a malformed target, or a
+    model option its adapter cannot take."""
 
 
 @runtime_checkable
@@ -144,49 +139,3 @@ def wrap(obj: Any, model_id: str = "callable") -> Model:
             return Model(_ScoreFunction(obj), model_id)
     raise TypeError(f"{model_id}: expected an object with encode_videos/encode_texts or score, a "
                     f"factory returning one, or a function (clips, texts) -> scores; got {obj!r}")
-
-
-def parse_spec(spec: str) -> tuple[str, str]:
-    """``"KIND:TARGET"`` → (kind, target), checked without loading anything (a bare URL is an
-    http model); a ModelSpecError lists the valid kinds."""
-    text = str(spec)
-    if text.startswith(("http://", "https://")):
-        text = f"http:{text}"
-    kind, sep, target = text.partition(":")
-    expected = f"expected one of {', '.join(SPEC_FORMS.values())}"
-    if not sep or not kind:
-        raise ModelSpecError(f"model {spec!r} names no kind; {expected}")
-    if kind not in SPEC_FORMS:
-        raise ModelSpecError(f"unknown model kind {kind!r} in {spec!r}; {expected}")
-    if not target:
-        raise ModelSpecError(f"model {spec!r} has no target; expected {SPEC_FORMS[kind]}")
-    if kind == "toy" and not (target.isdigit() and int(target) > 0):
-        raise ModelSpecError(f"toy:DIM takes a positive whole dimension; got {spec!r}")
-    if kind in ("hf", "clip"):
-        from .hf.spec import check_local, parse_spec as parse_hf
-        check_local(parse_hf(target), kind)
-    if kind == "callable":
-        module_name, sep, attr = target.partition(":")
-        if not sep or not module_name or not attr:
-            raise ModelSpecError(f"expected callable:MODULE:ATTR (e.g. callable:mypkg.models:build); "
-                                 f"got {spec!r}")
-    return kind, target
-
-
-def import_target(target: str) -> Any:
-    """The object named by ``MODULE:ATTR`` (ATTR may be dotted); ModelSpecError when the module or
-    the attribute does not exist (an import error inside the module is left as it is)."""
-    _, target = parse_spec(f"callable:{target}")
-    module_name, _, attr = target.partition(":")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ModuleNotFoundError as e:
-        if e.name is None or not (module_name == e.name or module_name.startswith(e.name + ".")):
-            raise
-        raise ModelSpecError(f"callable:{target}: no module named {e.name!r}") from None
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise ModelSpecError(f"callable:{target}: {getattr(obj, '__name__', obj)!r} has no "
-                                 f"attribute {part!r}")
-        obj = getattr(obj, part)
-    return obj
