@@ -318,8 +318,6 @@ def read_generic(path: str | os.PathLike) -> list[Item]:
     return _group(one(n, r) for n, r in rows)
 
 
-read_captions = read_generic
-
 # --------------------------------------------------------------------------------- inference
 READERS: dict[str, Callable[..., list[Item]]] = {
     "msrvtt": read_msrvtt, "youcook2": read_youcook2, "generic": read_generic}
