@@ -16,7 +16,7 @@ from .results import build_results
 from .runner import Encoder, Settings, plan, run_jobs
 from .sources import OnTheFly
 from .suite_summary import load_baseline, summarize_suites
-from .tasks import evaluate_entailment, evaluate_mc
+from .contrast_eval import evaluate_entailment, evaluate_mc
 
 
 def _default_id(obj: Any) -> str:

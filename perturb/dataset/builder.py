@@ -34,7 +34,7 @@ from .items import Item
 from .manifest import Manifest, row_key, to_parquet
 from .readers import GENERIC_COLUMNS, DatasetFormatError, infer_reader, read_dataset
 from .staging import TMP_MARK
-from .tasks import Output, Preprocess, TextTask, VideoTask
+from .work_units import Output, Preprocess, TextTask, VideoTask
 from .work import run_task
 
 PAPER_PREPROCESS = Preprocess(short_side=224, fps=30.0)   # the paper's S3D input: 224 px, 30 fps

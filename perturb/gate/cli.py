@@ -16,7 +16,7 @@ RULE_HELP = ("[SCOPE[@SEVERITY]:]METRIC=VALUE; SCOPE is a perturbation, category
 def _report(outcomes: list[Outcome], title: str, heading: str, suite: str, args: argparse.Namespace,
             notes: Sequence[str] = ()) -> int:
     from .junit import write_junit
-    from .render import markdown, print_table
+    from .tables import markdown, print_table
 
     print_table(outcomes, title, notes)
     try:
