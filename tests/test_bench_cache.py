@@ -17,7 +17,7 @@ from perturb.bench.api import benchmark
 from perturb.bench.cache import BadEmbeddingsError, CacheKey, EmbeddingCache, check_rows
 from perturb.bench.data import make_data
 from perturb.bench.fingerprint import checkpoint_fingerprint, file_identity
-from perturb.bench.fixtures import tiny_items, write_tiny_dataset
+from bench_fixtures import tiny_items, write_tiny_dataset
 from perturb.bench.runner import Settings
 from perturb.cli import main
 from perturb.registry import REGISTRY

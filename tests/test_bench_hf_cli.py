@@ -11,7 +11,7 @@ pytest.importorskip("transformers")
 
 from hf_models import BUILDERS  # noqa: E402
 from perturb.bench.api import benchmark  # noqa: E402
-from perturb.bench.fixtures import tiny_data  # noqa: E402
+from bench_fixtures import tiny_data  # noqa: E402
 from perturb.bench.rerank import merge, top_k  # noqa: E402
 from perturb.bench.runner import Settings  # noqa: E402
 from perturb.cli import main  # noqa: E402
