@@ -23,7 +23,7 @@ QUICK = ["--subset", "6", "--seed", "0", "--severities", "2", "--video-perturbat
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    from perturb.bench.demo_data import write_dataset
+    from perturb.demo.data import write_dataset
     return write_dataset(tmp_path_factory.mktemp("demo") / "data")
 
 
