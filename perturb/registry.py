@@ -58,6 +58,11 @@ class Spec:
     def has_severity(self) -> bool:
         return self.severities is not None
 
+    def levels(self, severities: Iterable[int]) -> tuple[int | None, ...]:
+        """The severities it runs at when ``severities`` are asked for: those, or (None,) for a
+        perturbation without levels (the dataset builder and the benchmark runner both expand so)."""
+        return tuple(severities) if self.has_severity else (None,)
+
     def params(self, severity: int | None) -> dict[str, Any]:
         """The parameters at a severity (validated); {} for perturbations without severities."""
         if self.severities is None:

@@ -113,7 +113,7 @@ def plan_video(items: Sequence[Item], specs: Sequence[Spec], severities: Sequenc
     for it in items:
         outs = [Output(spec, sev, item_seed(seed, it.item_id, spec.ref, sev),
                        f"videos/{safe_name(spec.ref)}/{sev}/{safe_name(it.item_id)}.{fmt.ext}")
-                for spec in specs for sev in (severities if spec.has_severity else (None,))]
+                for spec in specs for sev in spec.levels(severities)]
         plan.append((it, outs))
     return plan
 
