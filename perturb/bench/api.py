@@ -13,7 +13,9 @@ from .cache import EmbeddingCache
 from .data import BenchData
 from ..results import Metric, gamma_metric
 from .results import build_results
-from .runner import Encoder, Settings, plan, run_jobs
+from .encoder import Encoder, Settings
+from .plan import plan
+from .shards import run_jobs
 from .sources import OnTheFly
 from .suite_summary import load_baseline, summarize_suites
 from .contrast_eval import evaluate_entailment, evaluate_mc

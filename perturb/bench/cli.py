@@ -159,7 +159,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .adapters.protocol import ModelSpecError
     from .report import print_summary, write_reports
     from ..results import write_csv, write_json
-    from .runner import Settings, plan
+    from .encoder import Settings
+    from .plan import plan
     from .options import check_bench
     from .sources import Built
     from .suite_summary import load_baseline

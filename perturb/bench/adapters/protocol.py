@@ -15,6 +15,8 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from ...errors import PerturbError
+
 class ModelSpecError(ValueError):
     """A model spec (``--model KIND:TARGET``) of an unknown kind or with a malformed target, or a
     model option its adapter cannot take."""
@@ -36,15 +38,43 @@ class CrossEncoder(Protocol):
     def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> Any: ...
 
 
+class BadEmbeddingsError(PerturbError, ValueError):
+    """A model returned rows that must not be used or cached (non-finite, empty or of the wrong width)."""
+
+
+def check_width(rows: np.ndarray, width: int | None, what: str) -> np.ndarray:
+    """``rows`` when their width is ``width`` (None: any); else BadEmbeddingsError."""
+    if width is not None and rows.shape[1] != width:
+        raise BadEmbeddingsError(f"{what}: returned width {rows.shape[1]}, but this run's other rows "
+                                 f"have width {width}")
+    return rows
+
+
+def check_rows(rows: object, n: int, width: int | None, what: str) -> np.ndarray:
+    """``rows`` as float32 (n, D) with D > 0, all finite, D == ``width`` when given; else BadEmbeddingsError."""
+    arr = np.asarray(rows, dtype=np.float32)
+    if arr.ndim != 2 or arr.shape[0] != n:
+        raise BadEmbeddingsError(f"{what}: expected {n} rows (2-D); got shape {arr.shape}")
+    if arr.shape[1] == 0:
+        raise BadEmbeddingsError(f"{what}: returned embeddings of width 0")
+    check_width(arr, width, what)
+    if not np.isfinite(arr).all():
+        raise BadEmbeddingsError(f"{what}: returned NaN or inf values")
+    return arr
+
+
 def _as_array(out: Any, n: int, what: str, ndim: int) -> np.ndarray:
+    """A model's output where it enters: float32 on the host, checked once (embeddings by
+    :func:`check_rows`; scores one finite number per pair)."""
     if hasattr(out, "detach"):
         out = out.detach().float().cpu().numpy()
+    if ndim == 2:
+        return check_rows(out, n, None, what)
     arr = np.asarray(out, dtype=np.float32)
-    if arr.ndim != ndim or arr.shape[0] != n:
-        shape = "(N, D)" if ndim == 2 else "(N,)"
-        raise ValueError(f"{what} must return an array of shape {shape} with N={n}; got shape {arr.shape}")
+    if arr.shape != (n,):
+        raise BadEmbeddingsError(f"{what}: expected {n} scores (1-D); got shape {arr.shape}")
     if not np.isfinite(arr).all():
-        raise ValueError(f"{what} returned NaN or inf values")
+        raise BadEmbeddingsError(f"{what}: returned NaN or inf values")
     return arr
 
 
