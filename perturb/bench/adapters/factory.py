@@ -82,7 +82,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
     if kind == "toy" and not (target.isdigit() and int(target) > 0):
         raise ModelSpecError(f"toy:DIM takes a positive whole dimension; got {spec!r}")
     if kind in ("hf", "clip"):
-        from .hf.spec import check_local, parse_spec as parse_hf
+        from .hf.checkpoint import check_local, parse_spec as parse_hf
         check_local(parse_hf(target), kind)
     if kind == "callable":
         module_name, sep, attr = target.partition(":")

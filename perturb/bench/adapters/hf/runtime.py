@@ -11,7 +11,7 @@ import numpy as np
 
 from ..device import pick_device
 from ..protocol import ModelSpecError
-from .spec import HfSpec, offline
+from .checkpoint import HfSpec, offline
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
@@ -269,9 +269,13 @@ def pixels_from(preprocessor: dict[str, Any] | None, defaults: dict[str, Any], *
 
 
 def sample(clip: Any, spec: Any) -> Any:
-    """The frames of ``spec`` (a :class:`FrameSpec`) of a clip; a torch clip stays a tensor on its device."""
+    """The frames of ``spec`` (a :class:`FrameSpec`) of a clip; a torch clip stays a tensor on its
+    device. A clip of exactly ``spec.count`` frames is the runner's pick already (each rule reads
+    every frame of a clip that short), so it is taken as it is."""
     if not hasattr(clip, "device"):
         clip = np.asarray(clip)
+    if len(clip) == spec.count(len(clip)):
+        return clip
     return clip[spec.indices(len(clip))]
 
 
