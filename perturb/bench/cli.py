@@ -218,7 +218,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def _skips_status(skipped: list[dict[str, Any]], allowed: bool) -> int:
     """Name every requested configuration that did not run; exit 1 for them unless --allow-skips."""
-    from .honesty import run_label
+    from ..honesty import run_label
 
     for s in skipped:
         print(f"perturb bench: {'note' if allowed else 'error'}: requested {s['modality']} "

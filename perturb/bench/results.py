@@ -7,12 +7,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..honesty import chance_levels, flags
 from ..results import (DIRECTIONS, GAMMA_METRICS, SCHEMA_VERSION, Metric, gamma_metric,  # noqa: F401
                        load_results, tidy_rows, write_csv, write_json)
 from .bootstrap import bootstrap_ci, mean_gamma_bootstrap, paired_bootstrap
 from .data import BenchData
 from .encoder import Ranked
-from .honesty import chance_levels, flags
 from .metrics import rank_summary
 from .robustness import gamma_a, gamma_r, summarize
 
