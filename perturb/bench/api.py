@@ -5,20 +5,20 @@ import sys
 import time
 from typing import Any, Sequence
 
+from ..results import Metric, gamma_metric
 from ..selection import SEVERITY_LEVELS
-from .adapters.frames import frame_spec_of
 from .adapters.factory import load_model
+from .adapters.frames import frame_spec_of
 from .adapters.protocol import Model, wrap
 from .cache import EmbeddingCache
+from .contrast_eval import evaluate_entailment, evaluate_mc
 from .data import BenchData
-from ..results import Metric, gamma_metric
-from .results import build_results
 from .encoder import Encoder, Settings
 from .plan import plan
+from .results import build_results
 from .shards import run_jobs
 from .sources import OnTheFly
 from .suite_summary import load_baseline, summarize_suites
-from .contrast_eval import evaluate_entailment, evaluate_mc
 
 
 def _default_id(obj: Any) -> str:

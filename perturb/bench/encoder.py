@@ -123,8 +123,8 @@ class Encoder:
             with _bar(len(todo), desc, self.settings.progress) as bar:
                 for batch in batched(zip(todo, inputs(todo)), self.settings.batch_size):
                     got = [ids[k] for k, _ in batch]
-                    out = check_width(encode([x for _, x in batch]), width,
-                                      f"model {self.model.id} ({desc})")   # nothing bad is cached
+                    out = check_width(encode([x for _, x in batch]), width,    # checked as they came in;
+                                      f"model {self.model.id} ({desc})")   # one width before caching
                     width = out.shape[1]
                     self.cache.save(key, got, out, fingerprints)
                     if self.cache.root is not None:
@@ -166,8 +166,8 @@ class Encoder:
                     if not getattr(self.model.impl, "accepts_tensors", False):
                         frames = [_host(f) for f in frames]
                     got = [ids[k] for k in ks]
-                    out = check_width(self.model.encode_videos(frames), self.width,
-                                      f"model {self.model.id} ({_video_desc(cfg)})")   # nothing bad is cached
+                    out = check_width(self.model.encode_videos(frames), self.width,    # one width
+                                      f"model {self.model.id} ({_video_desc(cfg)})")   # before caching
                     self.width = out.shape[1]
                     self.cache.save(self._key("video", *cfg), got, out, fps[cfg])
                     if self.cache.root is not None:

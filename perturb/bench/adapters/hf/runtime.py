@@ -115,7 +115,10 @@ class Runtime:
                            pin_memory=cuda)
         at = 0
         for f in frames:                           # one copy into the batch, no concatenation first
-            host[at:at + len(f)] = f if isinstance(f, torch.Tensor) else torch.from_numpy(np.asarray(f))
+            if isinstance(f, torch.Tensor):
+                host[at:at + len(f)] = f
+            else:                                  # read-only arrays too (a memoised clean clip)
+                host[at:at + len(f)].numpy()[...] = np.asarray(f)
             at += len(f)
         return host.to(device, non_blocking=True)
 
