@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "perturb.contrast.cli",
     "perturb.dataset.cli",
     "perturb.bench.cli",
+    "perturb.bench.report_cli",
     "perturb.bench.cache_cli",
     "perturb.gate.cli",
 )

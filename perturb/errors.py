@@ -27,3 +27,8 @@ class VideoReadError(PerturbError, ValueError):
 
 class UsageError(PerturbError):
     """Bad arguments or a malformed input file: the CLI prints the message and exits with status 2."""
+
+
+class GateInputError(PerturbError, ValueError):
+    """An unreadable or off-schema results file, an unknown metric or name, or a malformed rule
+    (``perturb check``/``compare`` exit with status 2)."""

@@ -7,15 +7,14 @@ catalogue all read from here, so they cannot drift.
 """
 from __future__ import annotations
 
-import difflib
 import numbers
 import importlib
-import re
 import threading
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
 
 from .errors import UnknownPerturbationError
+from .names import normalize, unknown_name
 from .selection import SEVERITY_LEVELS as SEVERITIES  # noqa: F401  (the levels live in selection)
 
 # The modules whose import registers each modality's perturbations, in listing order. They are
@@ -23,11 +22,6 @@ from .selection import SEVERITY_LEVELS as SEVERITIES  # noqa: F401  (the levels 
 PROVIDERS = {"text": "perturb.text", "video": "perturb.video"}
 SUITE_PREFIX = "suite:"     # a selection item naming a suite: "suite:imagenet-c"
 TABLE_SEP = ":"             # an entry under a suite's table: "contrast:kinetics-c"
-
-
-def normalize(name: str) -> str:
-    """Case, space, dash and underscore insensitive key: 'Motion Blur' == 'motion_blur'."""
-    return re.sub(r"[\s_\-]+", "", str(name)).lower()
 
 
 @dataclass(frozen=True)
@@ -63,6 +57,11 @@ class Spec:
     @property
     def has_severity(self) -> bool:
         return self.severities is not None
+
+    def levels(self, severities: Iterable[int]) -> tuple[int | None, ...]:
+        """The severities it runs at when ``severities`` are asked for: those, or (None,) for a
+        perturbation without levels (the dataset builder and the benchmark runner both expand so)."""
+        return tuple(severities) if self.has_severity else (None,)
 
     def params(self, severity: int | None) -> dict[str, Any]:
         """The parameters at a severity (validated); {} for perturbations without severities."""
@@ -161,15 +160,9 @@ class Registry:
 
     @staticmethod
     def _unknown_message(name: str, pool: list[Spec], modality: str | None) -> str:
-        keys = {normalize(k): s.name for s in pool for k in (s.name, *s.aliases)}
-        close = difflib.get_close_matches(normalize(name), list(keys), n=5, cutoff=0.5)
-        suggestions = list(dict.fromkeys(keys[k] for k in close))
+        spellings = {k: s.name for s in pool for k in (s.name, *s.aliases)}
         kind = f"{modality} perturbation" if modality else "perturbation"
-        msg = f"unknown {kind} {name!r}"
-        if suggestions:
-            msg += f"; did you mean {', '.join(repr(s) for s in suggestions)}?"
-        msg += f" Expected one of: {', '.join(sorted(s.name for s in pool))}"
-        return msg
+        return unknown_name(kind, name, spellings, sorted(s.name for s in pool), n=5, cutoff=0.5)
 
     def __contains__(self, name: str) -> bool:
         self._load()

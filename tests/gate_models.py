@@ -43,7 +43,7 @@ class NoiseSensitive:
 
 def demo() -> object:
     """The bench demo model (trained once per process)."""
-    from perturb.bench.demo_model import demo_model
+    from perturb.demo.model import demo_model
     return demo_model()
 
 

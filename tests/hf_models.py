@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
-from perturb.bench.fixtures import WORDS
+from bench_fixtures import WORDS
 from tiny_models import build_clip  # noqa: F401  (the CLIP family's tiny model, shared with the runner tests)
 
 SPECIALS = ("[PAD]", "[EOS]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[BOS]")

@@ -17,7 +17,7 @@ from perturb.bench.api import benchmark
 from perturb.bench.cache import BadEmbeddingsError, CacheKey, EmbeddingCache, check_rows
 from perturb.bench.data import make_data
 from perturb.bench.fingerprint import checkpoint_fingerprint, file_identity
-from perturb.bench.fixtures import tiny_items, write_tiny_dataset
+from bench_fixtures import tiny_items, write_tiny_dataset
 from perturb.bench.runner import Settings
 from perturb.cli import main
 from perturb.registry import REGISTRY
@@ -368,7 +368,7 @@ def test_every_bench_output_is_written_atomically(dataset, tmp_path, monkeypatch
     def spy(path, data):
         written.append(os.path.basename(path))
         return real(path, data)
-    for module in ("perturb.bench.results", "perturb.bench.report"):
+    for module in ("perturb.results", "perturb.bench.report"):
         monkeypatch.setattr(f"{module}.write_atomic", spy)
     out = tmp_path / "run"
     assert main(["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(out), *BENCH]) == 0

@@ -14,7 +14,7 @@ from tiny_models import build_clip  # noqa: E402
 
 from perturb.bench.adapters.factory import load_model  # noqa: E402
 from perturb.bench.api import benchmark  # noqa: E402
-from perturb.bench.fixtures import tiny_data  # noqa: E402
+from bench_fixtures import tiny_data  # noqa: E402
 from perturb.bench.runner import Settings  # noqa: E402
 
 
@@ -48,7 +48,7 @@ def test_clip_adapter_rejects_missing_cuda(tiny_clip):
 
 
 def test_retrained_weights_at_the_same_path_are_not_served_from_the_cache(tmp_path, capsys):
-    from perturb.bench.fixtures import write_tiny_dataset
+    from bench_fixtures import write_tiny_dataset
     from perturb.cli import main
 
     captions = write_tiny_dataset(tmp_path, n=6, frames=4, fps=4.0)

@@ -17,7 +17,7 @@ from perturb.bench.adapters.hf.runtime import features, sample  # noqa: E402
 from perturb.bench.adapters.hf.spec import HfSpec, parse_spec, pick_family, pick_mode, BY_NAME  # noqa: E402
 from perturb.bench.adapters.hf.yesno import yes_no_margin  # noqa: E402
 from perturb.bench.adapters.factory import load_model  # noqa: E402
-from perturb.bench.fixtures import tiny_items  # noqa: E402
+from bench_fixtures import tiny_items  # noqa: E402
 
 CLIPS = [it.meta["clip"] for it in tiny_items(3)]             # (8, 32, 32, 3) uint8 each
 TEXTS = ["a red cat scene number 0", "a dog", "a Boat scene number 2 in the Moon"]

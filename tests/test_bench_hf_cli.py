@@ -11,7 +11,7 @@ pytest.importorskip("transformers")
 
 from hf_models import BUILDERS  # noqa: E402
 from perturb.bench.api import benchmark  # noqa: E402
-from perturb.bench.fixtures import tiny_data  # noqa: E402
+from bench_fixtures import tiny_data  # noqa: E402
 from perturb.bench.rerank import merge, top_k  # noqa: E402
 from perturb.bench.runner import Settings  # noqa: E402
 from perturb.cli import main  # noqa: E402
@@ -23,7 +23,7 @@ QUICK = ["--subset", "6", "--seed", "0", "--severities", "2", "--video-perturbat
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    from perturb.bench.demo_data import write_dataset
+    from perturb.demo.data import write_dataset
     return write_dataset(tmp_path_factory.mktemp("demo") / "data")
 
 

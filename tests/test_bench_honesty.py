@@ -157,7 +157,7 @@ def _bench(dataset, out, *extra):
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from perturb.bench.fixtures import write_tiny_dataset
+    from bench_fixtures import write_tiny_dataset
     return write_tiny_dataset(tmp_path_factory.mktemp("tiny"))
 
 

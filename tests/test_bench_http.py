@@ -13,7 +13,7 @@ import pytest
 from perturb.bench.adapters.http import HttpAdapter, HttpModelError
 from perturb.bench.adapters.factory import load_model
 from perturb.bench.api import benchmark
-from perturb.bench.fixtures import tiny_data
+from bench_fixtures import tiny_data
 from perturb.bench.runner import Settings
 
 
@@ -222,7 +222,7 @@ def test_info_version_keys_the_cache(server, tmp_path, capsys):
 
 
 def test_server_that_stays_down_leaves_finished_batches_cached(server, tmp_path, capsys, sleeps):
-    from perturb.bench.fixtures import write_tiny_dataset
+    from bench_fixtures import write_tiny_dataset
     from perturb.cli import main
 
     captions = write_tiny_dataset(tmp_path / "ds", n=5)

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from perturb.bench.fixtures import write_tiny_dataset
+from bench_fixtures import write_tiny_dataset
 from perturb.bench.report import markdown, rich_summary
 from perturb.bench.robustness import summarize
 from perturb.cli import main

@@ -8,7 +8,7 @@ import perturb.video
 from perturb.bench.adapters.frames import FrameSpec, frame_indices
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
-from perturb.bench.fixtures import tiny_data
+from bench_fixtures import tiny_data
 from perturb.bench.runner import Settings, _shards
 from perturb.bench.sources import CleanClip, OnTheFly
 from perturb.video.api import apply
@@ -246,7 +246,7 @@ def test_clean_clips_alive_stay_within_two_blocks(monkeypatch):
 def test_size_model_decodes_straight_to_the_short_side_the_model_reads(tmp_path):
     from perturb.dataset.readers import read_dataset
     from perturb.bench.data import make_data
-    from perturb.bench.fixtures import write_tiny_dataset
+    from bench_fixtures import write_tiny_dataset
 
     captions = write_tiny_dataset(tmp_path / "ds", n=3, frames=6, size=32)
     data = make_data(read_dataset(captions), "tiny", str(captions))

@@ -110,7 +110,7 @@ def _write_sandbox(root: Path) -> None:
         sys.path.insert(0, str(REPO))
     from tests import datasets                          # small real encoded videos in each reader's layout
 
-    from perturb.bench.demo_data import write_dataset
+    from perturb.demo.data import write_dataset
     from perturb.contrast import mc
     from perturb.dataset import read_dataset
 

@@ -245,7 +245,7 @@ def test_table_cells_and_notes_print_brackets_as_written():
     from rich.console import Console
 
     from perturb.gate.outcome import FAIL, Outcome
-    from perturb.gate.render import print_table
+    from perturb.gate.tables import print_table
 
     console = Console(width=200, record=True)
     detail = "requested but did not run: install with pip install -e '.[text]' ([bold] is literal)"

@@ -6,7 +6,7 @@ import pytest
 from gate_fixtures import DEFAULT_PERTURBED, make_results
 from perturb.gate.compare import compare
 from perturb.gate.errors import GateInputError
-from perturb.gate.render import markdown
+from perturb.gate.tables import markdown
 from perturb.gate.results import validate
 
 

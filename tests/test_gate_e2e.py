@@ -16,7 +16,7 @@ QUICK = ["--subset", "12", "--seed", "0", "--metric", "t2v.R@1", "--severities",
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """results.json of the demo model (twice) and of the degraded model, on the same subset."""
-    from perturb.bench.demo_data import write_dataset
+    from perturb.demo.data import write_dataset
 
     root = tmp_path_factory.mktemp("e2e")
     captions = write_dataset(root / "data")

@@ -13,7 +13,7 @@ QUICK = {"subset": 12, "seed": 0, "severities": (3,), "metric": "t2v.R@1"}
 
 @pytest.fixture(scope="module")
 def demo_captions(tmp_path_factory):
-    from perturb.bench.demo_data import write_dataset
+    from perturb.demo.data import write_dataset
     return write_dataset(tmp_path_factory.mktemp("demo"))
 
 

@@ -75,6 +75,20 @@ def test_importing_the_gate_loads_neither_opencv_nor_pyav():
         == ["False", "False"]
 
 
+GATE_MODULES = {"perturb", "perturb.catalogue", "perturb.errors", "perturb.fileio", "perturb.names",
+                "perturb.registry", "perturb.selection", "perturb.version", "perturb.metric_names",
+                "perturb.results", "perturb.gate", "perturb.gate.check", "perturb.gate.compare",
+                "perturb.gate.outcome", "perturb.gate.rules", "perturb.gate.scope"}
+
+
+def test_importing_the_gate_loads_the_results_contract_and_nothing_of_the_benchmark():
+    code = ("import sys, perturb.gate; print(' '.join(sorted(m for m in sys.modules if m == 'perturb' "
+            "or m.startswith('perturb.')))); print(*(m in sys.modules for m in ('numpy', 'torch', 'cv2', 'av')))")
+    *loaded, numpy, torch, cv2, av = run_python(code)
+    assert set(loaded) == GATE_MODULES
+    assert (numpy, torch, cv2, av) == ("False", "False", "False", "False")
+
+
 @pytest.mark.parametrize("lookup, expected", [
     ("len(perturb.list())", "73"),
     ("perturb.REGISTRY.get('motion blur').name", "motion_blur"),

@@ -21,7 +21,7 @@ SCREEN = (1280, 900)
 def doc(tmp_path_factory):
     from perturb.bench.api import benchmark
     from perturb.bench.data import make_data
-    from perturb.bench.fixtures import tiny_items
+    from bench_fixtures import tiny_items
     from perturb.bench.runner import Settings
 
     data = make_data(tiny_items(6, frames=6, size=32), "tiny", "memory")

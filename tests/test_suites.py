@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import perturb
-from perturb.bench.fixtures import write_tiny_dataset
+from bench_fixtures import write_tiny_dataset
 from perturb.bench.runner import plan
 from perturb.bench.suite_summary import load_baseline, suite_runs, summarize_suites
 from perturb.cli import main
@@ -326,7 +326,7 @@ def test_bench_and_report_take_baseline_errors(dataset, tmp_path, capsys):
 def test_benchmark_api_takes_a_suite_item():
     from perturb.bench.adapters.factory import load_model
     from perturb.bench.api import benchmark
-    from perturb.bench.fixtures import tiny_data
+    from bench_fixtures import tiny_data
     from perturb.bench.runner import Settings
 
     doc = benchmark(load_model("toy:8"), tiny_data(3), video=["suite:imagenet-c"], severities=[2],
@@ -338,7 +338,7 @@ def test_benchmark_api_takes_a_suite_item():
 def test_benchmark_api_mechanism_with_registered_ops():
     from perturb.bench.adapters.factory import load_model
     from perturb.bench.api import benchmark
-    from perturb.bench.fixtures import tiny_data
+    from bench_fixtures import tiny_data
     from perturb.bench.runner import Settings
 
     doc = benchmark(load_model("toy:8"), tiny_data(3), video=["jpeg", "speckle_noise:imagenet-c"],

@@ -5,17 +5,20 @@ import sys
 import time
 from typing import Any, Sequence
 
+from ..results import Metric, gamma_metric
 from ..selection import SEVERITY_LEVELS
-from .adapters.frames import frame_spec_of
 from .adapters.factory import load_model
+from .adapters.frames import frame_spec_of
 from .adapters.protocol import Model, wrap
 from .cache import EmbeddingCache
+from .contrast_eval import evaluate_entailment, evaluate_mc
 from .data import BenchData
-from .results import build_results, parse_metric
-from .runner import Encoder, Settings, plan, run_jobs
+from .encoder import Encoder, Settings
+from .plan import plan
+from .results import build_results
+from .shards import run_jobs
 from .sources import OnTheFly
 from .suite_summary import load_baseline, summarize_suites
-from .tasks import evaluate_entailment, evaluate_mc
 
 
 def _default_id(obj: Any) -> str:
@@ -69,7 +72,7 @@ def _two_stage(m: Model, k: int, first_stage: Any, encoder: Encoder, options: di
 
 def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str] = (),
               text: Sequence[str] = (), severities: Sequence[int] = SEVERITY_LEVELS,
-              pairs: Sequence[tuple[str, str]] = (), metric: str = "t2v.R@5",
+              pairs: Sequence[tuple[str, str]] = (), metric: str | Metric = "t2v.R@5",
               bootstrap: int = 1000, level: float = 0.95, source: OnTheFly | None = None,
               cache_dir: str | None = None, settings: Settings | None = None,
               backend: str | None = None, scheduler: str | None = None, n_workers: int = 2,
@@ -93,7 +96,7 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     ``baseline_errors`` (a JSON path or mapping of a baseline model's errors) adds ImageNet-C's mCE.
     """
     settings = settings or Settings(seed=data.seed)
-    parse_metric(metric)
+    metric = gamma_metric(metric)            # parsed once, here (a Metric passes through)
     baseline = load_baseline(baseline_errors) if baseline_errors is not None else None
     spec = model if isinstance(model, str) else None
     m = load_model(model, **(model_options or {})) if spec else wrap(model, _default_id(model))
@@ -105,7 +108,7 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     if hasattr(source, "fit_to"):
         source.fit_to(frame_spec_of(m.impl))
     jobs = plan(video, text, severities, pairs)
-    with_ap = data.extra_positives > 0 or metric.endswith("mAP")
+    with_ap = data.extra_positives > 0 or metric.key == "mAP"
     encoder = Encoder(m, data, source, EmbeddingCache(cache_dir), settings, with_ap=with_ap)
     if stats is not None:
         stats["progress"] = encoder.progress

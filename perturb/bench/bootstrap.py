@@ -3,7 +3,7 @@
 METHOD names the method in reports."""
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -13,9 +13,6 @@ from .robustness import gamma_a, gamma_r
 METHOD = ("percentile bootstrap over queries: {n} resamples of the queries with replacement (seed {seed}), "
           "{level:.0%} intervals; γ intervals are paired (each resample takes the same queries clean and "
           "perturbed)")
-
-Stat = Callable[[np.ndarray], np.ndarray]
-
 
 def _indices(n_items: int, n: int, seed: int) -> np.ndarray:
     if n_items < 1:

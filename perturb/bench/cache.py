@@ -5,8 +5,8 @@ A :class:`CacheKey` names a folder: model id and version (checkpoint fingerprint
 version, severity, seed and decoding options. Each encoded batch is one ``part-*.npz`` holding
 ids, rows and each row's item fingerprint (video file identity or caption text), so an edited
 caption or a replaced video re-encodes only itself; an interrupted run resumes at the last
-finished batch and a subset reuses rows of a larger run. Rows are checked before they are
-written; parts are written atomically (fsync, rename); a damaged part is named and recomputed.
+finished batch and a subset reuses rows of a larger run. Rows come checked from the model
+(:func:`~perturb.bench.adapters.protocol.check_rows`) and are checked again as they are read back; parts are written atomically (fsync, rename); a damaged part is named and recomputed.
 Rows that another run on the same cache stored meanwhile are not stored again, so two
 concurrent runs share their rows instead of each keeping a copy.
 """
@@ -27,15 +27,11 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import PerturbError
 from ..fileio import write_atomic, write_json
+from .adapters.protocol import BadEmbeddingsError, check_rows  # noqa: F401  (checked where they enter)
 
 KEY_FILE = "key.json"
 STALE_TMP_S = 3600.0                 # a temporary older than this belongs to a dead writer
-
-
-class BadEmbeddingsError(PerturbError, ValueError):
-    """A model returned rows that must not be cached (non-finite, empty or of the wrong width)."""
 
 
 def _slug(text: str) -> str:
@@ -64,21 +60,6 @@ class CacheKey:
         tail = _slug(f"{self.settings}|{self.recipe}")
         return (root / _slug(self.model) / f"v-{version}" / self.dataset / self.modality
                 / _slug(self.perturbation) / sev / f"seed{self.seed}-{tail}")
-
-
-def check_rows(rows: object, n: int, width: int | None, what: str) -> np.ndarray:
-    """``rows`` as float32 (n, D) with D > 0, all finite, D == ``width`` when given; else BadEmbeddingsError."""
-    arr = np.asarray(rows, dtype=np.float32)
-    if arr.ndim != 2 or arr.shape[0] != n:
-        raise BadEmbeddingsError(f"{what}: expected {n} rows (2-D); got shape {arr.shape}")
-    if arr.shape[1] == 0:
-        raise BadEmbeddingsError(f"{what}: returned embeddings of width 0")
-    if width is not None and arr.shape[1] != width:
-        raise BadEmbeddingsError(f"{what}: returned width {arr.shape[1]}, but this run's other rows "
-                                 f"have width {width}")
-    if not np.isfinite(arr).all():
-        raise BadEmbeddingsError(f"{what}: returned NaN or inf values")
-    return arr
 
 
 def _read_part(part: Path) -> tuple[list[str], np.ndarray, list[str]]:
@@ -177,10 +158,14 @@ class EmbeddingCache:
 
     def save(self, key: CacheKey, ids: Sequence[str], rows: np.ndarray,
              fingerprints: Mapping[str, str] | None = None) -> None:
-        """Check and store one batch of rows atomically (fsynced, then renamed)."""
+        """Store one batch of rows, as a checked model output gives them, atomically (fsynced, then
+        renamed); a batch of another shape is refused."""
         if self.root is None or not len(ids):
             return
-        arr = check_rows(rows, len(ids), None, key.model)
+        arr = np.asarray(rows, dtype=np.float32)
+        if arr.ndim != 2 or len(arr) != len(ids) or arr.shape[1] == 0:
+            raise BadEmbeddingsError(f"{key.model}: expected {len(ids)} rows of width > 0 to cache; "
+                                     f"got shape {arr.shape}")
         folder = key.folder(self.root)
         folder.mkdir(parents=True, exist_ok=True)
         if not (folder / KEY_FILE).exists():

@@ -1,4 +1,4 @@
-"""Subcommands ``perturb bench`` (run a robustness benchmark) and ``perturb report`` (combine results)."""
+"""Subcommand ``perturb bench``: run a robustness benchmark (``perturb report`` is :mod:`.report_cli`)."""
 from __future__ import annotations
 
 import argparse
@@ -16,7 +16,7 @@ from ..selection import add_selection_arguments
 
 
 def register(subparsers: Any) -> None:
-    """Add ``bench`` and ``report`` to the ``perturb`` parser."""
+    """Add ``bench`` to the ``perturb`` parser."""
     p = subparsers.add_parser("bench", help="robustness benchmark of a retrieval model",
                               description="Clean retrieval, then every video perturbation x severity, "
                               "every text perturbation and optional pairs; writes results.json, "
@@ -91,15 +91,6 @@ def register(subparsers: Any) -> None:
     p.add_argument("--debug", action="store_true", help="on a runtime failure, show the Python traceback")
     p.set_defaults(func=cmd_bench)
 
-    p = subparsers.add_parser("report", help="combine results.json files of several models into one report")
-    p.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files")
-    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    p.add_argument("--baseline-errors", metavar="JSON", help="a baseline model's errors per ImageNet-C "
-                   "corruption and severity: the report adds mCE (docs/benchmark.md)")
-    p.add_argument("--allow-mixed", action="store_true",
-                   help="combine results of different metrics or datasets (refused by default)")
-    p.set_defaults(func=cmd_report)
-
 
 def _pairs(text: str) -> list[tuple[str, str]]:
     out = []
@@ -164,19 +155,20 @@ def _data(args: argparse.Namespace):
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and write results and reports."""
-    from .adapters.protocol import ModelSpecError, parse_spec
+    from .adapters.factory import parse_spec
+    from .adapters.protocol import ModelSpecError
     from .report import print_summary, write_reports
-    from .results import parse_metric, write_csv, write_json
-    from .runner import Settings, plan
+    from ..results import write_csv, write_json
+    from .encoder import Settings
+    from .plan import plan
     from .options import check_bench
     from .sources import Built
     from .suite_summary import load_baseline
 
     pairs = _pairs(args.pairs)
-    check_bench(args, pairs)                 # every option, before any work
+    metric = check_bench(args, pairs)        # every option, before any work
     try:
         parse_spec(args.model)
-        parse_metric(args.metric)
         built = Built(args.built, seed=args.seed) if args.built else None
         severities, video, text = _selection(args, built)
         data = _data(args)
@@ -198,7 +190,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     stats: dict[str, Any] = {}
     try:
         with model_loading_bars(not args.no_progress):
-            doc = _run_benchmark(args, built, data, video, text, severities, cache_dir, settings, options, stats)
+            doc = _run_benchmark(args, built, data, metric, video, text, severities, cache_dir, settings,
+                                 options, stats)
         if args.allow_skips and doc.get("skipped"):
             doc["skips_allowed"] = True              # `perturb check` then lists them without failing
         write_json(doc, out / "results.json")
@@ -225,7 +218,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def _skips_status(skipped: list[dict[str, Any]], allowed: bool) -> int:
     """Name every requested configuration that did not run; exit 1 for them unless --allow-skips."""
-    from .honesty import run_label
+    from ..honesty import run_label
 
     for s in skipped:
         print(f"perturb bench: {'note' if allowed else 'error'}: requested {s['modality']} "
@@ -237,7 +230,7 @@ def _skips_status(skipped: list[dict[str, Any]], allowed: bool) -> int:
     return 0
 
 
-def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, video: list[str], text: list[str],
+def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, metric: Any, video: list[str], text: list[str],
                    severities: tuple[int, ...], cache_dir: str | None, settings: Any, options: dict[str, Any],
                    stats: dict[str, Any]) -> dict[str, Any]:
     """The benchmark of the validated options (on the fly unless ``built``)."""
@@ -247,7 +240,7 @@ def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, video: list[
     source = built if built is not None else OnTheFly(
         seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device)
     return benchmark(args.model, data, video=video, text=text, severities=severities,
-                     pairs=_pairs(args.pairs), metric=args.metric, bootstrap=args.bootstrap,
+                     pairs=_pairs(args.pairs), metric=metric, bootstrap=args.bootstrap,
                      level=args.level, source=source, cache_dir=cache_dir, settings=settings,
                      backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
                      model_options=options, stats=stats, mc=args.mc, entailment=args.entailment,
@@ -326,46 +319,3 @@ def failure_message(error: BaseException, model: str, progress: dict[str, Any] |
     rows = (progress or {}).get("rows_cached", 0)
     return (f"{what}; {done}, {rows} rows newly cached in {cache_dir}; "
             f"re-run the same command to resume from there")
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    """Combine results files into report.md / report.html."""
-    from ..gate.results import validate
-    from .report import print_summary, write_reports
-    from .results import load_results
-    from ..options import check_output
-    from .suite_summary import load_baseline, summarize_suites
-
-    check_output(args.out, args.results, "--out", kind="dir")
-    try:
-        docs = [load_results(p) for p in args.results]
-        for path, doc in zip(args.results, docs):
-            validate(doc, str(path))            # values of the right type, summary agreeing with runs
-        if args.baseline_errors is not None:
-            baseline = load_baseline(args.baseline_errors)
-            for doc in docs:
-                doc["suites"] = summarize_suites(doc, baseline)
-        if not args.allow_mixed:
-            check_mixable(docs, [str(p) for p in args.results])
-    except (OSError, ValueError) as e:
-        raise UsageError(str(e)) from e
-    paths = write_reports(docs, args.out)
-    for doc in docs:
-        print_summary(doc)
-    print(f"wrote {paths['md']} and {paths['html']}")
-    return 0
-
-
-MIXABLE = (("metric", lambda d: d["metric"]),
-           ("dataset", lambda d: {k: (d.get("dataset") or {}).get(k) for k in ("name", "n_items", "subset", "seed")}))
-
-
-def check_mixable(docs: list[dict[str, Any]], paths: list[str]) -> None:
-    """Results of different metrics or datasets are not one comparison: a ValueError naming both."""
-    for what, key in MIXABLE:
-        first = key(docs[0])
-        for path, doc in zip(paths[1:], docs[1:]):
-            if key(doc) != first:
-                raise ValueError(f"{paths[0]} and {path} differ in {what} ({first} vs {key(doc)}); their "
-                                 f"scores are not comparable in one report: pass --allow-mixed to combine "
-                                 f"them anyway")

@@ -14,8 +14,8 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from .adapters.frames import frame_spec_of
-from .adapters.protocol import Model
-from .cache import CacheKey, EmbeddingCache, check_rows
+from .adapters.protocol import Model, check_width
+from .cache import CacheKey, EmbeddingCache
 from .data import BenchData
 from .fingerprint import digest, item_fingerprint, perturbation_fingerprint, text_fingerprint
 from .metrics import average_precisions, first_positive_ranks
@@ -82,6 +82,7 @@ class Encoder:
         self.model, self.data, self.source, self.cache = model, data, source, cache
         self.settings, self.with_ap = settings, with_ap
         self.memo: dict[tuple[str, str, int | None], np.ndarray] = {}
+        self.units: dict[tuple[str, str, int | None], np.ndarray] = {}   # memo rows at unit length
         self.width: int | None = None       # embedding width seen so far (video and text agree)
         self.progress: dict[str, Any] = {"finished": [], "rows_cached": 0}
         self._item_fps: dict[str, str] | None = None
@@ -122,15 +123,15 @@ class Encoder:
             with _bar(len(todo), desc, self.settings.progress) as bar:
                 for batch in batched(zip(todo, inputs(todo)), self.settings.batch_size):
                     got = [ids[k] for k, _ in batch]
-                    out = check_rows(encode([x for _, x in batch]), len(got), width,
-                                     f"model {self.model.id} ({desc})")   # nothing bad is cached
+                    out = check_width(encode([x for _, x in batch]), width,    # checked as they came in;
+                                      f"model {self.model.id} ({desc})")   # one width before caching
                     width = out.shape[1]
                     self.cache.save(key, got, out, fingerprints)
                     if self.cache.root is not None:
                         self.progress["rows_cached"] += len(got)
                     rows.update(zip(got, out))
                     bar.update(len(batch))
-        out = np.stack([rows[i] for i in ids]).astype(np.float32)
+        out = np.stack([rows[i] for i in ids]).astype(np.float32, copy=False)
         if key.modality != "cross":
             self.width = out.shape[1]
         self.progress["finished"].append(desc)
@@ -165,8 +166,8 @@ class Encoder:
                     if not getattr(self.model.impl, "accepts_tensors", False):
                         frames = [_host(f) for f in frames]
                     got = [ids[k] for k in ks]
-                    out = check_rows(self.model.encode_videos(frames), len(got), self.width,
-                                     f"model {self.model.id} ({_video_desc(cfg)})")   # nothing bad is cached
+                    out = check_width(self.model.encode_videos(frames), self.width,    # one width
+                                      f"model {self.model.id} ({_video_desc(cfg)})")   # before caching
                     self.width = out.shape[1]
                     self.cache.save(self._key("video", *cfg), got, out, fps[cfg])
                     if self.cache.root is not None:
@@ -191,7 +192,7 @@ class Encoder:
         """Memoise complete per-configuration rows (e.g. gathered from shards)."""
         for (perturbation, severity), by_id in rows.items():
             self.memo[("video", perturbation, severity)] = np.stack(
-                [by_id[i] for i in self.data.item_ids]).astype(np.float32)
+                [by_id[i] for i in self.data.item_ids]).astype(np.float32, copy=False)
 
     def videos(self, perturbation: str, severity: int | None) -> np.ndarray:
         """(N, D) video embeddings under a video perturbation (``clean`` for none)."""
@@ -234,7 +235,21 @@ class Encoder:
         """(Q, N) text-to-video scores for a job: cosine for dual encoders, model scores for cross."""
         if self.model.kind == "cross":
             return self._cross(job)
-        return _normalise(self.texts(job.text)) @ _normalise(self.videos(job.video, job.severity)).T
+        return self.unit_texts(job.text) @ self.unit_videos(job.video, job.severity).T
+
+    def unit_videos(self, perturbation: str, severity: int | None) -> np.ndarray:
+        """:meth:`videos` scaled to unit length, once per configuration."""
+        key = ("video", perturbation, severity)
+        if key not in self.units:
+            self.units[key] = _normalise(self.videos(perturbation, severity))
+        return self.units[key]
+
+    def unit_texts(self, perturbation: str) -> np.ndarray:
+        """:meth:`texts` scaled to unit length, once per text perturbation."""
+        key = ("text", perturbation, None)
+        if key not in self.units:
+            self.units[key] = _normalise(self.texts(perturbation))
+        return self.units[key]
 
     def rank(self, job: Job) -> Ranked:
         """Ranks of a job in both directions."""

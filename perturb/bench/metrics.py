@@ -9,12 +9,9 @@ ranks positives first within a tie.
 """
 from __future__ import annotations
 
-from typing import Mapping
-
 import numpy as np
 
-KS = (1, 5, 10)
-TIES = ("pessimistic", "optimistic")
+from ..results import KS, TIES
 
 
 def _check(scores: np.ndarray, relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -147,12 +144,3 @@ def roc_auc(labels: np.ndarray, scores: np.ndarray) -> float:
         raise ValueError("ROC-AUC needs at least one positive and one negative label")
     ranks = _midranks(s)
     return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
-
-
-def per_query(ranks: np.ndarray) -> Mapping[str, np.ndarray]:
-    """Per-query vectors whose mean (or median, for MdR) gives each summary metric."""
-    ranks = np.asarray(ranks, dtype=np.float64)
-    out = {f"R@{k}": (ranks <= k).astype(np.float64) for k in KS}
-    out["MdR"] = ranks
-    out["MnR"] = ranks
-    return out

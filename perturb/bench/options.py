@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 
 from ..errors import UsageError
 from ..options import check_output
+from ..results import Metric, gamma_metric
 
 # (option, attribute, smallest accepted value) of the whole-number options; None is "not given".
 AT_LEAST = (("--seed", "seed", 0), ("--bootstrap", "bootstrap", 0), ("--batch-size", "batch_size", 1),
@@ -39,7 +40,8 @@ def check_model(spec: str, option: str = "--model") -> str:
     """A model spec whose target can exist: local paths present, a callable callable, a URL a
     URL; returns its kind (hf:/clip: folders are checked by parse_spec). Nothing is loaded (a
     callable's module is imported)."""
-    from .adapters.protocol import ModelSpecError, import_target, parse_spec
+    from .adapters.factory import import_target, parse_spec
+    from .adapters.protocol import ModelSpecError
 
     try:
         kind, target = parse_spec(spec)
@@ -110,11 +112,16 @@ def check_files(args: argparse.Namespace, inputs: Sequence[str]) -> None:
         check_output(args.cache, inputs, "--cache", kind="dir")
 
 
-def check_metric(args: argparse.Namespace) -> None:
-    """mAP counts extra positives, so it needs them: --judgements."""
-    if args.metric.rpartition(".")[2] == "mAP" and not args.judgements:
+def check_metric(args: argparse.Namespace) -> Metric:
+    """The metric γ is computed on, parsed; mAP counts extra positives, so it needs --judgements."""
+    try:
+        metric = gamma_metric(args.metric)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if metric.key == "mAP" and not args.judgements:
         raise UsageError("--metric mAP needs --judgements (the extra positives mAP ranks); "
                          "expected R@1, R@5 or R@10 without them")
+    return metric
 
 
 def check_rerank(args: argparse.Namespace) -> None:
@@ -129,11 +136,12 @@ def check_rerank(args: argparse.Namespace) -> None:
                          "encoder (expected hf:...#itm, hf:...#logits, hf:...#yesno or http:URL#cross)")
 
 
-def check_bench(args: argparse.Namespace, pairs: Sequence[tuple[str, str]]) -> None:
-    """Every check above, in the order a reader of the command line would make them."""
+def check_bench(args: argparse.Namespace, pairs: Sequence[tuple[str, str]]) -> Metric:
+    """Every check above, in the order a reader of the command line would make them; the parsed metric."""
     check_numbers(args)
     check_model(args.model)
-    check_metric(args)
+    metric = check_metric(args)
     check_rerank(args)
     check_pairs(pairs)
     check_files(args, [p for p in (args.dataset, args.built) if p])
+    return metric

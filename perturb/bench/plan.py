@@ -41,12 +41,11 @@ def plan(video: Sequence[str] = (), text: Sequence[str] = (), severities: Sequen
     for name in video:
         specs = REGISTRY.resolve([name], "video") if name.lower().startswith(SUITE_PREFIX) \
             else [REGISTRY.get(name, "video")]
-        for spec, sev in ((s, v) for s in specs for v in (severities if s.has_severity else (None,))):
+        for spec, sev in ((s, v) for s in specs for v in s.levels(severities)):
             spec.params(sev)
             jobs.append(Job("video", spec.ref, sev))
     jobs += [Job("text", text=REGISTRY.get(name, "text").name) for name in text]
     for vname, tname in pairs:
         vspec, tspec = REGISTRY.get(vname, "video"), REGISTRY.get(tname, "text")
-        jobs += [Job("both", vspec.ref, sev, tspec.name)
-                 for sev in (severities if vspec.has_severity else (None,))]
+        jobs += [Job("both", vspec.ref, sev, tspec.name) for sev in vspec.levels(severities)]
     return jobs

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..fileio import write_atomic
+from ..honesty import chance_of, flags, run_label
 from . import plots
-from .suite_summary import suite_tables
 from .bootstrap import METHOD
-from .honesty import chance_of, flags, run_label
+from .suite_summary import suite_tables
 
 MODALITIES = ("video", "text", "both")
 

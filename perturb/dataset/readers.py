@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import os
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from ..fileio import numbered_jsonl
+from .annotations import (DatasetFormatError, caption_field, check_segment, checked_object, group_items,
+                          load_json, read_csv, read_jsonl_rows, require_columns, seconds, text_field)
 from .items import Item
 
 VIDEO_EXTS = (".mp4", ".mkv", ".webm", ".avi", ".mov", ".m4v")
@@ -23,68 +22,6 @@ MSRVTT_VIDEO_DIRS = ("videos/all", "MSRVTT_Videos", "videos", "TrainValVideo", "
 YOUCOOK_VIDEO_DIRS = ("raw_videos", "videos", ".")
 GENERIC_COLUMNS = ("video_id", "video_path", "caption")
 GENERIC_REQUIRED = ("video_id", "caption")
-
-
-class DatasetFormatError(ValueError):
-    """An annotation file that does not match the layout its reader expects."""
-
-
-# ------------------------------------------------------------------------------ small helpers
-def _load_json(path: Path) -> Any:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except json.JSONDecodeError as e:
-        raise DatasetFormatError(f"{path}: not valid JSON ({e})") from e
-
-
-def _read_csv(path: Path) -> list[dict[str, str]]:
-    """Rows of a CSV file with a header, strictly: every quote closed, every row as wide as the
-    header, each column named once, no field spanning lines (a quote left open swallows the rows
-    after it), UTF-8."""
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
-            reader = csv.DictReader(f, strict=True)
-            names = [(h or "").strip() for h in reader.fieldnames or []]
-            twice = [n for n in dict.fromkeys(names) if n and names.count(n) > 1]
-            if twice:                          # a dict row would keep only the last of them
-                raise DatasetFormatError(f"{path}:1: column {twice[0]!r} appears {names.count(twice[0])} "
-                                         "times in the header; expected each column once")
-            rows = []
-            for r in reader:
-                line = reader.line_num
-                width = len(reader.fieldnames or [])
-                if None in r:                  # DictReader files surplus values under the key None
-                    raise DatasetFormatError(f"{path}: line {line} has {len(r) - 1 + len(r[None])} "
-                                             f"values for {width} header columns")
-                if None in r.values():         # ... and fills missing ones with None
-                    raise DatasetFormatError(f"{path}: line {line} has {sum(v is not None for v in r.values())} "
-                                             f"values for {width} header columns")
-                if any("\n" in v or "\r" in v for v in r.values()):
-                    raise DatasetFormatError(f"{path}: line {line}: a field spans several lines (a quote "
-                                             "left open?); expected one row per line")
-                rows.append({(k or "").strip(): v.strip() for k, v in r.items()})
-    except csv.Error as e:
-        raise DatasetFormatError(f"{path}: from line {reader.line_num + 1}: not valid CSV ({e}); "
-                                 "expected every quote closed") from None
-    except UnicodeDecodeError as e:
-        raise DatasetFormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start}); "
-                                 "expected a UTF-8 file") from None
-    return rows
-
-
-def _read_jsonl(path: Path) -> list[tuple[int, Any]]:
-    """(line number, value) of every non-blank line."""
-    return numbered_jsonl(path, error=DatasetFormatError)
-
-
-def _require(rows: list[Mapping[str, Any]], columns: Iterable[str], path: Path) -> None:
-    if not rows:
-        raise DatasetFormatError(f"{path}: no rows")
-    missing = [c for c in columns if c not in rows[0]]
-    if missing:
-        raise DatasetFormatError(f"{path}:1: the header lacks column(s) {', '.join(map(repr, missing))}; "
-                                 f"expected {', '.join(columns)} (got {', '.join(map(str, rows[0]))})")
 
 
 def _find_video(dirs: Iterable[Path], video_id: str) -> str:
@@ -105,84 +42,6 @@ def _video_dirs(root: Path, candidates: Iterable[str], videos: str | os.PathLike
     return found or [root]
 
 
-def _entry(value: Any, keys: Iterable[str], where: str) -> Mapping[str, Any]:
-    """An annotation object that must hold ``keys``; DatasetFormatError naming where it is."""
-    if not isinstance(value, Mapping):
-        raise DatasetFormatError(f"{where}: expected an object; got {type(value).__name__} {value!r:.60}")
-    missing = [k for k in keys if k not in value]
-    if missing:
-        raise DatasetFormatError(f"{where}: missing {', '.join(map(repr, missing))}")
-    return value
-
-
-def _text(value: Any, column: str, where: str) -> str:
-    """A non-empty id; JSON numbers are taken as written."""
-    if value is None or value == "":
-        raise DatasetFormatError(f"{where}: {column!r} is {'null' if value is None else 'empty'}; "
-                                 f"every row needs a {column}")
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise DatasetFormatError(f"{where}: {column!r} must be a string; got {value!r:.60}")
-    return str(value)
-
-
-def _caption(value: Any, where: str, column: str = "caption") -> str:
-    """A caption: a string with some text on one line."""
-    if not isinstance(value, str):
-        raise DatasetFormatError(f"{where}: {column!r} must be a string; got {value!r:.60}")
-    if not value.strip():
-        raise DatasetFormatError(f"{where}: {column!r} is empty; every row needs a caption")
-    if "\n" in value or "\r" in value:
-        raise DatasetFormatError(f"{where}: {column!r} spans several lines ({value!r:.60}); "
-                                 "expected one line")
-    return value
-
-
-def _group(rows: Iterable[tuple[Any, ...]]) -> list[Item]:
-    """Merge (where, item_id, video_id, path, start, end, group, meta, caption) rows into Items.
-
-    Rows of one item may differ only in caption; one video_id must name one video file. A
-    conflict is a DatasetFormatError naming both rows (``where``: file and row)."""
-    merged: "OrderedDict[str, dict[str, Any]]" = OrderedDict()
-    videos: dict[str, tuple[str, str]] = {}              # video_id -> (path, where first seen)
-    for where, item_id, video_id, path, start, end, group, meta, caption in rows:
-        first_path, first_where = videos.setdefault(video_id, (path, where))
-        if path != first_path:
-            raise DatasetFormatError(
-                f"{where}: video_id {video_id!r} names video {path!r}, but {first_where} gave it "
-                f"{first_path!r}; one video_id must name one video")
-        entry = merged.setdefault(item_id, dict(video_id=video_id, path=path, start=start, end=end,
-                                                group=group, meta=meta, captions=[], where=where))
-        for field, value in (("video_id", video_id), ("start", start), ("end", end)):
-            if entry[field] != value:
-                raise DatasetFormatError(
-                    f"{where}: item {item_id!r} has {field} {value!r}, but {entry['where']} gave it "
-                    f"{entry[field]!r}; rows of one item may differ only in their caption")
-        if caption:
-            entry["captions"].append(caption)
-    return [Item(item_id=k, video_id=e["video_id"], video_path=e["path"],
-                 captions=tuple(e["captions"]), start=e["start"], end=e["end"],
-                 group=e["group"], meta=e["meta"]) for k, e in merged.items()]
-
-
-def _num(value: Any, what: str, where: str) -> float | None:
-    """A time in seconds: a finite number >= 0, or None when absent."""
-    if value is None or value == "":
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = math.nan
-    if isinstance(value, bool) or not math.isfinite(number) or number < 0:
-        raise DatasetFormatError(f"{where}: {what} must be a finite number of seconds >= 0; got {value!r}")
-    return number
-
-
-def _segment(start: float | None, end: float | None, where: str) -> None:
-    """A segment ends after it starts."""
-    if end is not None and not end > (start or 0.0):
-        raise DatasetFormatError(f"{where}: end ({end:g}) must be after start ({start or 0:g}); "
-                                 "expected 0 <= start < end")
-
 
 # ------------------------------------------------------------------------------------ MSR-VTT
 def read_msrvtt(path: str | os.PathLike, videos: str | os.PathLike | None = None) -> list[Item]:
@@ -195,15 +54,16 @@ def read_msrvtt(path: str | os.PathLike, videos: str | os.PathLike | None = None
         ann, root = path, path.parent
     dirs = _video_dirs(root, MSRVTT_VIDEO_DIRS, videos)
     if ann.suffix.lower() == ".csv":
-        rows = _read_csv(ann)
-        _require(rows, ("video_id", "sentence"), ann)
+        rows = read_csv(ann)
+        require_columns(rows, ("video_id", "sentence"), ann)
 
         def csv_row(n: int, r: Mapping[str, str]) -> tuple:
-            vid = _text(r["video_id"], "video_id", f"{ann}:{n}")
+            vid = text_field(r["video_id"], "video_id", f"{ann}:{n}")
             return (f"{ann}:{n}", vid, vid, _find_video(dirs, vid), None, None, None,
-                    {k: r[k] for k in ("key", "vid_key") if k in r}, _caption(r["sentence"], f"{ann}:{n}", "sentence"))
-        return _group(csv_row(n, r) for n, r in enumerate(rows, 2))
-    data = _load_json(ann)
+                    {k: r[k] for k in ("key", "vid_key") if k in r},
+                    caption_field(r["sentence"], f"{ann}:{n}", "sentence"))
+        return group_items(csv_row(n, r) for n, r in enumerate(rows, 2))
+    data = load_json(ann)
     if not (isinstance(data, dict) and isinstance(data.get("videos"), list)
             and isinstance(data.get("sentences"), list)):
         raise DatasetFormatError(f"{ann}: expected an MSR-VTT JSON with 'videos' and 'sentences' lists")
@@ -212,16 +72,16 @@ def read_msrvtt(path: str | os.PathLike, videos: str | os.PathLike | None = None
     meta: dict[str, dict[str, Any]] = {}
     for j, v in enumerate(data["videos"]):
         where = f"{ann}: videos[{j}]"
-        vid = _text(_entry(v, ("video_id",), where)["video_id"], "video_id", where)
+        vid = text_field(checked_object(v, ("video_id",), where)["video_id"], "video_id", where)
         caps.setdefault(vid, [])
         listed.setdefault(vid, where)
         meta[vid] = {k: v[k] for k in ("split", "category", "url") if k in v}
     for j, sent in enumerate(data["sentences"]):
         where = f"{ann}: sentences[{j}]"
-        _entry(sent, ("video_id", "caption"), where)
-        caption = _caption(sent["caption"], where)
-        caps.setdefault(_text(sent["video_id"], "video_id", where), []).append((where, caption))
-    return _group((where, v, v, _find_video(dirs, v), None, None, None, meta.get(v, {}), c)
+        checked_object(sent, ("video_id", "caption"), where)
+        caption = caption_field(sent["caption"], where)
+        caps.setdefault(text_field(sent["video_id"], "video_id", where), []).append((where, caption))
+    return group_items((where, v, v, _find_video(dirs, v), None, None, None, meta.get(v, {}), c)
                   for v in caps for where, c in (caps[v] or [(listed[v], "")]))
 
 
@@ -248,14 +108,14 @@ def read_youcook2(path: str | os.PathLike, videos: str | os.PathLike | None = No
         if not found:
             raise DatasetFormatError(f"{path}: no youcookii_annotations*.json found")
         path = found[0]
-    data = _load_json(path)
+    data = load_json(path)
     if not (isinstance(data, dict) and isinstance(data.get("database"), dict)):
         raise DatasetFormatError(f"{path}: expected a YouCook2 JSON with a 'database' mapping")
     dirs = _video_dirs(path.parent, YOUCOOK_VIDEO_DIRS, videos)
     wanted = set(subsets) if subsets is not None else None
     rows = []
     for vid, entry in data["database"].items():
-        _entry(entry, (), f"{path}: database[{vid!r}]")
+        checked_object(entry, (), f"{path}: database[{vid!r}]")
         subset = entry.get("subset", "")
         if wanted is not None and subset not in wanted:
             continue
@@ -265,16 +125,16 @@ def read_youcook2(path: str | os.PathLike, videos: str | os.PathLike | None = No
                 "duration": entry.get("duration")}
         for j, seg in enumerate(entry.get("annotations", [])):
             where = f"{path}: database[{vid!r}].annotations[{j}]"
-            bounds = _entry(seg, ("segment",), where)["segment"]
+            bounds = checked_object(seg, ("segment",), where)["segment"]
             if not (isinstance(bounds, list) and len(bounds) == 2):
                 raise DatasetFormatError(f"{where}: 'segment' must be [start, end] in seconds; got {bounds!r}")
-            start, end = (_num(x, "segment", where) for x in bounds)
+            start, end = (seconds(x, "segment", where) for x in bounds)
             if start is None or end is None:
                 raise DatasetFormatError(f"{where}: 'segment' must be [start, end] in seconds; got {bounds!r}")
-            _segment(start, end, where)
+            check_segment(start, end, where)
             rows.append((where, f"{vid}_{seg.get('id', len(rows))}", vid, video, start, end, vid,
                          dict(meta, segment_id=seg.get("id")), seg.get("sentence", "")))
-    return _group(rows)
+    return group_items(rows)
 
 
 # ------------------------------------------------------------------------------------ generic
@@ -287,10 +147,10 @@ def read_generic(path: str | os.PathLike) -> list[Item]:
     """
     path = Path(path)
     if path.suffix.lower() in (".jsonl", ".ndjson"):
-        rows = _read_jsonl(path)
+        rows = read_jsonl_rows(path)
     else:
-        table = _read_csv(path)
-        _require(table, GENERIC_REQUIRED, path)            # a column missing from the header, once
+        table = read_csv(path)
+        require_columns(table, GENERIC_REQUIRED, path)            # a column missing from the header, once
         rows = list(enumerate(table, 2))
     if not rows:
         raise DatasetFormatError(f"{path}: no rows")
@@ -305,10 +165,10 @@ def read_generic(path: str | os.PathLike) -> list[Item]:
         if missing:
             raise DatasetFormatError(f"{where}: missing column(s) {', '.join(map(repr, missing))}; "
                                      f"expected {', '.join(GENERIC_COLUMNS)}")
-        vid = _text(r["video_id"], "video_id", where)
-        caption = _caption(r["caption"], where)
-        start, end = _num(r.get("start"), "start", where), _num(r.get("end"), "end", where)
-        _segment(start, end, where)
+        vid = text_field(r["video_id"], "video_id", where)
+        caption = caption_field(r["caption"], where)
+        start, end = seconds(r.get("start"), "start", where), seconds(r.get("end"), "end", where)
+        check_segment(start, end, where)
         segment = f"_{start or 0:g}-{'end' if end is None else format(end, 'g')}"
         item_id = str(r.get("item_id") or (vid if start is None and end is None else vid + segment))
         raw = r.get("video_path")
@@ -321,10 +181,8 @@ def read_generic(path: str | os.PathLike) -> list[Item]:
         video = str(path.parent / raw) if raw and not os.path.isabs(raw) else raw
         return where, item_id, vid, video, start, end, r.get("group") or None, {}, caption
 
-    return _group(one(n, r) for n, r in rows)
+    return group_items(one(n, r) for n, r in rows)
 
-
-read_captions = read_generic
 
 # --------------------------------------------------------------------------------- inference
 READERS: dict[str, Callable[..., list[Item]]] = {
@@ -360,7 +218,7 @@ def infer_reader(path: str | os.PathLike) -> str:
             raise DatasetFormatError(f"{p}:1: not valid CSV ({e})") from None
         return "msrvtt" if "sentence" in header and "video_id" in header else "generic"
     if suffix == ".json":
-        data = _load_json(p)
+        data = load_json(p)
         if isinstance(data, dict) and "database" in data:
             return "youcook2"
         if isinstance(data, dict) and "videos" in data and "sentences" in data:

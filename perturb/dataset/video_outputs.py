@@ -15,7 +15,7 @@ from . import encode
 from .manifest import row_key
 from .staging import commit, discard, error_text, temp_path
 from .strategy import CHUNK, Strategy, perturb, render_draw, strategy, window_generator
-from .tasks import Output, VideoTask
+from .work_units import Output, VideoTask
 
 
 def _row(task: VideoTask, out: Output, **fields: Any) -> dict[str, Any]:

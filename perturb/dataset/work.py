@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .caption_outputs import run_text
-from .tasks import TextTask, VideoTask
+from .work_units import TextTask, VideoTask
 from .video_outputs import run_video
 
 

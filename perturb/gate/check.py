@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .errors import GateInputError
-from .metrics import Metric, parse_metric
+from ..errors import GateInputError
+from ..results import Metric, Results, parse_metric
 from .outcome import FAIL, INFO, PASS, Outcome, fmt
-from .results import Results
 from .rules import BOUNDS, Rule
 from .scope import EACH, Scope, each_perturbation, resolve_scope, scope_value, select_runs
 
@@ -68,7 +67,7 @@ def check_rule(results: Results, rule: Rule) -> Outcome:
 def not_run(results: Results) -> list[Outcome]:
     """One outcome per requested configuration that did not run: a failure, or information when the
     benchmark was told to accept it (--allow-skips)."""
-    from ..bench.honesty import run_label
+    from ..honesty import run_label
 
     allowed = bool(results.data.get("skips_allowed"))
     out = []
@@ -82,7 +81,7 @@ def not_run(results: Results) -> list[Outcome]:
 
 def notes(results: Results) -> list[str]:
     """What makes the numbers mean little (clean score near chance or 1, γ above 1, ...)."""
-    from ..bench.honesty import flags
+    from ..honesty import flags
 
     data = results.data
     found = data["flags"] if "flags" in data else flags(data)

@@ -5,9 +5,8 @@ import argparse
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..errors import UsageError
+from ..errors import GateInputError, UsageError
 from ..options import check_distinct_outputs, check_output
-from .errors import GateInputError
 from .outcome import Outcome, exit_status
 
 RULE_HELP = ("[SCOPE[@SEVERITY]:]METRIC=VALUE; SCOPE is a perturbation, category or modality "
@@ -17,7 +16,7 @@ RULE_HELP = ("[SCOPE[@SEVERITY]:]METRIC=VALUE; SCOPE is a perturbation, category
 def _report(outcomes: list[Outcome], title: str, heading: str, suite: str, args: argparse.Namespace,
             notes: Sequence[str] = ()) -> int:
     from .junit import write_junit
-    from .render import markdown, print_table
+    from .tables import markdown, print_table
 
     print_table(outcomes, title, notes)
     try:
@@ -52,7 +51,7 @@ def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
 def run_check(args: argparse.Namespace) -> int:
     """Check rules from --min/--max and --policy against one results file."""
     from .check import check, notes
-    from .results import load_results
+    from ..results import load_results
     from .rules import load_policy, parse_rule
 
     rules = [parse_rule(s, "min") for s in args.min] + [parse_rule(s, "max") for s in args.max]
@@ -66,7 +65,7 @@ def run_check(args: argparse.Namespace) -> int:
 def run_compare(args: argparse.Namespace) -> int:
     """Compare a current results file against a baseline."""
     from .compare import DEFAULT_MAX_DROP, compare
-    from .results import load_results
+    from ..results import load_results
     from .rules import load_policy
 
     defaults = dict(load_policy(args.policy).compare) if args.policy else {}

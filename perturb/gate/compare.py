@@ -6,10 +6,9 @@ from dataclasses import dataclass, field, replace
 from statistics import NormalDist, fmean
 from typing import Any, Iterable, Mapping
 
-from .errors import GateInputError
-from .metrics import Metric, headline, parse_metric
+from ..errors import GateInputError
+from ..results import Metric, Results, parse_metric
 from .outcome import FAIL, INFO, PASS, Outcome, fmt
-from .results import Results
 from .scope import Scope, scope_value, select_runs
 
 DEFAULT_MAX_DROP = 0.02
@@ -139,7 +138,7 @@ def compare(baseline: Results, current: Results, metrics: Iterable[str] | None =
     """Per clean / perturbation / category rows: a drop beyond ``max_drop`` (and, with
     ``significance``, outside the bootstrap noise) is a regression. ``metrics`` None compares
     :func:`default_metrics`."""
-    if headline(baseline).name != headline(current).name:
+    if baseline.headline.name != current.headline.name:
         raise GateInputError(f"the files measure different metrics (baseline {baseline.metric}, "
                              f"current {current.metric}); their γ are not comparable")
     if baseline.ties != current.ties:

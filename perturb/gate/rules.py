@@ -9,8 +9,8 @@ from typing import Any, Mapping
 
 import yaml
 
+from ..errors import GateInputError
 from ..selection import SEVERITY_LEVELS as SEVERITIES
-from .errors import GateInputError
 
 BOUNDS = {"min": ">=", "max": "<="}
 POLICY_KEYS = ("min", "max", "compare")

@@ -5,10 +5,10 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any, Mapping
 
-from ..registry import REGISTRY, normalize
-from .errors import unknown
-from .metrics import Metric
-from .results import Results
+from ..errors import GateInputError
+from ..names import normalize, unknown_name
+from ..registry import REGISTRY
+from ..results import Metric, Results
 
 MODALITIES = ("video", "text", "both")
 EACH = "each"        # the kind of a scope meaning "every perturbation, one by one"
@@ -58,7 +58,8 @@ def resolve_scope(results: Results, text: str | None, severity: int | None = Non
         return Scope("modality", found, severity, present=found in results.modalities())
     pool = perts + [s.name for s in REGISTRY if s.name not in perts] + cats + \
         [c for c in _registry_categories() if c not in cats] + list(MODALITIES)
-    raise unknown("perturbation, category or modality", text, ["*"] + pool)
+    valid = list(dict.fromkeys(["*"] + pool))
+    raise GateInputError(unknown_name("perturbation, category or modality", text, {v: v for v in valid}, valid))
 
 
 def each_perturbation(results: Results, severity: int | None = None) -> list[Scope]:

@@ -9,9 +9,9 @@ from ..fileio import write_json
 from ..gate.check import check, not_run
 from ..gate.compare import DEFAULT_MAX_DROP, compare
 from ..gate.outcome import Outcome
-from ..gate.results import Results, load_results, validate
 from ..gate.rules import Rule, parse_rule
 from ..registry import REGISTRY
+from ..results import Results, load_results, validate
 
 
 class RobustnessError(AssertionError):

@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from ..registry import REGISTRY, Spec
-from .clip import (_is_torch, from_levels, from_numpy, from_uint8_frames, to_levels, to_numpy,
+from .clip import (_is_torch, from_levels, from_uint8_frames, to_levels, to_numpy,
                    to_uint8_frames, torch_layout)
 
 FRAME, INDEX, WINDOW, PREFIX, CLIP = "frame", "index", "window", "prefix", "clip"
@@ -126,7 +127,7 @@ class Draw:
     """One perturbation's parameters drawn for a clip of ``n_frames`` frames; renders any frames.
 
     Small and picklable: the drawn values are a few numbers per frame. The renderer is looked
-    up in the registry by name, not stored.
+    up in the registry by name once per Draw, and left out when the Draw is pickled.
     """
 
     name: str
@@ -135,9 +136,12 @@ class Draw:
     params: Mapping[str, Any]
     drawn: Mapping[str, np.ndarray]
 
-    @property
+    @cached_property
     def renderer(self) -> Renderer:
         return renderer_of(REGISTRY.get(self.name, "video"))
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "renderer"}
 
     @property
     def native_backends(self) -> tuple[str, ...]:
@@ -196,7 +200,8 @@ class Draw:
         return self._render(src, layout, ids)
 
     def _render(self, src: Any, layout: str | None, ids: np.ndarray) -> Any:
-        """:meth:`render` on a validated clip (``layout`` None for numpy)."""
+        """:meth:`render` on a clip validated where it came in (``layout`` None for contiguous
+        uint8 numpy): nothing here checks or converts it again."""
         need = self._sources(ids)
         if len(src) != len(need):
             raise ValueError(f"expected src to hold the {len(need)} input frames that "
@@ -216,9 +221,14 @@ class Draw:
                 else:
                     out = kernel(to_levels(src, layout), unique, self.drawn, self.params)
                     out = from_levels(out, layout, src.dtype)
-        else:
-            arr, kind = to_numpy(src)
-            out = from_numpy(renderer.kernels["numpy"](arr, unique, self.drawn, self.params), kind)
+        elif layout is not None:                 # a torch clip through the numpy kernel, and back
+            import torch
+
+            arr = to_uint8_frames(src, layout).cpu().numpy()
+            out = renderer.kernels["numpy"](arr, unique, self.drawn, self.params)
+            out = from_uint8_frames(torch.from_numpy(np.ascontiguousarray(out)).to(src.device), layout, src.dtype)
+        else:                                    # numpy, validated where it came in
+            out = renderer.kernels["numpy"](src, unique, self.drawn, self.params)
         return out if order is None else _take(out, order)
 
 

@@ -1,12 +1,20 @@
-"""``load_model``: the adapter a ``kind:target`` spec names, wrapped as a checked :class:`Model`.
+"""``load_model``: the adapter a ``kind:target`` spec names, wrapped as a checked :class:`Model`;
+and the checking of those strings (:func:`parse_spec`, :func:`import_target`).
 
 Kept apart from :mod:`.protocol` so the protocol imports no adapter family (the hf family imports
 the protocol's errors).
 """
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from .frames import check_sampling
-from .protocol import Model, ModelSpecError, import_target, parse_spec, wrap
+from .protocol import Model, ModelSpecError, wrap
+
+SPEC_FORMS = {"hf": "hf:NAME_OR_PATH[@REVISION][#MODE]", "clip": "clip:NAME_OR_PATH",
+              "precomputed": "precomputed:DIR", "callable": "callable:MODULE:ATTR", "http": "http:URL",
+              "toy": "toy:DIM"}
 
 
 def load_model(spec: str, *, device: str = "auto", batch_size: int = 32, frames: int | None = None,
@@ -55,3 +63,49 @@ def _load(spec: str, *, device: str, batch_size: int, frames: int | None, timeou
         from .toy import ToyEncoder
         return Model(ToyEncoder(int(target)), spec)
     return wrap(import_target(target), spec)
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """``"KIND:TARGET"`` → (kind, target), checked without loading anything (a bare URL is an
+    http model); a ModelSpecError lists the valid kinds."""
+    text = str(spec)
+    if text.startswith(("http://", "https://")):
+        text = f"http:{text}"
+    kind, sep, target = text.partition(":")
+    expected = f"expected one of {', '.join(SPEC_FORMS.values())}"
+    if not sep or not kind:
+        raise ModelSpecError(f"model {spec!r} names no kind; {expected}")
+    if kind not in SPEC_FORMS:
+        raise ModelSpecError(f"unknown model kind {kind!r} in {spec!r}; {expected}")
+    if not target:
+        raise ModelSpecError(f"model {spec!r} has no target; expected {SPEC_FORMS[kind]}")
+    if kind == "toy" and not (target.isdigit() and int(target) > 0):
+        raise ModelSpecError(f"toy:DIM takes a positive whole dimension; got {spec!r}")
+    if kind in ("hf", "clip"):
+        from .hf.checkpoint import check_local, parse_spec as parse_hf
+        check_local(parse_hf(target), kind)
+    if kind == "callable":
+        module_name, sep, attr = target.partition(":")
+        if not sep or not module_name or not attr:
+            raise ModelSpecError(f"expected callable:MODULE:ATTR (e.g. callable:mypkg.models:build); "
+                                 f"got {spec!r}")
+    return kind, target
+
+
+def import_target(target: str) -> Any:
+    """The object named by ``MODULE:ATTR`` (ATTR may be dotted); ModelSpecError when the module or
+    the attribute does not exist (an import error inside the module is left as it is)."""
+    _, target = parse_spec(f"callable:{target}")
+    module_name, _, attr = target.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name is None or not (module_name == e.name or module_name.startswith(e.name + ".")):
+            raise
+        raise ModelSpecError(f"callable:{target}: no module named {e.name!r}") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ModelSpecError(f"callable:{target}: {getattr(obj, '__name__', obj)!r} has no "
+                                 f"attribute {part!r}")
+        obj = getattr(obj, part)
+    return obj

@@ -1,6 +1,7 @@
-"""The model protocol the runner talks to, and the checking of ``kind:target`` strings.
+"""The model protocol the runner talks to, and the error of a bad model spec or option.
 
-It imports no adapter family: :mod:`perturb.bench.adapters.factory` picks and loads one.
+It imports no adapter family: :mod:`perturb.bench.adapters.factory` checks ``kind:target``
+strings and picks and loads one.
 
 A model is either a *dual encoder* (``encode_videos(clips) -> (N, D)``, ``encode_texts(texts)
 -> (N, D)``) or a *cross-encoder* (``score(clips, texts) -> (N,)`` for N aligned pairs). Clips are
@@ -9,20 +10,16 @@ forward calls.
 """
 from __future__ import annotations
 
-import importlib
 import inspect
 from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-SPEC_FORMS = {"hf": "hf:NAME_OR_PATH[@REVISION][#MODE]", "clip": "clip:NAME_OR_PATH",
-              "precomputed": "precomputed:DIR", "callable": "callable:MODULE:ATTR", "http": "http:URL",
-              "toy": "toy:DIM"}
-KINDS = tuple(SPEC_FORMS)
-
+from ...errors import PerturbError
 
 class ModelSpecError(ValueError):
-    """A model spec (``--model KIND:TARGET``) of an unknown kind or with a malformed target."""
+    """A model spec (``--model KIND:TARGET``) of an unknown kind or with a malformed target, or a
+    model option its adapter cannot take."""
 
 
 @runtime_checkable
@@ -41,15 +38,43 @@ class CrossEncoder(Protocol):
     def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> Any: ...
 
 
+class BadEmbeddingsError(PerturbError, ValueError):
+    """A model returned rows that must not be used or cached (non-finite, empty or of the wrong width)."""
+
+
+def check_width(rows: np.ndarray, width: int | None, what: str) -> np.ndarray:
+    """``rows`` when their width is ``width`` (None: any); else BadEmbeddingsError."""
+    if width is not None and rows.shape[1] != width:
+        raise BadEmbeddingsError(f"{what}: returned width {rows.shape[1]}, but this run's other rows "
+                                 f"have width {width}")
+    return rows
+
+
+def check_rows(rows: object, n: int, width: int | None, what: str) -> np.ndarray:
+    """``rows`` as float32 (n, D) with D > 0, all finite, D == ``width`` when given; else BadEmbeddingsError."""
+    arr = np.asarray(rows, dtype=np.float32)
+    if arr.ndim != 2 or arr.shape[0] != n:
+        raise BadEmbeddingsError(f"{what}: expected {n} rows (2-D); got shape {arr.shape}")
+    if arr.shape[1] == 0:
+        raise BadEmbeddingsError(f"{what}: returned embeddings of width 0")
+    check_width(arr, width, what)
+    if not np.isfinite(arr).all():
+        raise BadEmbeddingsError(f"{what}: returned NaN or inf values")
+    return arr
+
+
 def _as_array(out: Any, n: int, what: str, ndim: int) -> np.ndarray:
+    """A model's output where it enters: float32 on the host, checked once (embeddings by
+    :func:`check_rows`; scores one finite number per pair)."""
     if hasattr(out, "detach"):
         out = out.detach().float().cpu().numpy()
+    if ndim == 2:
+        return check_rows(out, n, None, what)
     arr = np.asarray(out, dtype=np.float32)
-    if arr.ndim != ndim or arr.shape[0] != n:
-        shape = "(N, D)" if ndim == 2 else "(N,)"
-        raise ValueError(f"{what} must return an array of shape {shape} with N={n}; got shape {arr.shape}")
+    if arr.shape != (n,):
+        raise BadEmbeddingsError(f"{what}: expected {n} scores (1-D); got shape {arr.shape}")
     if not np.isfinite(arr).all():
-        raise ValueError(f"{what} returned NaN or inf values")
+        raise BadEmbeddingsError(f"{what}: returned NaN or inf values")
     return arr
 
 
@@ -144,49 +169,3 @@ def wrap(obj: Any, model_id: str = "callable") -> Model:
             return Model(_ScoreFunction(obj), model_id)
     raise TypeError(f"{model_id}: expected an object with encode_videos/encode_texts or score, a "
                     f"factory returning one, or a function (clips, texts) -> scores; got {obj!r}")
-
-
-def parse_spec(spec: str) -> tuple[str, str]:
-    """``"KIND:TARGET"`` → (kind, target), checked without loading anything (a bare URL is an
-    http model); a ModelSpecError lists the valid kinds."""
-    text = str(spec)
-    if text.startswith(("http://", "https://")):
-        text = f"http:{text}"
-    kind, sep, target = text.partition(":")
-    expected = f"expected one of {', '.join(SPEC_FORMS.values())}"
-    if not sep or not kind:
-        raise ModelSpecError(f"model {spec!r} names no kind; {expected}")
-    if kind not in SPEC_FORMS:
-        raise ModelSpecError(f"unknown model kind {kind!r} in {spec!r}; {expected}")
-    if not target:
-        raise ModelSpecError(f"model {spec!r} has no target; expected {SPEC_FORMS[kind]}")
-    if kind == "toy" and not (target.isdigit() and int(target) > 0):
-        raise ModelSpecError(f"toy:DIM takes a positive whole dimension; got {spec!r}")
-    if kind in ("hf", "clip"):
-        from .hf.spec import check_local, parse_spec as parse_hf
-        check_local(parse_hf(target), kind)
-    if kind == "callable":
-        module_name, sep, attr = target.partition(":")
-        if not sep or not module_name or not attr:
-            raise ModelSpecError(f"expected callable:MODULE:ATTR (e.g. callable:mypkg.models:build); "
-                                 f"got {spec!r}")
-    return kind, target
-
-
-def import_target(target: str) -> Any:
-    """The object named by ``MODULE:ATTR`` (ATTR may be dotted); ModelSpecError when the module or
-    the attribute does not exist (an import error inside the module is left as it is)."""
-    _, target = parse_spec(f"callable:{target}")
-    module_name, _, attr = target.partition(":")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ModuleNotFoundError as e:
-        if e.name is None or not (module_name == e.name or module_name.startswith(e.name + ".")):
-            raise
-        raise ModelSpecError(f"callable:{target}: no module named {e.name!r}") from None
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise ModelSpecError(f"callable:{target}: {getattr(obj, '__name__', obj)!r} has no "
-                                 f"attribute {part!r}")
-        obj = getattr(obj, part)
-    return obj

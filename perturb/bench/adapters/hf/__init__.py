@@ -3,6 +3,7 @@
 Families and modes (default first): CLIP, SigLIP, SigLIP 2 ``#embed`` (dual, frames mean-pooled);
 X-CLIP ``#logits`` (cross: video-conditioned prompts) or ``#embed``; BLIP ``#itm`` or ``#embed``;
 BLIP-2 ``#itm``; Qwen2-VL, Qwen2.5-VL, LLaVA-NeXT-Video, LLaVA-OneVision ``#yesno`` (cross).
+What sets each family apart is data on its :class:`~.family.Family` (:data:`~.spec.FAMILIES`).
 """
 from __future__ import annotations
 
@@ -10,27 +11,14 @@ from typing import Any
 
 from ..protocol import ModelSpecError
 from .base import HfAdapter
-from .processors import PROCESSOR, SAMPLING
+from .checkpoint import HfSpec, parse_spec, read_json
+from .family import Family
 from .runtime import Pixels, Runtime, pixels_from
-from .spec import BY_NAME, FAMILIES, Family, HfSpec, parse_spec, pick_family, pick_mode, read_json
+from .spec import BY_NAME, FAMILIES, pick_family, pick_mode
 
 __all__ = ["FAMILIES", "HfAdapter", "load_hf", "parse_spec"]
 
 DEFAULT_FRAMES = 8
-
-
-def _adapter_class(family: Family, mode: str) -> type:
-    from .dual import FrameDualEncoder
-    from .itm import BlipEmbedder, ItmAdapter
-    from .xclip import XClipAdapter, XClipEmbedder
-    from .yesno import YesNoAdapter
-    if family.name == "xclip":
-        return XClipEmbedder if mode == "embed" else XClipAdapter
-    if family.name in ("blip", "blip2"):
-        return BlipEmbedder if mode == "embed" else ItmAdapter
-    if mode == "yesno":
-        return YesNoAdapter
-    return FrameDualEncoder
 
 
 def _pixels(family: Family, config: dict[str, Any], spec: HfSpec) -> Pixels:
@@ -38,7 +26,7 @@ def _pixels(family: Family, config: dict[str, Any], spec: HfSpec) -> Pixels:
     from the processor class (a checkpoint with no config at all: the vision config's image size)."""
     vision = config.get("vision_config") or {}
     pre = read_json(spec, "video_preprocessor_config.json") or read_json(spec, "preprocessor_config.json")
-    defaults = dict(PROCESSOR[family.name][1])
+    defaults = dict(family.defaults)
     if pre is None:
         side = int(vision.get("image_size", 224))
         if "crop_size" in defaults:
@@ -49,16 +37,34 @@ def _pixels(family: Family, config: dict[str, Any], spec: HfSpec) -> Pixels:
 
     def pick(key: str, vision_key: str) -> int:      # the config's, else the vision config's, else the class's
         return int(given.get(key) or vision.get(vision_key) or defaults[key])
-    if family.name == "siglip2":
+    if family.geometry == "naflex":
         return pixels_from(pre, defaults, rule="naflex", patch=pick("patch_size", "patch_size"),
                            max_patches=pick("max_num_patches", "num_patches"))
-    if family.name in ("qwen2_vl", "qwen2_5_vl"):
+    if family.geometry == "smart":
         size = {**defaults["size"], **(given.get("size") or {})}
         factor = pick("patch_size", "patch_size") * pick("merge_size", "spatial_merge_size")
         return pixels_from(dict(given, size=None), dict(defaults, size=None), rule="smart", patch=factor,
                            min_pixels=int(given.get("min_pixels") or size["shortest_edge"]),
                            max_pixels=int(given.get("max_pixels") or size["longest_edge"]))
     return pixels_from(pre, defaults)
+
+
+def _frames(family: Family, config: dict[str, Any], frames: int | None) -> int:
+    """The frames per clip under the family's rule: any count (default 8); exactly the checkpoint's
+    ``num_frames`` (X-CLIP's temporal transformer has one position per frame, so any other count is
+    refused before loading); or whole groups of ``temporal_patch_size``, rounded as the processor rounds."""
+    vision = config.get("vision_config") or {}
+    if family.frames == "config":
+        need = int(vision.get("num_frames", DEFAULT_FRAMES))
+        if frames is not None and frames != need:
+            raise ModelSpecError(f"{family.cls} checkpoint takes exactly {need} frames (vision_config.num_frames); "
+                                 f"got --frames {frames}")
+        return need
+    frames = DEFAULT_FRAMES if frames is None else frames
+    if family.frames == "groups":
+        tp = int(vision.get("temporal_patch_size", 2))
+        frames = max(tp, round(frames / tp) * tp)
+    return frames
 
 
 def load_hf(target: str, *, family: str | None = None, device: str = "auto", batch_size: int = 32,
@@ -74,21 +80,13 @@ def load_hf(target: str, *, family: str | None = None, device: str = "auto", bat
     config = read_json(spec, "config.json") or {}
     fam = BY_NAME[family] if family else pick_family(config, f"{spec.name}/config.json")
     mode = pick_mode(fam, spec.mode)
-    if frames is None:
-        frames = int((config.get("vision_config") or {}).get("num_frames", DEFAULT_FRAMES)) \
-            if fam.name == "xclip" else DEFAULT_FRAMES
-    if fam.name in ("qwen2_vl", "qwen2_5_vl"):      # frames go in groups: rounded as its processor rounds
-        tp = int((config.get("vision_config") or {}).get("temporal_patch_size", 2))
-        frames = max(tp, round(frames / tp) * tp)
-    if fam.name == "xclip":
-        from .xclip import check_frames
-        check_frames(config, frames)
+    frames = _frames(fam, config, frames)
     runtime = Runtime(device=device, dtype=dtype, precision=precision, batch_size=batch_size,
                       device_map=device_map)
-    sampling = frame_sampling or SAMPLING[fam.name][0]
+    sampling = frame_sampling or fam.sampling
     if sampling.startswith("fps:"):
         raise ModelSpecError(f"hf models read a fixed number of frames per clip; --frame-sampling {sampling} "
                              "is not supported for them (use centre, start or linspace with --frames)")
-    adapter = _adapter_class(fam, mode)(spec, fam, mode, runtime, frames, _pixels(fam, config, spec), sampling)
+    adapter = fam.adapters[mode](spec, fam, mode, runtime, frames, _pixels(fam, config, spec), sampling)
     adapter.setup(runtime.load(getattr(transformers, fam.cls), spec))
     return adapter

@@ -7,12 +7,19 @@ import numpy as np
 
 from ..protocol import ModelSpecError
 from ..frames import FrameSpec, check_sampling
+from .checkpoint import HfSpec, commit_of
+from .family import Family
 from .runtime import Pixels, Runtime, features, sample, unit
-from .spec import Family, HfSpec, commit_of
 
 
 class HfAdapter:
-    """Base of the hf adapters: subclasses load ``self.model`` and implement encode or score."""
+    """Base of the hf adapters: subclasses load ``self.model`` and implement encode or score.
+
+    Clips may be uint8 numpy or torch (already on the device: they stay there); a clip of exactly
+    the frames the runner picked by :attr:`frame_spec` is used as it is, a longer one is sampled.
+    """
+
+    accepts_tensors = True          # uint8 torch clips (e.g. perturbed on the device) stay there
 
     def __init__(self, spec: HfSpec, family: Family, mode: str, runtime: Runtime, frames: int,
                  pixels: Pixels, sampling: str = "centre") -> None:
@@ -20,9 +27,8 @@ class HfAdapter:
             raise ModelSpecError(f"frames must be a positive int; got {frames!r}")
         self.spec, self.family, self.mode, self.runtime = spec, family, mode, runtime
         self.frames, self.pixels = frames, pixels
-        multiple = int(getattr(family, "temporal_patch", 1))
         hint = None if pixels.rule in ("naflex", "smart") else (pixels.edge or min(pixels.height, pixels.width))
-        self.frame_spec = FrameSpec(frames, hint, check_sampling(sampling), multiple)
+        self.frame_spec = FrameSpec(frames, hint, check_sampling(sampling))
         self.model: Any = None
         self.commit = commit_of(spec)
 

@@ -18,21 +18,19 @@ from .runtime import features, load_tokenizer, unit
 class FrameDualEncoder(TextTower, HfAdapter):
     """A dual encoder: frames through ``get_image_features``, captions through ``get_text_features``."""
 
-    accepts_tensors = True          # uint8 torch clips (e.g. perturbed on the device) stay there
-
     def setup(self, model: Any) -> None:
         self.model = model
         self.tokenizer = load_tokenizer(self.spec)
-        name = self.family.name
-        self.max_length = 64 if name == "siglip2" else int(model.config.text_config.max_position_embeddings)
-        self.padding = "max_length" if name in ("siglip", "siglip2") else True
+        text = self.family.text
+        self.max_length = text.max_length or int(model.config.text_config.max_position_embeddings)
+        self.padding = text.padding
         # SigLIP 2 (NaFlex, or fixed-resolution checkpoints saved as SigLIP with its Gemma tokenizer)
-        self.lower = name == "siglip2" or type(self.tokenizer).__name__.startswith("Gemma")
+        self.lower = text.lower or type(self.tokenizer).__name__.startswith("Gemma")
 
     def image_inputs(self, pix: Any) -> dict[str, Any]:
         """Model inputs for (F, 3, h, w) pixels of one size (SigLIP 2: its patch sequence padded to
         ``max_num_patches``, the mask of real patches and the patch grid, as Siglip2ImageProcessor)."""
-        if self.family.name != "siglip2":
+        if self.family.geometry != "naflex":
             return {"pixel_values": pix}
         torch, p, most = self.runtime.torch, self.pixels.patch, self.pixels.max_patches
         n, c, h, w = pix.shape
@@ -55,7 +53,7 @@ class FrameDualEncoder(TextTower, HfAdapter):
         tok = self.tokenizer(texts, padding=self.padding, truncation=True, max_length=self.max_length,
                              return_tensors="pt").to(self.runtime.device)
         out = {"input_ids": tok["input_ids"]}
-        if "attention_mask" in tok and self.family.name != "siglip":      # SigLIP ran without a mask
+        if "attention_mask" in tok and self.family.text.mask:      # SigLIP ran without a mask
             out["attention_mask"] = tok["attention_mask"]
         return out
 

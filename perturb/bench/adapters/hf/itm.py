@@ -35,12 +35,11 @@ class ItmAdapter(HfAdapter):
         return {"pixel_values": self.stacked_pixels(clips).flatten(0, 1)}
 
     def head(self, pixel_values: Any, input_ids: Any, attention_mask: Any) -> Any:
-        """(B, 2) ITM logits of aligned (image, text) rows."""
-        if self.family.name == "blip2":
-            return self.model(pixel_values=pixel_values, input_ids=input_ids, attention_mask=attention_mask,
-                              use_image_text_matching_head=True).logits_per_image
-        return self.model(pixel_values=pixel_values, input_ids=input_ids, attention_mask=attention_mask,
-                          use_itm_head=True).itm_score
+        """(B, 2) ITM logits of aligned (image, text) rows, through the family's matching head."""
+        flag, output = self.family.itm_head
+        out = self.model(pixel_values=pixel_values, input_ids=input_ids, attention_mask=attention_mask,
+                         **{flag: True})
+        return getattr(out, output)
 
     def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> np.ndarray:
         rt, f = self.runtime, self.frames

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..device import pick_device
 from ..protocol import ModelSpecError
-from .spec import HfSpec, offline
+from .checkpoint import HfSpec, offline
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
@@ -115,7 +115,10 @@ class Runtime:
                            pin_memory=cuda)
         at = 0
         for f in frames:                           # one copy into the batch, no concatenation first
-            host[at:at + len(f)] = f if isinstance(f, torch.Tensor) else torch.from_numpy(np.asarray(f))
+            if isinstance(f, torch.Tensor):
+                host[at:at + len(f)] = f
+            else:                                  # read-only arrays too (a memoised clean clip)
+                host[at:at + len(f)].numpy()[...] = np.asarray(f)
             at += len(f)
         return host.to(device, non_blocking=True)
 
@@ -269,9 +272,13 @@ def pixels_from(preprocessor: dict[str, Any] | None, defaults: dict[str, Any], *
 
 
 def sample(clip: Any, spec: Any) -> Any:
-    """The frames of ``spec`` (a :class:`FrameSpec`) of a clip; a torch clip stays a tensor on its device."""
+    """The frames of ``spec`` (a :class:`FrameSpec`) of a clip; a torch clip stays a tensor on its
+    device. A clip of exactly ``spec.count`` frames is the runner's pick already (each rule reads
+    every frame of a clip that short), so it is taken as it is."""
     if not hasattr(clip, "device"):
         clip = np.asarray(clip)
+    if len(clip) == spec.count(len(clip)):
+        return clip
     return clip[spec.indices(len(clip))]
 
 

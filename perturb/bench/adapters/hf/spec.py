@@ -1,120 +1,56 @@
-"""``hf:NAME_OR_PATH[@REVISION][#MODE]``: parse the spec, read the checkpoint's configs, pick the family.
+"""``hf:NAME_OR_PATH[@REVISION][#MODE]``: the model families, as data, and picking one.
 
-The family comes from ``config.json`` (``architectures`` first, then ``model_type``); each family
-lists the scoring modes it supports, its default first.
+The family comes from ``config.json`` (``architectures`` first, then ``model_type``). Each
+:class:`~.family.Family` says which adapter serves each scoring mode (its default first), how
+its processor makes pixels, how its text is padded and how it samples frames; the adapters read
+these fields and never a family's name. The reference itself is parsed in :mod:`.checkpoint`.
 """
 from __future__ import annotations
 
-import json
-import os
-from dataclasses import dataclass
 from typing import Any
 
 from ..protocol import ModelSpecError
+from .checkpoint import (HfSpec, check_local, commit_of, file_path, offline, parse_spec,  # noqa: F401
+                         read_json)
+from .dual import FrameDualEncoder
+from .family import Family, TextInputs
+from .itm import BlipEmbedder, ItmAdapter
+from .processors import PROCESSOR, SAMPLING
+from .xclip import XClipAdapter, XClipEmbedder
+from .yesno import LLAVA_NEXT_CHAT, ONEVISION_CHAT, QWEN_CHAT, VIDEO_LLAVA_CHAT, YesNoAdapter
 
-MODES = ("embed", "logits", "itm", "yesno")
+EMBED = {"embed": FrameDualEncoder}
+ITM = {"itm": ItmAdapter, "embed": BlipEmbedder}
+YESNO = {"yesno": YesNoAdapter}
 
 
-@dataclass(frozen=True)
-class Family:
-    """A model family: the transformers class to load and the scoring modes it supports (default first)."""
-
-    name: str
-    cls: str
-    modes: tuple[str, ...]
-    model_types: tuple[str, ...]
+def _family(name: str, cls: str, model_types: tuple[str, ...], adapters: dict[str, type], **extra: Any) -> Family:
+    """A family with its processor's defaults and frame-sampling convention (:mod:`.processors`)."""
+    processor, defaults = PROCESSOR[name]
+    sampling, source = SAMPLING[name]
+    return Family(name, cls, model_types, adapters, processor, defaults, sampling, source, **extra)
 
 
 FAMILIES = (
-    Family("clip", "CLIPModel", ("embed",), ("clip",)),
-    Family("siglip", "SiglipModel", ("embed",), ("siglip",)),
-    Family("siglip2", "Siglip2Model", ("embed",), ("siglip2",)),
-    Family("xclip", "XCLIPModel", ("logits", "embed"), ("xclip",)),
-    Family("blip", "BlipForImageTextRetrieval", ("itm", "embed"), ("blip",)),
-    Family("blip2", "Blip2ForImageTextRetrieval", ("itm",), ("blip-2", "blip_2")),
-    Family("qwen2_vl", "Qwen2VLForConditionalGeneration", ("yesno",), ("qwen2_vl",)),
-    Family("qwen2_5_vl", "Qwen2_5_VLForConditionalGeneration", ("yesno",), ("qwen2_5_vl",)),
-    Family("llava_next_video", "LlavaNextVideoForConditionalGeneration", ("yesno",), ("llava_next_video",)),
-    Family("llava_onevision", "LlavaOnevisionForConditionalGeneration", ("yesno",), ("llava_onevision",)),
-    Family("video_llava", "VideoLlavaForConditionalGeneration", ("yesno",), ("video_llava",)),
+    _family("clip", "CLIPModel", ("clip",), EMBED),
+    _family("siglip", "SiglipModel", ("siglip",), EMBED, text=TextInputs(padding="max_length", mask=False)),
+    _family("siglip2", "Siglip2Model", ("siglip2",), EMBED, geometry="naflex",
+            text=TextInputs(padding="max_length", max_length=64, lower=True)),
+    _family("xclip", "XCLIPModel", ("xclip",), {"logits": XClipAdapter, "embed": XClipEmbedder}, frames="config"),
+    _family("blip", "BlipForImageTextRetrieval", ("blip",), ITM, itm_head=("use_itm_head", "itm_score")),
+    _family("blip2", "Blip2ForImageTextRetrieval", ("blip-2", "blip_2"), {"itm": ItmAdapter},
+            itm_head=("use_image_text_matching_head", "logits_per_image")),
+    _family("qwen2_vl", "Qwen2VLForConditionalGeneration", ("qwen2_vl",), YESNO, geometry="smart",
+            frames="groups", chat=QWEN_CHAT),
+    _family("qwen2_5_vl", "Qwen2_5_VLForConditionalGeneration", ("qwen2_5_vl",), YESNO, geometry="smart",
+            frames="groups", chat=QWEN_CHAT),
+    _family("llava_next_video", "LlavaNextVideoForConditionalGeneration", ("llava_next_video",), YESNO,
+            chat=LLAVA_NEXT_CHAT),
+    _family("llava_onevision", "LlavaOnevisionForConditionalGeneration", ("llava_onevision",), YESNO,
+            chat=ONEVISION_CHAT),
+    _family("video_llava", "VideoLlavaForConditionalGeneration", ("video_llava",), YESNO, chat=VIDEO_LLAVA_CHAT),
 )
 BY_NAME = {f.name: f for f in FAMILIES}
-
-
-@dataclass(frozen=True)
-class HfSpec:
-    """A parsed ``hf:`` target."""
-
-    name: str
-    revision: str | None = None
-    mode: str | None = None
-
-    @property
-    def local(self) -> bool:
-        return os.path.isdir(self.name)
-
-
-def parse_spec(target: str) -> HfSpec:
-    """``NAME_OR_PATH[@REVISION][#MODE]`` -> :class:`HfSpec` (ValueError on an empty part or unknown mode)."""
-    rest, hash_, mode = str(target).partition("#")
-    name, at, revision = rest.partition("@")
-    if not name or (at and not revision) or (hash_ and mode not in MODES):
-        raise ModelSpecError(f"expected hf:NAME_OR_PATH[@REVISION][#{'|'.join(MODES)}]; got hf:{target!r}")
-    return HfSpec(name, revision or None, mode or None)
-
-
-def _path_like(name: str) -> bool:
-    """A name that can only be a folder: absolute, relative with ./ or ../, ~, or deeper than ORG/NAME."""
-    return name.startswith(("/", "./", "../", "~", "\\")) or name in (".", "..") or name.count("/") > 1
-
-
-def check_local(spec: HfSpec, kind: str = "hf") -> None:
-    """A local checkpoint must be a folder with config.json: a ModelSpecError saying which is missing."""
-    name = os.path.expanduser(spec.name)
-    if os.path.isdir(name):
-        if not os.path.isfile(os.path.join(name, "config.json")):
-            raise ModelSpecError(f"{kind}:{spec.name}: the folder has no config.json; expected a checkpoint "
-                                 f"folder (as written by save_pretrained) or a hub name ORG/NAME")
-    elif _path_like(spec.name) or os.path.exists(name):
-        raise ModelSpecError(f"{kind}:{spec.name}: no such folder; expected a checkpoint folder holding "
-                             f"config.json, or a hub name ORG/NAME")
-
-
-def offline() -> bool:
-    """True when ``HF_HUB_OFFLINE`` asks for local files only."""
-    return os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false")
-
-
-def file_path(spec: HfSpec, filename: str) -> str | None:
-    """Where a file of the checkpoint lies (local folder or hub cache), or None when it has none."""
-    if spec.local:
-        path = os.path.join(spec.name, filename)
-        return path if os.path.isfile(path) else None
-    from huggingface_hub import hf_hub_download
-    try:
-        return hf_hub_download(spec.name, filename, revision=spec.revision, local_files_only=offline())
-    except Exception:                          # noqa: BLE001 - a missing optional file
-        if filename == "config.json":
-            raise
-        return None
-
-
-def read_json(spec: HfSpec, filename: str) -> dict[str, Any] | None:
-    """A JSON file of the checkpoint, or None when it has none."""
-    path = file_path(spec, filename)
-    if path is None:
-        return None
-    with open(path) as f:
-        return json.load(f)
-
-
-def commit_of(spec: HfSpec) -> str | None:
-    """The hub commit a hub checkpoint resolved to (its snapshot folder's name); None for a local folder."""
-    if spec.local:
-        return None
-    snapshot = os.path.dirname(file_path(spec, "config.json") or "")
-    parent = os.path.basename(os.path.dirname(snapshot))
-    return os.path.basename(snapshot) if parent == "snapshots" else None
 
 
 def pick_family(config: dict[str, Any], where: str = "config.json") -> Family:

@@ -13,18 +13,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..protocol import ModelSpecError
 from .base import HfAdapter, TextTower
 from .pairs import distinct
 from .runtime import features, load_tokenizer, unit
-
-
-def check_frames(config: dict[str, Any], frames: int) -> None:
-    """X-CLIP's temporal transformer has one position per frame: refuse any other count (before loading)."""
-    need = int((config.get("vision_config") or {}).get("num_frames", 8))
-    if frames != need:
-        raise ModelSpecError(f"X-CLIP checkpoint takes exactly {need} frames (vision_config.num_frames); "
-                         f"got --frames {frames}")
 
 
 class XClipAdapter(HfAdapter):

@@ -16,19 +16,16 @@ import numpy as np
 
 from ..protocol import ModelSpecError
 from .base import HfAdapter
+from .family import Chat
 from .runtime import load_tokenizer
 
 QUESTION = "Does this video match the caption: {caption}? Answer yes or no."
-PLACEHOLDER = {"qwen2_vl": "<|video_pad|>", "qwen2_5_vl": "<|video_pad|>", "llava_next_video": "<video>",
-               "llava_onevision": "<video>", "video_llava": "<video>"}
-LLAVA = ("llava_next_video", "llava_onevision", "video_llava")
-FALLBACK_TEMPLATE = {      # used when the tokenizer carries no chat template
-    "qwen2_vl": "<|im_start|>user\n<|vision_start|><|video_pad|><|vision_end|>{q}<|im_end|>\n<|im_start|>assistant\n",
-    "llava_next_video": "USER: <video>\n{q} ASSISTANT:",
-    "llava_onevision": "<|im_start|>user <video>\n{q}<|im_end|><|im_start|>assistant\n",
-    "video_llava": "USER: <video>\n{q} ASSISTANT:",
-}
-FALLBACK_TEMPLATE["qwen2_5_vl"] = FALLBACK_TEMPLATE["qwen2_vl"]
+# Each family's video token and the prompt used when the tokenizer carries no chat template.
+QWEN_CHAT = Chat("<|video_pad|>", "<|im_start|>user\n<|vision_start|><|video_pad|><|vision_end|>{q}<|im_end|>\n"
+                 "<|im_start|>assistant\n", tokens="grid")
+LLAVA_NEXT_CHAT = Chat("<video>", "USER: <video>\n{q} ASSISTANT:")
+ONEVISION_CHAT = Chat("<video>", "<|im_start|>user <video>\n{q}<|im_end|><|im_start|>assistant\n")
+VIDEO_LLAVA_CHAT = Chat("<video>", "USER: <video>\n{q} ASSISTANT:", select_strategy=False)
 
 
 def answer_ids(tokenizer: Any, words: Sequence[str]) -> list[int]:
@@ -55,12 +52,13 @@ class YesNoAdapter(HfAdapter):
     def setup(self, model: Any) -> None:
         self.model = model
         self.tokenizer = load_tokenizer(self.spec)
-        self.placeholder = PLACEHOLDER[self.family.name]
+        self.chat: Chat = self.family.chat
+        self.placeholder = self.chat.placeholder
         self.yes = answer_ids(self.tokenizer, ("Yes", "yes"))
         self.no = answer_ids(self.tokenizer, ("No", "no"))
         cfg = model.config
         self.takes_token_types = "mm_token_type_ids" in inspect.signature(model.model.forward).parameters
-        if self.family.name in LLAVA:
+        if self.chat.tokens == "per_clip":
             self.tokens_per_clip = self._llava_tokens_per_clip()
         else:
             v = cfg.vision_config
@@ -84,8 +82,8 @@ class YesNoAdapter(HfAdapter):
         torch, m = self.runtime.torch, self.model
         probe = torch.zeros(1, self.frames, 3, self.pixels.height, self.pixels.width, device=self.runtime.device,
                             dtype=next(m.parameters()).dtype)
-        options = {} if self.family.name == "video_llava" else \
-            {"vision_feature_select_strategy": m.config.vision_feature_select_strategy}
+        options = {"vision_feature_select_strategy": m.config.vision_feature_select_strategy} \
+            if self.chat.select_strategy else {}
         with self.runtime.context():
             out = m.model.get_video_features(pixel_values_videos=probe,
                                              vision_feature_layer=m.config.vision_feature_layer, **options)
@@ -99,7 +97,7 @@ class YesNoAdapter(HfAdapter):
             messages = [{"role": "user", "content": [{"type": "video"}, {"type": "text", "text": q}]}]
             text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         else:
-            text = FALLBACK_TEMPLATE[self.family.name].format(q=q)
+            text = self.chat.template.format(q=q)
         if text.count(self.placeholder) != 1:
             raise ValueError(f"the chat prompt must hold one {self.placeholder}; got {text!r}")
         return text.replace(self.placeholder, self.placeholder * tokens)
@@ -107,7 +105,7 @@ class YesNoAdapter(HfAdapter):
     def video_inputs(self, clips: Sequence[Any]) -> dict[str, Any]:
         """Pixel inputs of the model for a list of clips: the LLaVA families' (V, F, 3, H, W)
         frames; Qwen2-VL's flattened temporal patches of every clip with a per-clip (t, h, w) grid."""
-        if self.family.name in LLAVA:
+        if self.chat.tokens == "per_clip":
             return {"pixel_values_videos": self.stacked_pixels(clips)}
         torch, m, p, tp = self.runtime.torch, self.merge, self.patch, self.tp
         rows, grids = [], []
@@ -121,7 +119,7 @@ class YesNoAdapter(HfAdapter):
 
     def clip_tokens(self, inputs: dict[str, Any], n: int) -> list[int]:
         """Video tokens of each of ``n`` clips, as the prompt must expand them."""
-        if self.family.name in LLAVA:
+        if self.chat.tokens == "per_clip":
             return [self.tokens_per_clip] * n
         return [self.video_tokens(g) for g in inputs["video_grid_thw"].tolist()]
 
@@ -133,7 +131,7 @@ class YesNoAdapter(HfAdapter):
         tok = self.tokenizer([self.prompt(c, n) for c, n in zip(captions, tokens)], padding=True, return_tensors="pt",
                              add_special_tokens=False, padding_side="right").to(self.runtime.device)
         extra = {}
-        if self.family.name not in LLAVA and self.takes_token_types:      # transformers 5 M-RoPE
+        if self.chat.tokens == "grid" and self.takes_token_types:      # transformers 5 M-RoPE
             extra["mm_token_type_ids"] = (tok["input_ids"] == self.model.config.video_token_id).long() * 2
         with self.runtime.context():
             hidden = self.model.model(input_ids=tok["input_ids"], attention_mask=tok["attention_mask"],

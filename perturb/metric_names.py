@@ -1,15 +1,23 @@
-"""The metric vocabulary of rules: gamma_a, gamma_r, t2v.R@5, clean.v2t.MdR, ..."""
+"""The metric vocabulary of results files and rules: ``gamma_a``, ``gamma_r``, ``t2v.R@5``,
+``clean.v2t.MdR``, ...; :func:`gamma_metric` reads the metric γ is computed on, :func:`parse_metric`
+any metric a rule or a comparison names.
+
+Imports nothing above the ground floor; :mod:`perturb.results` builds on it.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .errors import unknown
-from .results import DIRECTIONS, Results
+from .errors import GateInputError
+from .names import normalize, unknown_name
 
-GAMMAS = ("gamma_a", "gamma_r")
-RETRIEVAL_KEYS = ("R@1", "R@5", "R@10", "MdR", "MnR")
+DIRECTIONS = ("t2v", "v2t")
+KS = (1, 5, 10)
+GAMMA_METRICS = tuple(f"R@{k}" for k in KS) + ("mAP",)       # fractions in [0, 1]: γ is defined
+RETRIEVAL_KEYS = tuple(f"R@{k}" for k in KS) + ("MdR", "MnR")
 LOWER_IS_BETTER = ("MdR", "MnR")
+GAMMAS = ("gamma_a", "gamma_r")
 
 
 @dataclass(frozen=True)
@@ -48,44 +56,42 @@ class Metric:
         return self.name
 
 
-def _retrieval_keys(results: Results | None) -> list[str]:
+def gamma_metric(metric: str | Metric) -> Metric:
+    """The metric γ is computed on: ``[t2v.|v2t.]R@1|R@5|R@10|mAP`` (a bare name means text→video);
+    a :class:`Metric` passes through. ValueError for anything else."""
+    if isinstance(metric, Metric):
+        return metric
+    direction, _, name = str(metric).rpartition(".")
+    direction = direction or "t2v"
+    if direction not in DIRECTIONS or name not in GAMMA_METRICS:
+        raise ValueError(f"--metric must be [t2v.|v2t.]R@1|R@5|R@10|mAP (a value in [0, 1], so γ is "
+                         f"defined); got {metric!r}")
+    return Metric(name, direction)
+
+
+def metric_names(results: Any = None, clean: bool = True) -> list[str]:
+    """Every metric name a rule may use (with the extra metrics a results file, anything with a
+    ``clean`` mapping, carries)."""
     keys = list(RETRIEVAL_KEYS)
     if results is not None:
         for direction in DIRECTIONS:
             keys += [k for k in results.clean.get(direction, {}) if k not in keys]
-    return keys
-
-
-def valid_metric_names(results: Results | None = None, clean: bool = True) -> list[str]:
-    """Every metric name a rule may use (with the extra metrics a results file carries)."""
-    keys = _retrieval_keys(results)
     run = list(GAMMAS) + [f"{d}.{k}" for d in DIRECTIONS for k in keys]
     return run + ([f"clean.{d}.{k}" for d in DIRECTIONS for k in keys] if clean else [])
 
 
-def _folded(name: str) -> str:
-    """A metric name with case, spaces, dashes and underscores ignored."""
-    return "".join(ch for ch in name.lower() if ch not in " -_")
-
-
-def parse_metric(text: str, results: Results | None = None, clean: bool = True) -> Metric:
+def parse_metric(text: str, results: Any = None, clean: bool = True) -> Metric:
     """A metric name → Metric, matched ignoring case, spaces, dashes and underscores (``GAMMA-R``
-    is ``gamma_r``); GateInputError listing the valid ones."""
-    valid = valid_metric_names(results, clean)
-    lookup = {_folded(v): v for v in valid}
-    # a bare retrieval metric means text→video, as in `perturb bench --metric R@5`
+    is ``gamma_r``; a bare retrieval metric means text→video); GateInputError listing the valid ones."""
+    valid = metric_names(results, clean)
+    lookup = {normalize(v): v for v in valid}
     for v in valid:
         if "t2v." in v:
-            lookup.setdefault(_folded(v.replace("t2v.", "", 1)), v)
-    canonical = lookup.get(_folded(str(text)))
+            lookup.setdefault(normalize(v.replace("t2v.", "", 1)), v)
+    canonical = lookup.get(normalize(str(text)))
     if canonical is None:
-        raise unknown("metric", str(text).strip(), valid)
+        raise GateInputError(unknown_name("metric", str(text).strip(), {v: v for v in valid}, valid))
     parts = canonical.split(".")
     is_clean = parts[0] == "clean"
     parts = parts[1:] if is_clean else parts
     return Metric(key=parts[-1], direction=parts[0] if len(parts) == 2 else None, clean=is_clean)
-
-
-def headline(results: Results) -> Metric:
-    """The results file's own metric (``"metric": "t2v.R@5"``) as a run metric."""
-    return parse_metric(results.metric, results, clean=False)

@@ -38,13 +38,13 @@ def run_demo(out: str | Path, seed: int = 0, video: Sequence[str] | str = DEFAUL
     """Build the demo data, train the demo model, benchmark it, write results and reports."""
     from ..dataset.readers import read_dataset
     from ..registry import REGISTRY
-    from .api import benchmark
-    from .data import make_data
-    from .demo_data import write_dataset
-    from .demo_model import train
-    from .report import print_summary, write_reports
-    from .results import write_csv, write_json
-    from .runner import Settings
+    from ..bench.api import benchmark
+    from ..bench.data import make_data
+    from ..bench.encoder import Settings
+    from ..bench.report import print_summary, write_reports
+    from ..results import write_csv, write_json
+    from .data import write_dataset
+    from .model import train
 
     out = Path(out)
     t0 = time.perf_counter()

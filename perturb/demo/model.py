@@ -3,7 +3,7 @@
 Video side: hand-made features of 8 uniformly sampled frames (colour layout, colour histogram,
 edge energy, optical-flow pan and zoom) through a 2-layer MLP. Text side: the mean of the bundled
 MiniLM's input word-piece embeddings plus hashed words, through a linear layer. Trained with a
-symmetric InfoNCE loss on :func:`perturb.bench.demo_data.training_set`. It is a fixture that
+symmetric InfoNCE loss on :func:`perturb.demo.data.training_set`. It is a fixture that
 really retrieves, not a general model.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .adapters.frames import FrameSpec, frame_indices
+from ..bench.adapters.frames import FrameSpec, frame_indices
 
 N_FRAMES = 8
 HASH_DIM = 256
@@ -134,7 +134,7 @@ def train(seed: int = 0, steps: int = 100, renders: int = 3, frames: int = 12,
     """Train the demo model deterministically from ``seed`` (a few seconds on 2 CPU cores)."""
     import torch
 
-    from .demo_data import training_set
+    from .data import training_set
 
     clips, texts, labels = training_set(seed, renders, frames, size)
     vfeat = np.stack([video_features(c) for c in clips])
@@ -178,5 +178,5 @@ def _dropout(text_net, x, gen):
 
 @lru_cache(maxsize=1)
 def demo_model() -> DemoModel:
-    """The demo model trained with the fixed seed 0 (for ``callable:perturb.bench.demo_model:demo_model``)."""
+    """The demo model trained with the fixed seed 0 (for ``callable:perturb.demo.model:demo_model``)."""
     return train(seed=0)

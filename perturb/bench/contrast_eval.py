@@ -14,7 +14,8 @@ import numpy as np
 from .bootstrap import bootstrap_ci
 from .metrics import mc_correct, roc_auc
 from .prefetch import batched
-from .runner import CLEAN, Encoder, _normalise
+from .encoder import Encoder, _normalise
+from .sources import CLEAN
 
 
 def _index(encoder: Encoder) -> dict[str, int]:
@@ -32,7 +33,7 @@ def pair_scores(encoder: Encoder, videos: Sequence[int], texts: Sequence[str]) -
                for vs, ts in zip(batched(videos, encoder.settings.batch_size),
                                  batched(texts, encoder.settings.batch_size))]
         return np.concatenate(out) if out else np.zeros(0)
-    vid = _normalise(encoder.videos(CLEAN, None))
+    vid = encoder.unit_videos(CLEAN, None)
     txt = np.concatenate([model.encode_texts(b) for b in batched(texts, encoder.settings.batch_size)])
     return np.einsum("ij,ij->i", _normalise(txt), vid[list(videos)])
 

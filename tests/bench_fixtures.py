@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..dataset.items import Item
-from .data import BenchData, make_data
+from perturb.bench.data import BenchData, make_data
+from perturb.dataset.items import Item
 
 WORDS = ("red", "green", "blue", "cat", "dog", "car", "tree", "moon", "boat", "sky", "road", "lamp")
 
@@ -16,7 +16,7 @@ def tiny_items(n: int = 6, frames: int = 8, size: int = 32, captions: int = 2) -
     """``n`` items whose clips are shifted crops of the sample clip, with ``captions`` captions each."""
     import cv2
 
-    from ..video.sample import sample_clip
+    from perturb.video.sample import sample_clip
 
     base = np.asarray(sample_clip(frames))
     items = []
@@ -33,8 +33,8 @@ def write_tiny_dataset(root: str | os.PathLike, n: int = 4, frames: int = 6, siz
                        fps: float = 6.0) -> Path:
     """:func:`tiny_items` written as lossless videos plus a generic ``captions.jsonl`` under
     ``root``; returns the captions file (for ``perturb bench --dataset``)."""
-    from ..fileio import write_jsonl
-    from ..video.io import write
+    from perturb.fileio import write_jsonl
+    from perturb.video.io import write
 
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)

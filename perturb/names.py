@@ -1,0 +1,28 @@
+"""How perturb matches the names people type: case, spaces, dashes and underscores do not count,
+and an unknown name is answered with the closest known ones ("did you mean").
+
+Imports nothing else from perturb, so any layer may use it (the registry, the results contract).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Iterable, Mapping
+
+
+def normalize(name: str) -> str:
+    """Case, space, dash and underscore insensitive key: 'Motion Blur' == 'motion_blur'."""
+    return re.sub(r"[\s_\-]+", "", str(name)).lower()
+
+
+def unknown_name(kind: str, name: str, spellings: Mapping[str, str], listed: Iterable[str], *,
+                 n: int = 3, cutoff: float = 0.6) -> str:
+    """The message for an unknown ``kind`` called ``name``: up to ``n`` closest names (``spellings``
+    maps every accepted spelling to the name it stands for), then every name of ``listed``."""
+    keys = {normalize(k): v for k, v in spellings.items()}
+    close = difflib.get_close_matches(normalize(name), list(keys), n=n, cutoff=cutoff)
+    suggestions = list(dict.fromkeys(keys[k] for k in close))
+    msg = f"unknown {kind} {name!r}"
+    if suggestions:
+        msg += f"; did you mean {', '.join(repr(s) for s in suggestions)}?"
+    return f"{msg} Expected one of: {', '.join(listed)}"
