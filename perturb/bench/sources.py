@@ -32,6 +32,7 @@ class CleanClip:
     n_frames: int                       # T of the decoded video
     kept: np.ndarray | None = None      # sorted source indices of ``frames``; None: all T
     draws: dict[tuple[str, int | None], Any] = field(default_factory=dict)   # made while choosing kept
+    fps: float | None = None            # the clip's frame rate, known when a FrameSpec samples by rate
 
     def take(self, indices: np.ndarray | None) -> np.ndarray:
         """Frames at these source indices (None: the whole clip, which must then be kept)."""
@@ -134,6 +135,14 @@ class OnTheFly:
         """The builder's per-output seed."""
         return item_seed(self.seed, item.item_id, perturbation, severity)
 
+    def clip_fps(self, item: Item) -> float:
+        """The frame rate of the item's clip as decoded: ``--fps`` when given, else the video's own."""
+        rate = self.fps or item.meta.get("fps")
+        if rate:
+            return float(rate)
+        from ..video.probe import probe
+        return float(probe(item.video_path).fps)
+
     def clean(self, item: Item, configs: Sequence[tuple[str, int | None]],
               spec: FrameSpec | None) -> CleanClip:
         """The clean clip of ``item`` decoded once (not memoised), keeping only the frames that
@@ -143,16 +152,17 @@ class OnTheFly:
             return CleanClip(clip, len(clip))
 
         draws: dict[tuple[str, int | None], Any] = {}
+        rate = self.clip_fps(item) if spec.by_rate else None
 
         def needed(n: int) -> np.ndarray:
-            out_idx = spec.indices(n)
+            out_idx = spec.indices(n, rate)
             for p, s in configs:
                 if p != CLEAN:
                     draws[p, s] = _draw(p, s, n, self.seed_of(item, p, s))
             return np.concatenate([out_idx] + [np.asarray(d.source_indices(out_idx)) for d in draws.values()])
 
         frames, kept, n = self._read_some(item, needed)
-        return CleanClip(self._on_device(frames), n, kept, draws)
+        return CleanClip(self._on_device(frames), n, kept, draws, rate)
 
     def _on_device(self, clip: np.ndarray) -> Any:
         """The clip as uint8 on the perturbation device (numpy when there is none)."""
@@ -174,7 +184,7 @@ class OnTheFly:
     def frames(self, item: Item, clean: CleanClip, perturbation: str, severity: int | None,
                spec: FrameSpec | None) -> np.ndarray:
         """The frames the model reads (``spec``; None: all) of ``item`` under one configuration."""
-        idx = None if spec is None else spec.indices(clean.n_frames)
+        idx = None if spec is None else spec.indices(clean.n_frames, clean.fps)
         if perturbation == CLEAN:
             return clean.take(idx)
         return _render_frames(clean, perturbation, severity, self.seed_of(item, perturbation, severity), idx)
@@ -274,12 +284,14 @@ class Built(OnTheFly):
         if all(p != CLEAN for p, _ in configs):
             return CleanClip(np.zeros((0, 1, 1, 3), np.uint8), 0, np.zeros(0, int))   # only built files read
         clip = self._read(item)
-        return CleanClip(clip, len(clip))
+        return CleanClip(clip, len(clip), fps=self.clip_fps(item) if spec is not None and spec.by_rate else None)
 
     def frames(self, item: Item, clean: CleanClip, perturbation: str, severity: int | None,
                spec: FrameSpec | None) -> np.ndarray:
         clip = clean.take(None) if perturbation == CLEAN else self.clip(item, perturbation, severity)
-        return clip if spec is None else clip[spec.indices(len(clip))]
+        if spec is None:
+            return clip
+        return clip[spec.indices(len(clip), self.clip_fps(item) if spec.by_rate else None)]
 
     def captions(self, ids: Sequence[str], texts: Sequence[str], perturbation: str) -> list[str]:
         if perturbation == "clean":

@@ -27,7 +27,7 @@ def load_model(spec: str, *, device: str = "auto", batch_size: int = 32, frames:
 
     ``frames`` None means the model's own count (8 where the checkpoint does not fix one);
     ``cache_key`` pins the version the embedding cache keys the model by; ``frame_sampling``
-    (centre, start, linspace) overrides an hf family's own frame-sampling convention.
+    (centre, start, linspace, fps:N) overrides an hf family's own frame-sampling convention.
     """
     if frame_sampling is not None:
         try:

@@ -80,6 +80,11 @@ class FrameSpec:
             raise ValueError(f"FrameSpec.multiple must be a positive int; got {self.multiple!r}")
 
     @property
+    def by_rate(self) -> bool:
+        """Whether the count follows the clip's length and frame rate (``fps:N``)."""
+        return self.sampling.startswith("fps:")
+
+    @property
     def key(self) -> str:
         """What the embedding cache keys the frame choice by."""
         return f"frames={self.num_frames}:{self.sampling}:x{self.multiple}"

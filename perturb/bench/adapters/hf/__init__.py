@@ -71,7 +71,8 @@ def load_hf(target: str, *, family: str | None = None, device: str = "auto", bat
             frames: int | None = None, dtype: str = "auto", precision: str = "auto",
             device_map: str | None = None, frame_sampling: str | None = None) -> HfAdapter:
     """The adapter of an ``hf:`` target (``family`` forces one, e.g. ``clip`` for ``clip:``);
-    ``frame_sampling`` (centre, start, linspace) overrides the family's convention."""
+    ``frame_sampling`` (centre, start, linspace, or fps:N where the family takes any count per
+    clip) overrides the family's convention."""
     import transformers
     from transformers.utils import logging as hf_logging
 
@@ -84,9 +85,12 @@ def load_hf(target: str, *, family: str | None = None, device: str = "auto", bat
     runtime = Runtime(device=device, dtype=dtype, precision=precision, batch_size=batch_size,
                       device_map=device_map)
     sampling = frame_sampling or fam.sampling
-    if sampling.startswith("fps:"):
-        raise ModelSpecError(f"hf models read a fixed number of frames per clip; --frame-sampling {sampling} "
-                             "is not supported for them (use centre, start or linspace with --frames)")
-    adapter = fam.adapters[mode](spec, fam, mode, runtime, frames, _pixels(fam, config, spec), sampling)
+    if sampling.startswith("fps:") and not fam.adapters[mode].rate_sampling(fam):
+        raise ModelSpecError(f"{fam.cls} #{mode} reads the same number of frames from every clip; "
+                             f"--frame-sampling {sampling} is not supported for it (use centre, start or "
+                             "linspace with --frames)")
+    multiple = int((config.get("vision_config") or {}).get("temporal_patch_size", 2)) if fam.frames == "groups" else 1
+    adapter = fam.adapters[mode](spec, fam, mode, runtime, frames, _pixels(fam, config, spec), sampling,
+                                 multiple=multiple)
     adapter.setup(runtime.load(getattr(transformers, fam.cls), spec))
     return adapter

@@ -22,15 +22,24 @@ class HfAdapter:
     accepts_tensors = True          # uint8 torch clips (e.g. perturbed on the device) stay there
 
     def __init__(self, spec: HfSpec, family: Family, mode: str, runtime: Runtime, frames: int,
-                 pixels: Pixels, sampling: str = "centre") -> None:
+                 pixels: Pixels, sampling: str = "centre", *, multiple: int = 1) -> None:
         if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
             raise ModelSpecError(f"frames must be a positive int; got {frames!r}")
         self.spec, self.family, self.mode, self.runtime = spec, family, mode, runtime
         self.frames, self.pixels = frames, pixels
         hint = None if pixels.rule in ("naflex", "smart") else (pixels.edge or min(pixels.height, pixels.width))
-        self.frame_spec = FrameSpec(frames, hint, check_sampling(sampling))
+        self.frame_spec = FrameSpec(frames, hint, check_sampling(sampling), multiple)
         self.model: Any = None
         self.commit = commit_of(spec)
+
+    @classmethod
+    def rate_sampling(cls, family: Family) -> bool:
+        """Whether this adapter takes clips of different frame counts (``fps:N`` sampling)."""
+        return False
+
+    def frame_counts(self, clips: Sequence[Any]) -> list[int]:
+        """Frames the model reads of each clip: ``frames``, or each clip's own count under ``fps:N``."""
+        return [len(c) for c in clips] if self.frame_spec.by_rate else [self.frames] * len(clips)
 
     @property
     def revision(self) -> str:
@@ -40,7 +49,8 @@ class HfAdapter:
     @property
     def id(self) -> str:
         """The model id of results.json: checkpoint, revision (a commit for hub names), mode and frame count."""
-        return f"hf:{self.spec.name}@{self.revision}#{self.mode}@{self.frames}f"
+        frames = self.frame_spec.sampling if self.frame_spec.by_rate else f"{self.frames}f"
+        return f"hf:{self.spec.name}@{self.revision}#{self.mode}@{frames}"
 
     @property
     def resolution(self) -> str:

@@ -12,11 +12,15 @@ from typing import Any, Sequence
 import numpy as np
 
 from .base import HfAdapter, TextTower
-from .runtime import features, load_tokenizer, unit
+from .runtime import features, load_tokenizer, mean_per_clip, unit
 
 
 class FrameDualEncoder(TextTower, HfAdapter):
     """A dual encoder: frames through ``get_image_features``, captions through ``get_text_features``."""
+
+    @classmethod
+    def rate_sampling(cls, family: Any) -> bool:
+        return True                     # a video is the mean of its frames, however many
 
     def setup(self, model: Any) -> None:
         self.model = model
@@ -59,10 +63,10 @@ class FrameDualEncoder(TextTower, HfAdapter):
 
     def encode_videos(self, clips: Sequence[Any]) -> np.ndarray:
         """Mean unit frame embedding of the sampled frames of each clip (uint8 numpy or torch clips)."""
-        rt, per = self.runtime, self.frames
+        rt = self.runtime
 
         def run(s: slice) -> Any:
             with rt.context():
                 f = features(self.model.get_image_features(**self.video_inputs(clips[s]))).float()
-            return unit(unit(f).view(-1, per, f.shape[-1]).mean(dim=1))
+            return unit(mean_per_clip(unit(f), self.frame_counts(clips[s])))
         return rt.torch.cat(list(rt.batches(len(clips), run))).cpu().numpy()

@@ -33,6 +33,14 @@ def unit(x: Any) -> Any:
     return x / x.norm(dim=-1, keepdim=True).clamp_min(1e-12)
 
 
+def mean_per_clip(rows: Any, counts: Sequence[int]) -> Any:
+    """The mean of each clip's rows, ``counts[i]`` consecutive rows for clip i."""
+    if len(set(counts)) == 1:
+        return rows.view(len(counts), counts[0], rows.shape[-1]).mean(dim=1)
+    import torch
+    return torch.stack([part.mean(dim=0) for part in rows.split(list(counts))])
+
+
 @dataclass
 class Runtime:
     """Device, weight dtype, autocast precision and batch size of one loaded model."""
@@ -274,10 +282,11 @@ def pixels_from(preprocessor: dict[str, Any] | None, defaults: dict[str, Any], *
 def sample(clip: Any, spec: Any) -> Any:
     """The frames of ``spec`` (a :class:`FrameSpec`) of a clip; a torch clip stays a tensor on its
     device. A clip of exactly ``spec.count`` frames is the runner's pick already (each rule reads
-    every frame of a clip that short), so it is taken as it is."""
+    every frame of a clip that short), so it is taken as it is; so is a clip under ``fps:N``,
+    whose count only the runner can tell (it knows the clip's frame rate)."""
     if not hasattr(clip, "device"):
         clip = np.asarray(clip)
-    if len(clip) == spec.count(len(clip)):
+    if spec.by_rate or len(clip) == spec.count(len(clip)):
         return clip
     return clip[spec.indices(len(clip))]
 

@@ -49,6 +49,10 @@ def yes_no_margin(logits: Any, yes: Sequence[int], no: Sequence[int]) -> Any:
 class YesNoAdapter(HfAdapter):
     """A cross-encoder asking the model whether each video matches each caption."""
 
+    @classmethod
+    def rate_sampling(cls, family: Any) -> bool:
+        return family.chat.tokens == "grid"     # Qwen2-VL: a (t, h, w) grid and token count per clip
+
     def setup(self, model: Any) -> None:
         self.model = model
         self.tokenizer = load_tokenizer(self.spec)
@@ -69,7 +73,7 @@ class YesNoAdapter(HfAdapter):
 
     def grid(self, pix: Any) -> tuple[int, int, int]:
         """Qwen2-VL's (t, h, w) patch grid of one clip's (F, 3, H, W) pixels."""
-        return self.frames // self.tp, pix.shape[-2] // self.patch, pix.shape[-1] // self.patch
+        return pix.shape[0] // self.tp, pix.shape[-2] // self.patch, pix.shape[-1] // self.patch
 
     def video_tokens(self, grid: Sequence[int]) -> int:
         """Video tokens of a clip with this grid (Qwen2-VL merges merge x merge patches into one)."""
