@@ -22,6 +22,7 @@ from perturb.dataset.strategy import (Strategy, apply_windowed, reproduce, strat
 from perturb.registry import REGISTRY, Spec  # noqa: E402
 from perturb.rng import derive_seed  # noqa: E402
 from perturb.video import apply, io  # noqa: E402
+from perturb.video.render import Renderer, perturb_clip  # noqa: E402
 
 # one streamed per-frame op, one codec streamed in GOP-aligned windows, one whole-clip temporal op
 VIDEO = "gaussian_noise,mpeg1,freeze"
@@ -128,21 +129,28 @@ def test_streaming_equals_whole_clip(tmp_path):
         np.testing.assert_array_equal(got, apply(clip, name, 4, seed=seed), err_msg=name)
 
 
+def _shuffled_offsets(rng: np.random.Generator, n_frames: int, params) -> dict[str, np.ndarray]:
+    """One draw covering every frame of the call jointly (a permutation), so it cannot split at frames."""
+    return {"offsets": (rng.permutation(n_frames) % (params["amount"] + 1)).astype(np.uint16)}
 
-def _shared_field(clip: np.ndarray, rng: np.random.Generator, amount: int) -> np.ndarray:
-    """A random kernel whose one draw covers every frame of the call (cannot split at frames)."""
-    field = rng.integers(0, amount + 1, size=clip.shape[1:], dtype=np.uint8)
-    return np.minimum(clip.astype(np.uint16) + field, 255).astype(np.uint8)
+
+def _add_offsets(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+    lifted = frames.astype(np.uint16) + drawn["offsets"][ids][:, None, None, None]
+    return np.minimum(lifted, 255).astype(np.uint8)
 
 
 def test_kernels_drawing_across_frames_fall_back_to_windowed():
-    spec = Spec(name="shared_field", modality="video", category="noise", fn=_shared_field,
+    spec = Spec(name="shared_field", modality="video", category="noise",
+                render=Renderer(draw=_shuffled_offsets, kernels={"numpy": _add_offsets}),
                 severities={s: {"amount": 10 * s} for s in range(1, 6)})
     assert strategy(spec, 2) == Strategy("windowed", 64)
     clip = np.random.default_rng(0).integers(0, 200, (150, 8, 8, 3), dtype=np.uint8)
     out = reproduce(clip, spec, 2, seed=5)
     assert np.array_equal(out, apply_windowed(clip, spec, 2, seed=5))
-    assert np.array_equal(out[64:128], _shared_field(clip[64:128], window_generator(5, 1), 20))
+    offsets = _shuffled_offsets(window_generator(5, 1), 64, {"amount": 20})["offsets"]
+    assert np.array_equal(out[64:128], _add_offsets(clip[64:128], np.arange(64), {"offsets": offsets}, {}))
+    assert not np.array_equal(out, perturb_clip(spec, clip, np.random.default_rng(5), spec.params(2)))
+
 
 def test_same_bytes_on_every_backend(dataset, reference, tmp_path):
     expected = checksums(reference)

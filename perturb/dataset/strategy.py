@@ -54,12 +54,12 @@ class Strategy:
     window: int | None = None
 
 
-_STRATEGIES: dict[tuple[str, str, int], Strategy] = {}
+_STRATEGIES: dict[tuple[str, int, int], Strategy] = {}
 
 
 def strategy(spec: Spec, severity: int) -> Strategy:
     """The :class:`Strategy` for ``spec`` at ``severity`` (cached per process; see the module doc)."""
-    key = (spec.ref, f"{spec.fn.__module__}.{getattr(spec.fn, '__qualname__', '')}", severity)
+    key = (spec.ref, spec.version, severity)
     if key not in _STRATEGIES:
         found = Strategy("whole")
         reads = getattr(spec.render, "reads", None)
