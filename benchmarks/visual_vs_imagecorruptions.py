@@ -24,6 +24,7 @@ import numpy as np
 from perturb.video.api import apply, get
 from perturb.video.blur import render_motion_blur
 from perturb.video.psnr import mean_psnr, psnr
+from perturb.video.render import perturb_clip
 from perturb.video.severity_params import PAPER_PARAMS
 
 from .harness import Settings, interleaved, ms, table, timed, verdict
@@ -83,7 +84,7 @@ def weather_equivalence(name: str, severity: int, clip: np.ndarray, peer_out: np
     against the peer's output on the same clip."""
     spec = get(name)
     params = {**spec.params(severity), **((spec.paper or {}).get(severity) or {}), "per_frame": True}
-    ours = output_stats(spec.fn(clip, np.random.default_rng(severity), **params), clip)
+    ours = output_stats(perturb_clip(spec, clip, np.random.default_rng(severity), params), clip)
     peer = output_stats(peer_out, clip)
     text = (f"mean {ours['mean']:.0f}/{peer['mean']:.0f}, std {ours['std']:.0f}/{peer['std']:.0f}, "
             f"covered {ours['covered']:.2f}/{peer['covered']:.2f}, "
@@ -96,7 +97,7 @@ def ours_timed(name: str, severity: int, clip: np.ndarray):
     seeds = itertools.count(severity * 1000)
     if name in REORDERED:
         spec, params = get(name), PEER_PARAMS[name][severity]
-        return timed(lambda: spec.fn(clip, np.random.default_rng(next(seeds)), **params))
+        return timed(lambda: perturb_clip(spec, clip, np.random.default_rng(next(seeds)), params))
     return timed(lambda: apply(clip, name, severity, seed=next(seeds)))
 
 
@@ -108,19 +109,19 @@ def equivalence(name: str, severity: int, clip: np.ndarray, peer_out: np.ndarray
         return weather_equivalence(name, severity, clip, peer_out)
     params = PEER_PARAMS.get(name, {}).get(severity) or spec.params(severity)
     if name in NOISE:
-        ours = spec.fn(clip, np.random.default_rng(severity), **params)
+        ours = perturb_clip(spec, clip, np.random.default_rng(severity), params)
         (m0, s0), (m1, s1) = residual_stats(ours, clip), residual_stats(peer_out, clip)
         return {"kind": "noise", "ours_mean": m0, "ours_std": s0, "peer_mean": m1, "peer_std": s1,
                 "std_ratio": s0 / s1, "text": f"std {s0:.1f}/{s1:.1f}, mean {m0:+.1f}/{m1:+.1f}"}
     if name in RANDOM_STATS:
-        ours = spec.fn(clip, np.random.default_rng(severity), **params)
+        ours = perturb_clip(spec, clip, np.random.default_rng(severity), params)
         (p0, c0), (p1, c1) = change_stats(ours, clip), change_stats(peer_out, clip)
         return {"kind": "stats", "ours_psnr_db": p0, "peer_psnr_db": p1, "ours_change": c0, "peer_change": c1,
                 "text": f"PSNR to clean {p0:.1f}/{p1:.1f} dB, mean abs change {c0:.1f}/{c1:.1f}"}
     if name == "motion_blur":
         ours = render_motion_blur(clip, np.asarray(angles), **params)
     else:
-        ours = spec.fn(clip, np.random.default_rng(0), **params)
+        ours = perturb_clip(spec, clip, np.random.default_rng(0), params)
     value = psnr(ours, peer_out)
     text = "identical" if value == float("inf") else f"PSNR {value:.1f} dB"
     return {"kind": "psnr", "psnr_db": value, "text": text}

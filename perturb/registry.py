@@ -31,7 +31,7 @@ class Spec:
     name: str
     modality: str                      # "video" or "text"
     category: str
-    fn: Callable[..., Any]             # functional kernel
+    fn: Callable[..., Any] | None = None   # text: the function applied; video ops have ``render``
     summary: str = ""
     aliases: tuple[str, ...] = ()
     severities: Mapping[int, Mapping[str, Any]] | None = None   # our params per severity
@@ -46,7 +46,7 @@ class Spec:
     extra: Mapping[str, Any] = field(default_factory=dict)
     # video: how parameters are drawn and frames rendered, per backend (perturb.video.render.Renderer)
     render: Any = None
-    version: int = 1                   # implementation version: bump when the kernel's output changes (cache key)
+    version: int = 1                   # implementation version: bump when the output changes (cache key)
     table: str = ""                    # the suite whose parameter table ``severities`` holds ("": its own)
 
     @property
@@ -130,6 +130,8 @@ class Registry:
         return sorted(self._specs.values(), key=lambda s: self._order.get(s.modality, len(self._order)))
 
     def register(self, spec: Spec) -> Spec:
+        if spec.modality == "video" and spec.render is None:
+            raise ValueError(f"video perturbation {spec.name} needs a renderer (Spec.render); got None")
         for key in (spec.name, *spec.aliases):
             k = normalize(key)
             owner = self._keys.get(k)

@@ -22,6 +22,7 @@ from perturb.dataset.strategy import (Strategy, apply_windowed, reproduce, strat
 from perturb.registry import REGISTRY, Spec  # noqa: E402
 from perturb.rng import derive_seed  # noqa: E402
 from perturb.video import apply, io  # noqa: E402
+from perturb.video.render import FRAME, WINDOW, Renderer, perturb_clip  # noqa: E402
 
 # one streamed per-frame op, one codec streamed in GOP-aligned windows, one whole-clip temporal op
 VIDEO = "gaussian_noise,mpeg1,freeze"
@@ -128,21 +129,57 @@ def test_streaming_equals_whole_clip(tmp_path):
         np.testing.assert_array_equal(got, apply(clip, name, 4, seed=seed), err_msg=name)
 
 
+def _shuffled_offsets(rng: np.random.Generator, n_frames: int, params) -> dict[str, np.ndarray]:
+    """One draw covering every frame of the call jointly (a permutation), so it cannot split at frames;
+    the window (0 before, 0 after) is what a WINDOW renderer reads."""
+    return {"offsets": (rng.permutation(n_frames) % (params["amount"] + 1)).astype(np.uint16),
+            "window": np.array([0, 0], np.int64)}
 
-def _shared_field(clip: np.ndarray, rng: np.random.Generator, amount: int) -> np.ndarray:
-    """A random kernel whose one draw covers every frame of the call (cannot split at frames)."""
-    field = rng.integers(0, amount + 1, size=clip.shape[1:], dtype=np.uint8)
-    return np.minimum(clip.astype(np.uint16) + field, 255).astype(np.uint8)
+
+def _add_offsets(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+    lifted = frames.astype(np.uint16) + drawn["offsets"][ids][:, None, None, None]
+    return np.minimum(lifted, 255).astype(np.uint8)
+
+
+def _shared_field(name: str, reads: str) -> Spec:
+    return Spec(name=name, modality="video", category="noise",
+                render=Renderer(reads, _shuffled_offsets, {"numpy": _add_offsets}),
+                severities={s: {"amount": 10 * s} for s in range(1, 6)})
 
 
 def test_kernels_drawing_across_frames_fall_back_to_windowed():
-    spec = Spec(name="shared_field", modality="video", category="noise", fn=_shared_field,
-                severities={s: {"amount": 10 * s} for s in range(1, 6)})
+    spec = _shared_field("shared_field", WINDOW)
     assert strategy(spec, 2) == Strategy("windowed", 64)
     clip = np.random.default_rng(0).integers(0, 200, (150, 8, 8, 3), dtype=np.uint8)
     out = reproduce(clip, spec, 2, seed=5)
     assert np.array_equal(out, apply_windowed(clip, spec, 2, seed=5))
-    assert np.array_equal(out[64:128], _shared_field(clip[64:128], window_generator(5, 1), 20))
+    offsets = _shuffled_offsets(window_generator(5, 1), 64, {"amount": 20})["offsets"]
+    assert np.array_equal(out[64:128], _add_offsets(clip[64:128], np.arange(64), {"offsets": offsets}, {}))
+    whole = perturb_clip(spec, clip, np.random.default_rng(5), spec.params(2))
+    assert not np.array_equal(out, whole)
+    counted = _shared_field("shared_field_frames", FRAME)   # per-frame reads: one draw for the clip
+    assert strategy(counted, 2) == Strategy("counted", 64)
+    assert np.array_equal(reproduce(clip, counted, 2, seed=5), whole)
+
+
+@pytest.mark.parametrize("name", ["fog", "frost", "snow", "spatter"])
+def test_weather_builds_equal_apply_past_one_window(tmp_path, name):
+    """The weather draw spans the clip (its layer drifts over all T frames): the builder counts
+    the frames first, so a 130-frame output (three windows) is apply() on the whole clip."""
+    path = ds.write_video(tmp_path / "long.mp4", frames=130, height=32, width=48, seed=6)
+    (tmp_path / "c.csv").write_text(f"video_id,video_path,caption\nlong,{path},a long clip\n")
+    assert strategy(REGISTRY.get(name), 5) == Strategy("counted", 64)
+    result = build(tmp_path / "c.csv", tmp_path / "out", video_perturbations=name, severities=5,
+                   text_perturbations="none", jobs=1, progress=False)
+    assert result.ok
+    clip, _ = io.read(path)
+    got = encode.load(tmp_path / f"out/videos/{name}/5/long.mkv")
+    want = apply(clip, name, 5, seed=derive_seed(0, "long", name, 5))
+    assert len(got) == 130 and np.array_equal(got, want)
+    assert not np.array_equal(got, apply_windowed(clip, REGISTRY.get(name), 5, derive_seed(0, "long", name, 5)))
+    row = next(r for r in read_rows(tmp_path / "out/manifest.jsonl") if r.get("perturbation") == name)
+    assert (row["mode"], row["frames"]) == ("counted", 130)
+
 
 def test_same_bytes_on_every_backend(dataset, reference, tmp_path):
     expected = checksums(reference)

@@ -11,10 +11,15 @@ from perturb.video import _fast_random as fr
 from perturb.video import _opencv_frames
 from perturb.video._keyed_words import check_frame_indices, draw_key, frame_seeds, words_numpy
 from perturb.video._noise_rows import clipped_poisson_pmf, shot_rows, shot_tables
-from perturb.video.noise import gaussian_noise, impulse_noise, shot_noise
 from perturb.video.noise_kernels import KERNELS, shot_table, speckle_table
+from perturb.video.render import perturb_clip
 
 NOISE_OPS = ["gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise"]
+
+
+def noisy(name: str, clip: np.ndarray, rng: np.random.Generator, **params: float) -> np.ndarray:
+    """The whole clip under noise op ``name`` with ``params``, its key drawn from ``rng``."""
+    return perturb_clip(REGISTRY.get(name), clip, rng, params)
 
 
 def ref_mix(x: int) -> int:
@@ -154,7 +159,7 @@ def test_packed_shot_table_draws_what_the_alias_tables_draw() -> None:
 def test_shot_noise_draws_its_rows(level: int) -> None:
     photons = 15.0
     clip = np.full((4, 100, 100, 3), level, np.uint8)
-    out = shot_noise(clip, np.random.default_rng(2), photons)
+    out = noisy("shot_noise", clip, np.random.default_rng(2), photons=photons)
     freq = np.bincount(out.ravel(), minlength=256) / out.size
     assert np.abs(freq - shot_rows(photons)[level]).max() < 0.005
 
@@ -162,11 +167,11 @@ def test_shot_noise_draws_its_rows(level: int) -> None:
 def test_results_do_not_depend_on_the_thread_count_or_chunking(monkeypatch) -> None:
     assert _opencv_frames.threads() >= 1
     clip = np.random.default_rng(0).integers(0, 256, (6, 200, 200, 3), dtype=np.uint8)
-    ops = [(gaussian_noise, 0.2), (shot_noise, 30.0), (impulse_noise, 0.2)]
-    pooled = [f(clip, np.random.default_rng(3), a) for f, a in ops]
+    ops = [("gaussian_noise", {"sigma": 0.2}), ("shot_noise", {"photons": 30.0}), ("impulse_noise", {"amount": 0.2})]
+    pooled = [noisy(n, clip, np.random.default_rng(3), **p) for n, p in ops]
     monkeypatch.setattr(_opencv_frames, "MAX_THREADS", 1)
     monkeypatch.setattr(fr, "CHUNK", 1 << 10)                  # many chunks per frame
-    single = [f(clip, np.random.default_rng(3), a) for f, a in ops]
+    single = [noisy(n, clip, np.random.default_rng(3), **p) for n, p in ops]
     assert all(np.array_equal(a, b) for a, b in zip(pooled, single))
 
 
@@ -177,7 +182,7 @@ def test_any_subset_or_window_renders_as_in_the_whole_clip(name: str, severity: 
     params = spec.params(severity)
     clip = np.random.default_rng(4).integers(0, 256, (11, 40, 56, 3), dtype=np.uint8)
     key = draw_key(np.random.default_rng(21))
-    whole = spec.fn(clip, np.random.default_rng(21), **params)       # fn = one key, every frame
+    whole = perturb_clip(spec, clip, np.random.default_rng(21), params)   # one key, every frame
     assert np.array_equal(whole, kernels.render_numpy(clip, np.arange(11), key, params))
     for idx in ([3], [0, 4, 8], [10, 2, 2, 7], list(range(5, 11))):   # subsets, repeats, a window
         sub = kernels.render_numpy(clip[idx], np.array(idx), key, params)

@@ -11,6 +11,7 @@ from perturb.registry import REGISTRY
 from perturb.video._noise_rows import shot_rows
 from perturb.video.api import apply
 from perturb.video.noise_kernels import KERNELS
+from perturb.video.render import perturb_clip
 from perturb.video.sample import sample_clip
 from perturb.video.severity_params import table
 
@@ -164,7 +165,7 @@ def test_the_whole_clip_call_draws_one_key_and_nothing_else(name: str) -> None:
     spec = REGISTRY.get(name)
     rng, ref = np.random.default_rng(8), np.random.default_rng(8)
     clip = odd_clip((3, 5, 6, 3))
-    out = spec.fn(clip, rng, **spec.params(2))
+    out = perturb_clip(spec, clip, rng, spec.params(2))
     key = KERNELS[name].draw_key(ref)
     assert rng.bit_generator.state == ref.bit_generator.state
     assert np.array_equal(out, KERNELS[name].render_numpy(clip, [0, 1, 2], key, spec.params(2)))

@@ -21,6 +21,7 @@ from perturb.registry import REGISTRY, Registry, Spec, Suite
 from perturb.rng import item_seed
 from perturb.video import Perturbation, apply, draw
 from perturb.video.psnr import psnr
+from perturb.video.render import INDEX, Renderer
 from perturb.video.sample import sample_clip
 from perturb.video.severity_params import SUITE_PARAMS
 from perturb.video.suites import IMAGENET_C, KINETICS_C, MSRVTT_P
@@ -85,9 +86,9 @@ def test_unknown_suite_is_a_one_line_usage_error(capsys):
 
 def test_a_suite_naming_unregistered_ops_says_which():
     reg = Registry()
-    fn = lambda clip, rng: clip  # noqa: E731
-    reg.register(Spec("a", "video", "noise", fn, severities={1: {"k": 1}, 2: {"k": 2}}))
-    reg.register(Spec("b", "video", "noise", fn, severities={1: {"k": 1}, 2: {"k": 2}}))
+    render = Renderer(INDEX)
+    reg.register(Spec("a", "video", "noise", render=render, severities={1: {"k": 1}, 2: {"k": 2}}))
+    reg.register(Spec("b", "video", "noise", render=render, severities={1: {"k": 1}, 2: {"k": 2}}))
     reg.add_suite(Suite("s", "video", ("a", "ghost", "b"), {"b": {1: {"k": 10}, 2: {"k": 20}}}))
     assert reg.missing("s") == ["ghost"]
     with pytest.raises(UnknownPerturbationError, match="suite s needs ghost, which is not registered"):
@@ -98,9 +99,18 @@ def test_a_suite_naming_unregistered_ops_says_which():
         reg.resolve("suite:s", "video")
 
 
+def test_a_video_entry_without_a_renderer_is_refused():
+    reg = Registry()
+    with pytest.raises(ValueError, match="video perturbation a needs a renderer"):
+        reg.register(Spec("a", "video", "noise", severities={1: {"k": 1}}))
+    assert "a" not in reg
+    reg.register(Spec("t", "text", "Demo", lambda text, rng, **k: (text, False)))   # text keeps fn
+    assert "t" in reg
+
+
 def test_a_table_with_unknown_parameter_names_is_refused():
     reg = Registry()
-    reg.register(Spec("a", "video", "noise", lambda c, r: c, severities={1: {"k": 1}}))
+    reg.register(Spec("a", "video", "noise", render=Renderer(INDEX), severities={1: {"k": 1}}))
     reg.add_suite(Suite("s", "video", ("a",), {"a": {1: {"typo": 3}}}))
     with pytest.raises(ValueError, match=r"names parameters \['typo'\].*expected parameters among \['k'\]"):
         reg.get("a:s")

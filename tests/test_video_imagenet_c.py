@@ -15,6 +15,7 @@ from perturb.registry import REGISTRY
 from perturb.video.imagenet_c import elastic_field, glass_sources
 from perturb.video.imagenet_c_pixelate import box_ranges
 from perturb.video.psnr import mean_psnr
+from perturb.video.render import perturb_clip
 from perturb.video.sample import sample_clip
 from perturb.video.severity_params import PAPER_PARAMS, table
 
@@ -140,7 +141,7 @@ def test_pixelate_equals_pillow_box_then_nearest(size, scale) -> None:
     h, w = size
     small = Image.fromarray(frame).resize((max(1, int(w * scale)), max(1, int(h * scale))), Image.BOX)
     want = np.asarray(small.resize((w, h), Image.NEAREST))
-    got = pv.get("pixelate").fn(frame[None], None, scale=scale)
+    got = perturb_clip(pv.get("pixelate"), frame[None], None, {"scale": scale})
     assert np.array_equal(got[0], want)
     assert np.array_equal(pixelate_torch(torch.from_numpy(frame[None]), None, {}, {"scale": scale}).numpy(), got)
 
@@ -159,7 +160,7 @@ def test_pixelate_wide_boxes_average_whole_rows() -> None:
     from perturb.video._torch_imagenet_c import pixelate as pixelate_torch
 
     frame = texture((1, 3, 600, 3), seed=4)
-    out = pv.get("pixelate").fn(frame, None, scale=0.001)                 # one box of 600 columns
+    out = perturb_clip(pv.get("pixelate"), frame, None, {"scale": 0.001})  # one box of 600 columns
     rows = np.floor(frame.astype(np.int64).sum(axis=2) / 600 + 0.5)       # each row's mean, rounded
     want = np.floor(rows.sum(axis=1) / 3 + 0.5)                           # then the rows' mean
     assert np.abs(out.astype(np.int64) - want[:, None, None, :]).max() <= 1
@@ -223,7 +224,7 @@ def test_elastic_field_has_the_reference_scale() -> None:
     expected = reach / np.sqrt(3) * np.sum(taps ** 2)                    # 2-D: (Σw²)^(1/2) per axis, squared
     assert abs(field.std() / expected - 1) < 0.05
     assert abs(np.corrcoef(field[0].ravel(), field[1].ravel())[0, 1]) < 0.05
-    zero = pv.get("elastic_transform").fn(texture(), np.random.default_rng(0), alpha=0.0)
+    zero = perturb_clip(pv.get("elastic_transform"), texture(), np.random.default_rng(0), {"alpha": 0.0})
     assert np.array_equal(zero, texture())
 
 
@@ -238,7 +239,7 @@ BAD = [("gaussian_blur", {"sigma": 0}, "sigma"), ("gaussian_blur", {"sigma": flo
 @pytest.mark.parametrize("name,params,word", BAD)
 def test_bad_parameters_are_refused_by_name(name: str, params: dict, word: str) -> None:
     with pytest.raises(ValueError, match=word):
-        pv.get(name).fn(texture(), np.random.default_rng(0), **params)
+        perturb_clip(pv.get(name), texture(), np.random.default_rng(0), params)
 
 
 def test_gallery_has_a_row_per_op() -> None:

@@ -17,7 +17,7 @@ from perturb.registry import REGISTRY
 from perturb.video.psnr import psnr
 from perturb.video.rain import (DROP_LEVEL, composite, draw_streaks, frame_masks, sheet_drops, sheet_size,
                                 velocity)
-from perturb.video.render import WINDOW, renderer_of
+from perturb.video.render import WINDOW, perturb_clip, renderer_of
 from perturb.video.sample import sample_clip
 from perturb.video.temporal import frame_rate_indices, mean_displacement
 
@@ -65,7 +65,7 @@ def test_temporal_blur_equals_the_clamped_window_mean(c: int) -> None:
     t = np.arange(13)
     window = np.clip(t[:, None] + np.arange(-c, c)[None], 0, 12)
     want = np.floor(clip[window].astype(np.int64).sum(1) / (2 * c) + 0.5).astype(np.uint8)
-    assert np.array_equal(pv.get("temporal_blur").fn(clip, None, c=c), want)
+    assert np.array_equal(perturb_clip(pv.get("temporal_blur"), clip, None, {"c": c}), want)
 
 
 def test_temporal_blur_matches_the_reference_formula_inside_the_clip() -> None:
@@ -278,7 +278,7 @@ def test_input_untouched_and_tiny_clips_work(name: str) -> None:
 def test_bad_parameters_raise_value_errors(name: str, params: dict, match: str) -> None:
     spec = pv.get(name)
     with pytest.raises(ValueError, match=match):
-        spec.fn(texture(t=3), np.random.default_rng(0), **{**spec.params(3), **params})
+        perturb_clip(spec, texture(t=3), np.random.default_rng(0), {**spec.params(3), **params})
 
 
 @pytest.mark.parametrize("name", ["temporal_blur", "frame_rate"])

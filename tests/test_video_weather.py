@@ -9,6 +9,7 @@ import torch
 
 import perturb.video as pv
 from perturb.video.psnr import mean_psnr
+from perturb.video.render import perturb_clip
 from perturb.video.sample import sample_clip
 from perturb.video.weather import (COMPOSITES, LAYERS, composite_fog, composite_frost, composite_snow,
                                    composite_spatter, drift_starts, frame_layers)
@@ -193,7 +194,7 @@ def test_input_untouched_and_tiny_or_odd_clips_work(name: str) -> None:
 def test_bad_parameters_raise_value_errors(name: str, key: str, value, match: str) -> None:
     params = dict(pv.get(name).params(3), **{key: value})
     with pytest.raises(ValueError, match=match):
-        pv.get(name).fn(texture(1), np.random.default_rng(0), **params)
+        perturb_clip(pv.get(name), texture(1), np.random.default_rng(0), params)
 
 
 def test_every_weather_op_is_registered_with_its_catalogue_entry() -> None:

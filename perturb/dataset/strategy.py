@@ -9,17 +9,21 @@ Each output gets a :class:`Strategy`, chosen once per process by :func:`strategy
 - ``stream``: the kernel gives the same result applied window by window (one Generator
   carried across windows) as on the whole clip; checked on a small synthetic clip for windows
   of 64 frames (per-frame ops, short segments). The output equals ``apply`` too.
-- ``windowed``: a random, non-temporal kernel whose draws do not split at frame boundaries
-  (e.g. one that seeds blocks of values rather than frames). Frames are still independent, so
-  each 64-frame window k is perturbed with its own Generator ``derive_seed(item_seed, "window",
-  k)``; the output equals :func:`apply_windowed` on the whole clip.
+- ``counted``: output frame t reads input frame t only, but the draw depends on the clip's
+  length (the weather ops: the drifting layer spans the whole clip). The frames are counted in a
+  first decoding pass, the parameters drawn once for that length, and each 64-frame window
+  rendered as those frames of the clip: the output equals ``apply`` at the cost of a second decode.
+- ``windowed``: a random, non-temporal kernel reading more than its own frame whose draws do not
+  split at frame boundaries (none of the built-in ones). Each 64-frame window k is perturbed
+  with its own Generator ``derive_seed(item_seed, "window", k)``; the output equals
+  :func:`apply_windowed` on the whole clip.
 - ``whole``: anything else (box_jumble, reverse_sampling, freeze), and the codecs: the MPEG
   encoders carry rate-control state across GOPs, so no window is safe on real content (a
   192-frame window of mpeg2 differs from the whole-clip encode after frame 192, by up to 36
   levels on the sample clip) even where the synthetic probe agrees; the H.264/H.265 ops
   (Kinetics-C) read a prefix or the whole clip.
 
-The first two hold about one window of frames per output, whatever the video's length.
+All but ``whole`` hold about one window of frames per output, whatever the video's length.
 """
 from __future__ import annotations
 
@@ -48,18 +52,19 @@ def perturb(spec: Spec, clip: np.ndarray, rng: np.random.Generator, params: dict
 
 @dataclass(frozen=True)
 class Strategy:
-    """How an output is produced: 'stream', 'windowed' or 'whole', and the window in frames."""
+    """How an output is produced: 'render', 'stream', 'counted', 'windowed' or 'whole', and the
+    window in frames."""
 
     mode: str
     window: int | None = None
 
 
-_STRATEGIES: dict[tuple[str, str, int], Strategy] = {}
+_STRATEGIES: dict[tuple[str, int, int], Strategy] = {}
 
 
 def strategy(spec: Spec, severity: int) -> Strategy:
     """The :class:`Strategy` for ``spec`` at ``severity`` (cached per process; see the module doc)."""
-    key = (spec.ref, f"{spec.fn.__module__}.{getattr(spec.fn, '__qualname__', '')}", severity)
+    key = (spec.ref, spec.version, severity)
     if key not in _STRATEGIES:
         found = Strategy("whole")
         reads = getattr(spec.render, "reads", None)
@@ -69,6 +74,8 @@ def strategy(spec: Spec, severity: int) -> Strategy:
             size = next((w for w in WINDOWS if _same_in_windows(spec, severity, w)), None)
             if size is not None:
                 found = Strategy("stream", size)
+            elif reads == "frame":
+                found = Strategy("counted", CHUNK)
             elif spec.random and not spec.temporal:
                 found = Strategy("windowed", CHUNK)
         _STRATEGIES[key] = found
@@ -86,10 +93,12 @@ def _length_free_draw(spec: Spec, severity: int) -> bool:
 MAX_FRAMES = 2**32 - 1                # frame indices of a length-free draw: any clip fits
 
 
-def render_draw(spec: Spec, params: dict[str, Any], rng: np.random.Generator) -> Any:
-    """The one draw of an output in 'render' mode (valid for clips of any length)."""
+def render_draw(spec: Spec, params: dict[str, Any], rng: np.random.Generator,
+                n_frames: int = MAX_FRAMES) -> Any:
+    """The one draw of an output in 'render' mode (valid for clips of any length) or in
+    'counted' mode (for the clip's ``n_frames``)."""
     from ..video.render import draw_for
-    return draw_for(spec, params, MAX_FRAMES, rng)
+    return draw_for(spec, params, n_frames, rng)
 
 
 def window_generator(seed: int, index: int) -> np.random.Generator:

@@ -1,7 +1,8 @@
 """One input video -> its perturbed output files, each by its :class:`~.strategy.Strategy`.
 
-Outputs in 'stream' and 'windowed' mode share one decoding pass, chunk by chunk; 'whole' ones
-decode the clip once. A bad input or a failing kernel is recorded in the row, never raised.
+Outputs in 'render', 'stream', 'counted' and 'windowed' mode share one decoding pass, chunk
+by chunk ('counted' ones after a first pass that counts the frames); 'whole' ones decode the
+clip once. A bad input or a failing kernel is recorded in the row, never raised.
 """
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ class _Job:
     """An output being written: its sink, generator, temp file and timing."""
 
     def __init__(self, task: VideoTask, out: Output, fps: float,
-                 plan: Strategy = Strategy("whole")) -> None:
+                 plan: Strategy = Strategy("whole"), n_frames: int | None = None) -> None:
         self.out, self.plan = out, plan
         self.size = plan.window               # window length; None: one call with everything
         self.windows = 0
@@ -68,7 +69,11 @@ class _Job:
         self.sink = encode.open_sink(task.format, str(self.tmp), fps)
         self.rng = np.random.default_rng(out.seed)
         self.params = out.params
-        self.draw = render_draw(out.spec, self.params, self.rng) if plan.mode == "render" else None
+        self.draw = None                      # render / counted: one draw, windows rendered from it
+        if plan.mode == "render":
+            self.draw = render_draw(out.spec, self.params, self.rng)
+        elif plan.mode == "counted" and n_frames:    # none: no frames, reported at finish
+            self.draw = render_draw(out.spec, self.params, self.rng, n_frames)
         self.done = 0                         # frames perturbed so far (the next window's offset)
         self.error: str | None = None
         self.seconds = 0.0
@@ -142,8 +147,16 @@ def _run_streamed(task: VideoTask, outputs: list[Output], plans: dict[str, Strat
                   read_opts: dict[str, Any], fps: float) -> list[dict[str, Any]]:
     from ..video import io
 
-    jobs = [_Job(task, o, fps, plans[o.path]) for o in outputs]
-    decode = 0.0
+    t = time.perf_counter()
+    n_frames = None
+    if any(plans[o.path].mode == "counted" for o in outputs):
+        try:                                  # the clip's length, for the draws made for it
+            n_frames = sum(len(c) for c in io.iter_frames(task.item.video_path, chunk=CHUNK, **read_opts))
+        except Exception as exc:  # noqa: BLE001 - as a failure of the decoding pass below
+            return [_row(task, o, status="failed", error=error_text(exc), mode=plans[o.path].mode,
+                         seconds=0.0) for o in outputs]
+    decode = time.perf_counter() - t
+    jobs = [_Job(task, o, fps, plans[o.path], n_frames) for o in outputs]
     try:
         t = time.perf_counter()
         for chunk in io.iter_frames(task.item.video_path, chunk=CHUNK, **read_opts):

@@ -136,13 +136,6 @@ def damaged(name: str, clip: np.ndarray, key: int, params: Mapping[str, Any],
     return decode(FAULTS[name](source_stream(clip, out_of_band=True), key, **params), keep)
 
 
-def _whole_clip(name: str):
-    def fn(clip: np.ndarray, rng: np.random.Generator, **params: Any) -> np.ndarray:
-        return damaged(name, clip, draw_fault_key(rng, len(clip), params)["key"], params)
-    fn.__name__ = name
-    return fn
-
-
 def _kernel(name: str):
     def kernel(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, Any],
                params: Mapping[str, Any]) -> np.ndarray:
@@ -167,7 +160,7 @@ _NESTED = ("The damaged units are chosen uniformly without replacement by pertur
            "1, 1, 2 at 1-6%). ")
 
 _COMMON = dict(modality="video", category="digital", random=True, temporal=False)
-register(Spec(name="bit_error", fn=_whole_clip("bit_error"),
+register(Spec(name="bit_error",
               render=Renderer(CLIP, draw=draw_fault_key, kernels={"numpy": _kernel("bit_error")}),
               aliases=("Bit Error", "bit_errors"),
               summary="Bytes of the clip's H.264 stream corrupted (one in 100,000 to one in 10,000), "
@@ -180,7 +173,7 @@ register(Spec(name="bit_error", fn=_whole_clip("bit_error"),
                          "units are XORed with a random non-zero value. The parameter sets travel out of "
                          "band and are never damaged, as the noise filter leaves an MP4 source's avcC box "
                          "alone. " + _NESTED + _DECODE + MEASURED.get("bit_error", "")), **_COMMON))
-register(Spec(name="packet_loss", fn=_whole_clip("packet_loss"),
+register(Spec(name="packet_loss",
               render=Renderer(CLIP, draw=draw_fault_key, kernels={"numpy": _kernel("packet_loss")}),
               aliases=("Packet Loss",),
               summary="1-6% of the UDP datagrams of the clip's H.264 stream lost, decoded with concealment",

@@ -149,11 +149,6 @@ def render_motion_blur(clip: np.ndarray, angles: np.ndarray, radius: float, sigm
     return per_frame(clip, blur)
 
 
-def motion_blur(clip: np.ndarray, rng: np.random.Generator, radius: float, sigma: float) -> np.ndarray:
-    """Camera-shake streaks: a one-sided Gaussian motion kernel at a random angle per frame."""
-    return render_motion_blur(clip, sample_motion_angles(rng, len(clip)), radius, sigma)
-
-
 # --------------------------------------------------------------------------------------- zoom
 def zoom_factors(zooms: tuple[float, float, float]) -> np.ndarray:
     """The zoom factors np.arange(start, stop, step) of a severity row."""
@@ -205,7 +200,7 @@ def _zoom_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarr
 
 _COMMON = dict(modality="video", category="blur", temporal=False)
 
-register(Spec(name="defocus_blur", fn=defocus_blur,
+register(Spec(name="defocus_blur",
               render=Renderer(kernels={"numpy": _defocus_frames, "torch": torch_kernel("defocus_blur")}),
               aliases=("Defocus", "Defocus Blur"),
               summary="Out-of-focus lens: convolution with an anti-aliased disk",
@@ -215,7 +210,7 @@ register(Spec(name="defocus_blur", fn=defocus_blur,
                         "clipped to a 17x17 (21x21) box, so at radii 8 and 10 (disk touching the box "
                         "edge) it brightened every frame by about 1%.",
               **_COMMON))
-register(Spec(name="motion_blur", fn=motion_blur,
+register(Spec(name="motion_blur",
               render=Renderer(draw=_draw_motion_angles,
                               kernels={"numpy": _motion_frames, "torch": torch_kernel("motion_blur")}),
               aliases=("Motion", "Motion Blur"),
@@ -226,7 +221,7 @@ register(Spec(name="motion_blur", fn=motion_blur,
                         "numpy and applied with OpenCV, with replicated edges. Angles are drawn "
                         "per frame from the seeded generator.",
               **_COMMON))
-register(Spec(name="zoom_blur", fn=zoom_blur,
+register(Spec(name="zoom_blur",
               render=Renderer(kernels={"numpy": _zoom_frames, "torch": torch_kernel("zoom_blur")}),
               aliases=("Zoom", "Zoom Blur"),
               summary="Mean of the frame and its centre zooms (np.arange(start, stop, step) factors)",

@@ -87,21 +87,6 @@ def render_translation(clip: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return render_affine(clip, matrices, cv2.INTER_NEAREST)
 
 
-def static_rotate(clip: np.ndarray, rng: np.random.Generator, degrees: float) -> np.ndarray:
-    """Every frame turned by the same angle."""
-    return render_rotation(clip, static_angles(clip.shape[0], degrees))
-
-
-def rotate(clip: np.ndarray, rng: np.random.Generator, max_degrees: float) -> np.ndarray:
-    """Every frame turned by its own random angle in (-max_degrees, max_degrees)."""
-    return render_rotation(clip, random_angles(clip.shape[0], max_degrees, rng))
-
-
-def translate(clip: np.ndarray, rng: np.random.Generator, max_shift: int) -> np.ndarray:
-    """Camera shake: every frame shifted by its own random whole-pixel offset."""
-    return render_translation(clip, translate_offsets(clip.shape[0], max_shift, rng))
-
-
 # ---------------------------------------------------------------------- draw / render split
 def _draw_angles(rng: np.random.Generator, n_frames: int, params) -> dict[str, np.ndarray]:
     return {"angles": random_angles(n_frames, params["max_degrees"], rng)}
@@ -128,7 +113,7 @@ _BORDER = ("Same output size; the uncovered area mirrors the picture (reflect-10
            "on square frames, breaking the severity order, and no real camera shows them.")
 
 register(Spec(
-    name="static_rotate", modality="video", category="camera", fn=static_rotate, random=False,
+    name="static_rotate", modality="video", category="camera", random=False,
     render=Renderer(kernels={"numpy": _static_rotate_frames,
                              "torch": torch_kernel("static_rotate")}),
     summary="Turn every frame by the same angle, counter-clockwise about the centre.",
@@ -139,7 +124,7 @@ register(Spec(
                  "per-frame 'rotate', so use 'static_rotate' or 'StaticRotate'."),
 ))
 register(Spec(
-    name="rotate", modality="video", category="camera", fn=rotate,
+    name="rotate", modality="video", category="camera",
     render=Renderer(draw=_draw_angles,
                     kernels={"numpy": _rotate_frames, "torch": torch_kernel("rotate")}),
     summary="Turn each frame by its own random angle ~ U(-6s°, 6s°) at severity s.",
@@ -149,7 +134,7 @@ register(Spec(
                "[-(6s+1), 6s+1]. Bilinear sampling instead of nearest neighbour. " + _BORDER),
 ))
 register(Spec(
-    name="translate", modality="video", category="camera", fn=translate,
+    name="translate", modality="video", category="camera",
     render=Renderer(draw=_draw_offsets,
                     kernels={"numpy": _translate_frames, "torch": torch_kernel("translate")}),
     summary="Camera shake: each frame shifted by its own random offset in [0, 8s) px per axis.",

@@ -104,16 +104,6 @@ def reencode(clip: np.ndarray, codec: str, q: int, bit_rate: int | None = None,
     return np.stack([decoded[i] for i in ids])
 
 
-def mpeg1(clip: np.ndarray, rng: np.random.Generator, q: int) -> np.ndarray:
-    """Re-encode the clip with the mpeg2video encoder (the paper's "MPEG1") at quantiser q."""
-    return reencode(clip, "mpeg2video", q)
-
-
-def mpeg2(clip: np.ndarray, rng: np.random.Generator, q: int) -> np.ndarray:
-    """Re-encode the clip with the mpeg4 encoder (the paper's "MPEG2") at quantiser q."""
-    return reencode(clip, "mpeg4", q)
-
-
 # ---------------------------------------------------------------------- draw / render split
 def _jpeg_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
     return jpeg(frames, None, **params)
@@ -135,17 +125,17 @@ _CODEC_DEVIATION = (
     "The re-encoding runs in memory and keeps every frame aligned (the reference could drop or "
     "shift frames).")
 
-register(Spec(name="jpeg", fn=jpeg, render=Renderer(kernels={"numpy": _jpeg_frames}),
+register(Spec(name="jpeg", render=Renderer(kernels={"numpy": _jpeg_frames}),
               aliases=("JPEG", "JPEG Compression", "jpeg_compression"),
               summary="Per-frame JPEG compression at decreasing quality",
               severities=table("jpeg"), **_COMMON))
-register(Spec(name="mpeg1", fn=mpeg1,
+register(Spec(name="mpeg1",
               render=Renderer(PREFIX, kernels={"numpy": _codec_frames("mpeg2video")}),
               aliases=("MPEG1", "Codec1"),
               summary="Whole clip re-encoded with the mpeg2video encoder at a fixed quantiser",
               severities=table("mpeg1"), paper=paper_table("mpeg1"),
               deviation=_CODEC_DEVIATION.format(levels="20, 40, 60, 80, 100"), **_COMMON))
-register(Spec(name="mpeg2", fn=mpeg2,
+register(Spec(name="mpeg2",
               render=Renderer(PREFIX, kernels={"numpy": _codec_frames("mpeg4")}),
               aliases=("MPEG2", "Codec2"),
               summary="Whole clip re-encoded with the mpeg4 encoder at a fixed quantiser",

@@ -199,15 +199,6 @@ def _elastic_frames(frames, ids, drawn, params):
     return render_elastic(frames, drawn["key"], **params)
 
 
-def _whole_clip(render, draw=None):
-    """The ``Spec.fn`` convention ``fn(clip, rng, **params)``: draw from rng, render every frame."""
-    def fn(clip: np.ndarray, rng: np.random.Generator, **params) -> np.ndarray:
-        drawn = draw(rng, len(clip), params) if draw else {}
-        return render(clip, np.arange(len(clip)), drawn, params)
-    fn.__name__ = render.__name__.strip("_").replace("_frames", "")
-    return fn
-
-
 def torch_kernel(name: str) -> LazyKernel:
     """The torch kernel ``name`` of :mod:`._torch_imagenet_c`, imported on first use."""
     return LazyKernel("perturb.video._torch_imagenet_c", name)
@@ -222,7 +213,7 @@ MEASURED = ("Measured against imagecorruptions at its own levels 1, 3 and 5 on t
             "clip (benchmarks/README.md): ")
 
 register(Spec(
-    name="gaussian_blur", modality="video", category="blur", fn=_whole_clip(_gaussian_frames),
+    name="gaussian_blur", modality="video", category="blur",
     render=Renderer(kernels={"numpy": _gaussian_frames, "torch": torch_kernel("gaussian_blur")}),
     summary="Gaussian blur of sigma 1-6 px (ImageNet-C's extra corruption)",
     severities=table("gaussian_blur"), random=False,
@@ -230,7 +221,7 @@ register(Spec(
               "with OpenCV in float32. " + ROUNDING + " " + MEASURED + "PSNR 51.3, 51.2, 51.2 dB "
               "against the reference's output; 7-17x faster per 32-frame clip."))
 register(Spec(
-    name="glass_blur", modality="video", category="blur", fn=_whole_clip(_glass_frames, _draw_glass),
+    name="glass_blur", modality="video", category="blur",
     render=Renderer(draw=_draw_glass, kernels={"numpy": _glass_frames, "torch": torch_kernel("glass_blur")}),
     aliases=("Glass", "Glass Blur"),
     summary="Frosted glass: blur, replace each pixel by a random neighbour within d px, blur again",
@@ -250,7 +241,7 @@ register(Spec(
               "levels (ours/reference, 8 frames, the reference seeded from outside); 262-607x "
               "faster (the reference's pixel loop runs in Python)."))
 register(Spec(
-    name="elastic_transform", modality="video", category="digital", fn=_whole_clip(_elastic_frames, _draw_elastic),
+    name="elastic_transform", modality="video", category="digital",
     render=Renderer(draw=_draw_elastic, kernels={"numpy": _elastic_frames, "torch": torch_kernel("elastic_transform")}),
     aliases=("Elastic", "Elastic Transform"),
     summary="Resample each frame at positions moved by a smooth random displacement field",

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..registry import Spec, register
 from ._opencv_frames import per_frame
-from .imagenet_c import MEASURED, ROUNDING, SOURCE, _whole_clip, torch_kernel
+from .imagenet_c import MEASURED, ROUNDING, SOURCE, torch_kernel
 from .render import Renderer
 from .severity_params import paper_table, table
 
@@ -142,7 +142,7 @@ def _renderer(numpy_kernel, name: str) -> Renderer:
 _COMMON = dict(modality="video", category="digital", random=False)
 
 register(Spec(
-    name="brightness", fn=_whole_clip(_brightness_frames), render=_renderer(_brightness_frames, "brightness"),
+    name="brightness", render=_renderer(_brightness_frames, "brightness"),
     summary="HSV value raised by 0.1-0.5 of full scale, hue and saturation kept",
     severities=table("brightness"),
     deviation=f"Source: {SOURCE}. scikit-image's RGB->HSV->RGB round trip replaced by its closed "
@@ -150,7 +150,7 @@ register(Spec(
               + MEASURED + "PSNR 51.4, 52.4, 52.3 dB against the reference's output; 30-40x faster.",
     **_COMMON))
 register(Spec(
-    name="contrast", fn=_whole_clip(_contrast_frames), render=_renderer(_contrast_frames, "contrast"),
+    name="contrast", render=_renderer(_contrast_frames, "contrast"),
     summary="Each channel pulled towards its frame mean by a factor 0.4-0.05",
     severities=table("contrast"),
     deviation=f"Source: {SOURCE}. The per-channel frame mean comes from exact integer sums and the "
@@ -158,7 +158,7 @@ register(Spec(
               "51.2, 51.1 dB against the reference's output; 20-21x faster.",
     **_COMMON))
 register(Spec(
-    name="saturate", fn=_whole_clip(_saturate_frames), render=_renderer(_saturate_frames, "saturate"),
+    name="saturate", render=_renderer(_saturate_frames, "saturate"),
     summary="HSV saturation scaled and offset: x2, x0.3, x5+0.1, x0.1, x20+0.2",
     severities=table("saturate"), paper=paper_table("saturate"),
     deviation=f"Source: {SOURCE}. The source's five levels (x0.3, x0.1, x2, x5+0.1, x20+0.2) are "

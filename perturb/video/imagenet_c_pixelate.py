@@ -15,7 +15,7 @@ import numpy as np
 
 from ..registry import Spec, register
 from ._opencv_frames import per_frame
-from .imagenet_c import MEASURED, SOURCE, _positive, _whole_clip, torch_kernel
+from .imagenet_c import MEASURED, SOURCE, _positive, torch_kernel
 from .render import Renderer
 from .severity_params import table
 
@@ -113,7 +113,7 @@ def _pixelate_frames(frames, ids, drawn, params):
 
 
 register(Spec(
-    name="pixelate", modality="video", category="digital", fn=_whole_clip(_pixelate_frames),
+    name="pixelate", modality="video", category="digital",
     render=Renderer(kernels={"numpy": _pixelate_frames, "torch": torch_kernel("pixelate")},
                     torch_frames="uint8"),
     aliases=("Pixelation",),

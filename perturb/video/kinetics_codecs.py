@@ -96,16 +96,6 @@ def abr_reencode(clip: np.ndarray, codec: str, divisor: float,
 MODES = {"crf": (crf_reencode, "crf"), "abr": (abr_reencode, "divisor")}   # mode -> (function, parameter)
 
 
-def _whole_clip(mode: str, codec: str):
-    """``fn(clip, rng, **params)`` for the registry: every frame of the re-encoded clip."""
-    reencode, param = MODES[mode]
-
-    def fn(clip: np.ndarray, rng: np.random.Generator, **params: Any) -> np.ndarray:
-        return reencode(clip, codec, params[param])
-    fn.__name__ = f"{'h264' if codec == 'libx264' else 'h265'}_{mode}"
-    return fn
-
-
 def _kernel(mode: str, codec: str):
     """The numpy kernel: ``frames`` is the prefix 0..max(ids) (CRF) or the whole clip (ABR)."""
     reencode, param = MODES[mode]
@@ -173,7 +163,7 @@ MEASURED: dict[str, str] = {
 def _register(name: str, mode: str, codec: str, aliases: tuple[str, ...], summary: str) -> None:
     text = (_CRF if mode == "crf" else _ABR).format(encoder=codec, mbtree=_MBTREE[codec])
     text += _ENCODE.format(encoder=codec, threads=_THREADS[codec], pad=_PAD[codec])
-    register(Spec(name=name, fn=_whole_clip(mode, codec),
+    register(Spec(name=name,
                   render=Renderer(PREFIX if mode == "crf" else CLIP, kernels={"numpy": _kernel(mode, codec)}),
                   aliases=aliases, summary=summary, severities=table(name),
                   deviation=text + MEASURED.get(name, ""), **_COMMON))

@@ -3,41 +3,14 @@
 Every value of the clip (each frame, pixel and channel) gets its own independent draw: one
 16-bit counter-based word per value, a function of one key per clip, the frame index and the
 value's position (:mod:`._keyed_words`), through small tables (:mod:`._fast_random`). The
-kernels live in :mod:`.noise_kernels` (numpy and torch, bit-identical); the functions here are
-the whole-clip convention ``fn(clip, rng, **params)``: draw the key, render every frame.
+kernels live in :mod:`.noise_kernels` (numpy and torch, bit-identical); this module registers
+the four ops.
 """
 from __future__ import annotations
-
-import numpy as np
 
 from ..registry import Spec, register
 from .noise_kernels import KERNELS
 from .severity_params import table
-
-
-def gaussian_noise(clip: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:
-    """x/255 + N(0, sigma), clipped to [0, 1]: sensor noise in low light."""
-    # x is an integer level, so round(x + n) = x + round(n): add rounded N(0, 255·sigma) quantiles.
-    return KERNELS["gaussian_noise"].whole_clip(clip, rng, {"sigma": sigma})
-
-
-def shot_noise(clip: np.ndarray, rng: np.random.Generator, photons: float) -> np.ndarray:
-    """Poisson(x/255 · photons) / photons: photon-count noise, stronger with fewer photons."""
-    return KERNELS["shot_noise"].whole_clip(clip, rng, {"photons": photons})
-
-
-def impulse_noise(clip: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
-    """Salt and pepper: a fraction ``amount`` of values is replaced, half by 0 and half by 255.
-
-    Every value is hit independently with probability ``amount``, one random word per value
-    deciding both hit and colour (:func:`._fast_random.hit_words`).
-    """
-    return KERNELS["impulse_noise"].whole_clip(clip, rng, {"amount": amount})
-
-
-def speckle_noise(clip: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:
-    """x + x·N(0, sigma), clipped: multiplicative noise, strongest on bright values."""
-    return KERNELS["speckle_noise"].whole_clip(clip, rng, {"sigma": sigma})
 
 
 _COMMON = dict(modality="video", category="noise", random=True, temporal=False)
@@ -48,11 +21,11 @@ _STREAMS = (" One 64-bit key is drawn per clip from its generator; each value's 
 _NORMAL = ("Normal draws come from a table of 65,536 normal quantiles picked by one 16-bit random "
            "word per value: tails are cut at ±4.33σ (variance 0.99985 of the exact one).")
 
-register(Spec(name="gaussian_noise", fn=gaussian_noise, render=KERNELS["gaussian_noise"].renderer(),
+register(Spec(name="gaussian_noise", render=KERNELS["gaussian_noise"].renderer(),
               aliases=("Gaussian", "Gaussian Noise"),
               summary="Additive Gaussian noise on [0, 1] values, drawn per frame",
               severities=table("gaussian_noise"), deviation=_NORMAL + _STREAMS, **_COMMON))
-register(Spec(name="shot_noise", fn=shot_noise, render=KERNELS["shot_noise"].renderer(),
+register(Spec(name="shot_noise", render=KERNELS["shot_noise"].renderer(),
               aliases=("Shot", "Shot Noise", "poisson_noise"),
               summary="Poisson (photon count) noise, drawn per frame",
               severities=table("shot_noise"),
@@ -63,7 +36,7 @@ register(Spec(name="shot_noise", fn=shot_noise, render=KERNELS["shot_noise"].ren
                         "input level through an alias table (one 16-bit random word per value, "
                         "probabilities resolved to 2^-16)." + _STREAMS,
               **_COMMON))
-register(Spec(name="impulse_noise", fn=impulse_noise, render=KERNELS["impulse_noise"].renderer(),
+register(Spec(name="impulse_noise", render=KERNELS["impulse_noise"].renderer(),
               aliases=("Impulse", "Impulse Noise", "salt_and_pepper"),
               summary="Salt-and-pepper noise: a fraction of values set to 0 or 255, drawn per frame",
               severities=table("impulse_noise"),
@@ -71,7 +44,7 @@ register(Spec(name="impulse_noise", fn=impulse_noise, render=KERNELS["impulse_no
                         "(resolved to 2^-15) it is a hit, and the lower half of the hits is pepper, "
                         "so salt and pepper are exactly even." + _STREAMS,
               **_COMMON))
-register(Spec(name="speckle_noise", fn=speckle_noise, render=KERNELS["speckle_noise"].renderer(),
+register(Spec(name="speckle_noise", render=KERNELS["speckle_noise"].renderer(),
               aliases=("Speckle", "Speckle Noise"),
               summary="Multiplicative Gaussian noise x + x·N(0, c), drawn per frame",
               severities=table("speckle_noise"),

@@ -227,10 +227,6 @@ class NoiseKernels:
     render_numpy: Callable[[np.ndarray, Sequence[int], int, Mapping[str, Any]], np.ndarray]
     render_torch: Callable[[Any, Sequence[int], int, Mapping[str, Any]], Any]
 
-    def whole_clip(self, clip: np.ndarray, rng: np.random.Generator, params: Mapping[str, Any]) -> np.ndarray:
-        """Every frame of a uint8 clip, one key drawn from ``rng`` (the ``spec.fn`` convention)."""
-        return self.render_numpy(clip, np.arange(len(clip)), self.draw_key(rng), params)
-
     def renderer(self) -> Any:
         """This op in the draw/render model: one key per clip, frames rendered per (key, index)."""
         from .render import FRAME, Renderer

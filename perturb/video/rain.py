@@ -187,14 +187,8 @@ def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.nda
     return per_frame(frames, lambda f, i: composite(f, frame_mask(drawn, params, int(ids[i]), h, w), darken))
 
 
-def rain(clip: np.ndarray, rng: np.random.Generator, **params: Any) -> np.ndarray:
-    """The whole clip under rain drawn from ``rng``."""
-    drawn = draw_rain(rng, len(clip), params)
-    return render_numpy(clip, np.arange(len(clip)), drawn, params)
-
-
 register(Spec(
-    name="rain", modality="video", category="weather", fn=rain,
+    name="rain", modality="video", category="weather",
     render=Renderer(draw=draw_rain, kernels={"numpy": render_numpy,
                                              "torch": LazyKernel("perturb.video._torch_weather", "rain")}),
     aliases=("Rain",), extra={"per_frame": True},

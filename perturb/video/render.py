@@ -256,16 +256,13 @@ def draw_for(spec: Spec, params: Mapping[str, Any], n_frames: int, rng: np.rando
     """Draw ``spec``'s parameters for a clip of ``n_frames`` frames from ``rng``."""
     n = check_n_frames(n_frames)
     params = dict(params)
-    drawn = renderer_of(spec).draw(rng, n, params)
-    return Draw(spec.name, severity, n, params, drawn)
+    renderer = renderer_of(spec)
+    out = Draw(spec.name, severity, n, params, renderer.draw(rng, n, params))
+    object.__setattr__(out, "renderer", renderer)    # renders with this entry's renderer (registered or not)
+    return out
 
 
 def perturb_clip(spec: Spec, clip: np.ndarray, rng: np.random.Generator,
                  params: Mapping[str, Any]) -> np.ndarray:
-    """A whole uint8 clip perturbed by ``spec`` with draws from ``rng`` (the builder's unit step).
-
-    An entry registered with a whole-clip function only (``Spec.fn``) is called with ``rng``.
-    """
-    if spec.render is None:
-        return spec.fn(clip, rng, **params)
+    """A whole uint8 clip perturbed by ``spec`` with draws from ``rng`` (the builder's unit step)."""
     return draw_for(spec, params, len(clip), rng).render_clip(clip)

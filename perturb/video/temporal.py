@@ -162,22 +162,6 @@ def frame_rate_indices(n_frames: int, fps: float, clip_fps: float = 30.0,
     return np.minimum(src, n - 1)
 
 
-def _reindex(index_fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-    """A video kernel ``fn(clip, rng, **params)`` from a source-index function."""
-    def kernel(clip: np.ndarray, rng: np.random.Generator, **params: Any) -> np.ndarray:
-        return take_frames(clip, index_fn(clip.shape[0], rng=rng, **params))
-    kernel.__name__ = index_fn.__name__.replace("_indices", "")
-    kernel.__doc__ = f"Video kernel of :func:`{index_fn.__name__}`: the clip re-timed by its indices."
-    return kernel
-
-
-jumble = _reindex(jumble_indices)
-box_jumble = _reindex(box_jumble_indices)
-sampling = _reindex(sampling_indices)
-reverse_sampling = _reindex(reverse_sampling_indices)
-freeze = _reindex(freeze_indices)
-frame_rate = _reindex(frame_rate_indices)
-
 # name -> index function
 INDEX_FUNCTIONS = {"jumble": jumble_indices, "box_jumble": box_jumble_indices,
                    "sampling": sampling_indices, "reverse_sampling": reverse_sampling_indices,
@@ -193,7 +177,7 @@ def index_renderer(index_fn: Callable[..., np.ndarray]) -> Renderer:
 _SHORT = ("On a clip shorter than the {what}, {effect}; a single frame is returned unchanged.")
 
 register(Spec(
-    name="jumble", modality="video", category="temporal", fn=jumble,
+    name="jumble", modality="video", category="temporal",
     render=index_renderer(jumble_indices), temporal=True,
     summary="Shuffle frames inside consecutive segments; longer segments move frames further.",
     aliases=("Jumble", "Jumbling"),
@@ -206,7 +190,7 @@ register(Spec(
                + _SHORT.format(what="segment", effect="the whole clip is one segment")),
 ))
 register(Spec(
-    name="box_jumble", modality="video", category="temporal", fn=box_jumble,
+    name="box_jumble", modality="video", category="temporal",
     render=index_renderer(box_jumble_indices), temporal=True,
     summary="Cut the clip into consecutive segments and shuffle the order of the segments.",
     aliases=("BoxJumble", "Box Jumbling"),
@@ -219,7 +203,7 @@ register(Spec(
                "that falls inside one segment comes back unchanged; a single frame always does."),
 ))
 register(Spec(
-    name="sampling", modality="video", category="temporal", fn=sampling,
+    name="sampling", modality="video", category="temporal",
     render=index_renderer(sampling_indices), temporal=True, random=False,
     summary="Slow motion: keep every r-th frame and repeat it r times, trimmed to the input length.",
     aliases=("SampleRate", "Sampling"),
@@ -229,7 +213,7 @@ register(Spec(
                + _SHORT.format(what="rate", effect="every output frame is frame 0")),
 ))
 register(Spec(
-    name="reverse_sampling", modality="video", category="temporal", fn=reverse_sampling,
+    name="reverse_sampling", modality="video", category="temporal",
     render=index_renderer(reverse_sampling_indices),
     temporal=True, random=False,
     summary="Sampling, then reversed in time.",
@@ -240,7 +224,7 @@ register(Spec(
                "ordered by displacement."),
 ))
 register(Spec(
-    name="freeze", modality="video", category="temporal", fn=freeze,
+    name="freeze", modality="video", category="temporal",
     render=index_renderer(freeze_indices), temporal=True,
     summary="Keep a random fraction of frames (frame 0 always) and hold each until the next kept one.",
     aliases=("Freeze",),
@@ -253,7 +237,7 @@ register(Spec(
                "can round to the same count; a single frame is returned unchanged."),
 ))
 register(Spec(
-    name="frame_rate", modality="video", category="temporal", fn=frame_rate,
+    name="frame_rate", modality="video", category="temporal",
     render=index_renderer(frame_rate_indices), temporal=True, random=False,
     summary="The clip's frame rate cut to 20 16 12 9 6 fps, each kept frame held (T frames kept)",
     aliases=("FrameRate",),

@@ -57,14 +57,8 @@ def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.nda
     return out
 
 
-def temporal_blur(clip: np.ndarray, rng: np.random.Generator | None = None, **params: Any) -> np.ndarray:
-    """The whole clip blurred over time (``rng`` unused: the op is deterministic)."""
-    drawn = draw_window(rng, len(clip), params)
-    return render_numpy(clip, np.arange(len(clip)), drawn, params)
-
-
 register(Spec(
-    name="temporal_blur", modality="video", category="blur", fn=temporal_blur,
+    name="temporal_blur", modality="video", category="blur",
     render=Renderer(WINDOW, draw_window, {"numpy": render_numpy, "torch": torch_kernel("temporal_blur")}),
     temporal=True, random=False, aliases=("TemporalBlur", "temporal motion blur"),
     summary="Motion blur over time: each frame the mean of the 2c frames t-c .. t+c-1",

@@ -176,15 +176,6 @@ def numpy_kernel(name: str):
     return kernel
 
 
-def whole_clip(name: str):
-    """The whole-clip function ``fn(clip, rng, **params)`` of op ``name``."""
-    def fn(clip: np.ndarray, rng: np.random.Generator, **params: Any) -> np.ndarray:
-        drawn = draw_weather(name)(rng, len(clip), params)
-        return numpy_kernel(name)(clip, np.arange(len(clip)), drawn, params)
-    fn.__name__ = name
-    return fn
-
-
 def renderer(name: str) -> Renderer:
     return Renderer(draw=draw_weather(name),
                     kernels={"numpy": numpy_kernel(name),
@@ -198,7 +189,7 @@ _VIDEO = ("For video the layer is drawn once per clip and moves coherently (fram
           "key drawn from the clip's generator, so numpy and torch composite the same layer; "
           "output is rounded to the nearest level (the reference truncates).")
 
-register(Spec(name="fog", fn=whole_clip("fog"), render=renderer("fog"),
+register(Spec(name="fog", render=renderer("fog"),
               modality="video", category="weather", aliases=("Fog",),
               summary="A diamond-square plasma haze lifts and flattens the picture; drifts slowly",
               severities=table("fog"), paper=paper_table("fog"), extra={"per_frame": True},
@@ -213,7 +204,7 @@ register(Spec(name="fog", fn=whole_clip("fog"), render=renderer("fog"),
                         "the same random stream the plasma field equals the reference's to 3e-8. Speed: "
                         "8.4-10.7x the reference per clip. "
                         + _VIDEO))
-register(Spec(name="frost", fn=whole_clip("frost"), render=renderer("frost"),
+register(Spec(name="frost", render=renderer("frost"),
               modality="video", category="weather", aliases=("Frost",),
               summary="Ice on the lens: scale·x + frost·texture with a procedural frost texture",
               severities=table("frost"), paper=paper_table("frost"), extra={"per_frame": True},
@@ -227,7 +218,7 @@ register(Spec(name="frost", fn=whole_clip("frost"), render=renderer("frost"),
                         "severities 1, 3, 5); PSNR to the clean clip 0.7-0.8 dB higher (our texture is "
                         "slightly darker than the photographs' average). Speed: 24-26x the reference "
                         "per clip. " + _VIDEO))
-register(Spec(name="snow", fn=whole_clip("snow"), render=renderer("snow"),
+register(Spec(name="snow", render=renderer("snow"),
               modality="video", category="weather", aliases=("Snow",),
               summary="Streaked snow flakes over a greyed, brightened picture; flakes fall 4 px/frame",
               severities=table("snow"), paper=paper_table("snow"), extra={"per_frame": True},
@@ -240,7 +231,7 @@ register(Spec(name="snow", fn=whole_clip("snow"), render=renderer("snow"),
                         "reference at its table: output mean 157/156, 180/180, 206/206, std 76/76, 72/71, "
                         "60/60 (ours/reference, severities 1, 3, 5); PSNR to the clean clip within "
                         "0.1 dB. Speed: 8.5-10.5x the reference per clip. " + _VIDEO))
-register(Spec(name="spatter", fn=whole_clip("spatter"), render=renderer("spatter"),
+register(Spec(name="spatter", render=renderer("spatter"),
               modality="video", category="weather", aliases=("Spatter",),
               summary="Water drops (severities 1-3) or mud (4-5) on the lens; drops run down slowly",
               severities=table("spatter"), extra={"per_frame": True},
