@@ -117,3 +117,11 @@ def ms(seconds: float) -> str:
 def verdict(ratio: float, target: float) -> str:
     """'yes' when a speed-up meets its target."""
     return "yes" if ratio >= target else "NO"
+
+
+def speed_table(rows: Sequence[Mapping[str, Any]], peer: str, equivalence: str) -> str:
+    """Per-op rows (ours against ``peer`` per clip, speed-up against target, equivalence) as a table."""
+    body = [(r["op"], r["severity"], ms(r["ours_s"]), ms(r["peer_s"]), f"{r['speedup']:.1f}x",
+             f"{r['target']:.0f}x", verdict(r["speedup"], r["target"]), r["equivalence"]["text"])
+            for r in rows]
+    return table(["op", "sev", "ours ms/clip", f"{peer} ms/clip", "speed-up", "target", "met", equivalence], body)

@@ -31,7 +31,7 @@ from perturb.video.psnr import psnr
 from perturb.video.rain import frame_masks
 from perturb.video.severity_params import SEVERITY_PARAMS, SUITE_PARAMS
 
-from .harness import Settings, interleaved, ms, table, timed, verdict
+from .harness import Settings, interleaved, ms, speed_table, timed
 
 SEVERITIES = (1, 3, 5)
 TARGET = 5.0
@@ -163,11 +163,7 @@ def run(clip: np.ndarray, settings: Settings, log=print) -> dict[str, Any]:
 
 def render(section: dict[str, Any]) -> str:
     """The section as a table."""
-    rows = [(r["op"], r["severity"], ms(r["ours_s"]), ms(r["peer_s"]), f"{r['speedup']:.1f}x",
-             f"{r['target']:.0f}x", verdict(r["speedup"], r["target"]), r["equivalence"]["text"])
-            for r in section["rows"]]
-    text = table(["op", "sev", "ours ms/clip", "reference ms/clip", "speed-up", "target", "met",
-                  "equivalence (ours/reference, reference params)"], rows)
+    text = speed_table(section["rows"], "reference", "equivalence (ours/reference, reference params)")
     per_frame = [r for r in section["rows"] if "per_frame_s" in r]
     if per_frame:
         text += ("\n\nRain with per_frame=True (a new sheet for every frame, same run): " + ", ".join(

@@ -27,7 +27,7 @@ from perturb.video.psnr import mean_psnr, psnr
 from perturb.video.render import perturb_clip
 from perturb.video.severity_params import PAPER_PARAMS
 
-from .harness import Settings, interleaved, ms, table, timed, verdict
+from .harness import Settings, interleaved, ms, speed_table, timed
 from .peers import PeerWorker
 
 # our name -> peer name
@@ -170,11 +170,7 @@ def run(clip: np.ndarray, settings: Settings, worker: PeerWorker, workdir: Path,
 
 def render(section: dict[str, Any]) -> str:
     """The section as a table."""
-    rows = [(r["op"], r["severity"], ms(r["ours_s"]), ms(r["peer_s"]), f"{r['speedup']:.1f}x",
-             f"{r['target']:.0f}x", verdict(r["speedup"], r["target"]), r["equivalence"]["text"])
-            for r in section["rows"]]
-    text = table(["op", "sev", "ours ms/clip", "imagecorruptions ms/clip", "speed-up", "target", "met",
-                  "equivalence (ours/peer, peer params)"], rows)
+    text = speed_table(section["rows"], "imagecorruptions", "equivalence (ours/peer, peer params)")
     floors = [r for r in section["rows"] if "codec_floor_s" in r]
     if floors:
         text += ("\n\nJPEG codec floor (libjpeg-turbo encode + decode of every frame, one thread, "
