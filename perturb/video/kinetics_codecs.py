@@ -11,7 +11,9 @@ The source stream (:func:`source_stream`) stands in for the video file the refer
 from: the clip as ffmpeg's default libx264 encode makes it (CRF 23, preset medium, B-frames).
 The bitstream faults of :mod:`.bitstream` damage the same stream.
 
-Everything is deterministic: one encoder thread, x265's thread pool pinned to one worker, and
+Everything is deterministic: one encoder thread, x265 without a thread pool (its look-ahead
+decisions then run in the calling thread: with a pool worker doing them, a flush could spin
+forever in ``Lookahead::getDecidedPicture``, seen once on a 12-frame clip at 3 kbit/s), and
 x264's mb-tree off in the source and ABR encodes (libx264's mb-tree reads uninitialised memory:
 two encodes of one clip in one process gave different bitstreams, in PyAV's build and in
 Debian's ffmpeg alike).
@@ -29,7 +31,7 @@ from .render import CLIP, PREFIX, Renderer
 from .severity_params import table
 
 ENCODERS = {"h264": "libx264", "h265": "libx265"}
-X265_PARAMS = "log-level=none:pools=1:frame-threads=1"     # quiet, one worker, one frame at a time
+X265_PARAMS = "log-level=none:pools=none:frame-threads=1"  # quiet, no thread pool, one frame at a time
 # ffmpeg's default libx264 encode (what `ffmpeg -i src out.h264` writes), mb-tree off
 SOURCE_OPTIONS = {"preset": "medium", "crf": "23", "x264-params": "mbtree=0"}
 MIN_BIT_RATE = 1000                                         # x264 and x265 take whole kbit/s
@@ -113,7 +115,8 @@ _ENCODE = ("Encoded in memory through PyAV's {encoder} (preset medium) at 25 fps
            "edge pixels{pad} and cropped back after decoding (the reference crops odd sides off). ")
 _PAD = {"libx264": "", "libx265": " (x265: to multiples of 8 of at least 72, below which x265 "
                                   "overruns its heap or reads uninitialised memory)"}
-_THREADS = {"libx264": "", "libx265": " (x265's pool pinned to one worker: its output depends on the pool size)"}
+_THREADS = {"libx264": "", "libx265": " (x265 without a thread pool: its output depends on the pool size, "
+                                      "and a pool worker deciding frame types could leave a flush spinning)"}
 _CRF = ("Source: " + SOURCE + ": `ffmpeg -vcodec {encoder} -crf c` with the encoder's defaults. "
         "Here B-frames and look-ahead are off (the zerolatency tune; x264 then has no mb-tree, x265 "
         "no cu-tree), so output frame t depends on input frames 0..t only: a subset of frames "
@@ -135,28 +138,28 @@ _ROUTE = ("Measured against the ffmpeg command-line route with temporary files o
 MEASURED: dict[str, str] = {
     "h264_crf": _ROUTE + "frames identical to `ffmpeg -tune zerolatency -threads 1` at the same CRF; "
                 "the reference's command (B-frames, look-ahead, mb-tree) gives a mean PSNR of 31.56, "
-                "25.04, 18.95 dB where ours gives 31.32, 25.10, 19.83. 1.9-2.1x faster; PyAV's "
-                "encode call alone is 83-90% of our time and bounds the speed-up.",
-    "h265_crf": _ROUTE + "mean PSNR 30.51, 24.71, 19.27 dB against the CLI's 30.49, 24.41, 18.64 at the "
-                "same settings (x265 4.2 here, 3.5 there: PSNR between the two outputs 33.8, 26.3, "
-                "20.7 dB) and the reference command's 30.36, 24.38, 18.56. 1.4-2.0x faster; PyAV's "
-                "encode call alone is 91-93% of our time, so 2x is out of reach while both routes "
+                "25.04, 18.95 dB where ours gives 31.32, 25.10, 19.83. 1.8-2.1x faster; PyAV's "
+                "encode call alone is 82-96% of our time and bounds the speed-up.",
+    "h265_crf": _ROUTE + "mean PSNR 30.50, 24.71, 19.30 dB against the CLI's 30.46, 24.40, 18.76 at the "
+                "same settings (x265 4.2 here, 3.5 there: PSNR between the two outputs 33.7, 26.3, "
+                "20.6 dB) and the reference command's 30.36, 24.38, 18.56. 1.3-1.8x faster; PyAV's "
+                "encode call alone is 90-94% of our time, so 2x is out of reach while both routes "
                 "run the same encoder.",
     "h264_abr": _ROUTE + "reached 179, 50, 19 kbit/s against targets of 153, 38, 10 (the CLI: 196, 63, "
                 "28 against 156, 39, 10; a 1.28-s clip starts with an I-frame the buffer cannot "
-                "hold); mean PSNR 29.00, 21.38, 13.23 dB against 29.22, 22.13, 13.56. 2.4-2.8x faster.",
-    "h265_abr": _ROUTE + "reached 177, 56, 43 kbit/s against targets of 153, 38, 10 (the CLI: 189, 65, "
-                "48 against 156, 39, 10); mean PSNR 29.25, 22.58, 14.11 dB against 29.34, 22.63, "
-                "12.63. 2.0-2.4x faster.",
+                "hold); mean PSNR 29.00, 21.38, 13.23 dB against 29.22, 22.13, 13.56. 2.5-2.7x faster.",
+    "h265_abr": _ROUTE + "reached 175, 55, 40 kbit/s against targets of 153, 38, 10 (the CLI: 187, 64, "
+                "46 against 156, 39, 10); mean PSNR 29.26, 22.93, 14.62 dB against 29.35, 22.92, "
+                "12.91. 1.7-2.4x faster.",
     "bit_error": _ROUTE + "damaged fraction of a 640-frame stream 9.9e-6, 3.3e-5, 1.01e-4 against "
                  "5.5e-6, 3.5e-5, 9.2e-5 by `-bsf noise`; mean PSNR 25.8 ± 5.9, 19.7 ± 4.2, 15.9 ± "
                  "3.9 dB over five seeds (the filter's single, unseeded pick: 31.3, 13.2, 12.8 dB). "
-                 "2.2-2.4x faster.",
+                 "2.1-2.3x faster.",
     "packet_loss": _ROUTE + "datagrams lost on a 640-frame stream 0.98%, 2.9%, 6.0% for rates of 1, 3, "
                    "6%; `-bsf noise=drop`, the nearest command-line route, drops whole frames: 0.78%, "
                    "2.8%, 6.4% of packets. Mean PSNR 15.4 ± 4.0, 11.7 ± 1.1, 10.8 ± 1.2 dB over five "
                    "seeds (the filter's route: 10.2 dB at every rate, its first drop takes the only "
-                   "I-frame). 2.2x faster.",
+                   "I-frame). 2.1-2.2x faster.",
 }
 
 
