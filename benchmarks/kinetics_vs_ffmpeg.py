@@ -39,7 +39,7 @@ from perturb.video import bitstream as bs
 from perturb.video._codec_stream import GREY, encode
 from perturb.video.digital import CODEC_FPS
 from perturb.video.io import read
-from perturb.video.kinetics_codecs import abr_options, abr_target, crf_options, source_stream
+from perturb.video.kinetics_codecs import X265_PARAMS, abr_options, abr_target, crf_options, source_stream
 from perturb.video.psnr import mean_psnr, psnr
 
 from .harness import Settings, interleaved, ms, table, timed
@@ -49,7 +49,6 @@ SEEDS = range(5)
 LONG = 20                      # the long stream: the clip this many times over
 TARGET = 2.0
 FF = ["ffmpeg", "-y", "-nostdin", "-loglevel", "error"]
-X265 = "log-level=none:pools=none:frame-threads=1"
 SOURCE = ["-c:v", "libx264", "-preset", "medium", "-crf", "23", "-x264-params", "mbtree=0", "-threads", "1"]
 ENCODER = {"h264": "libx264", "h265": "libx265"}
 
@@ -87,7 +86,7 @@ def codec_args(op: str, value: int, same: bool) -> list[str]:
     args = ["-c:v", enc, "-crf", str(value)]
     if same:
         args += ["-preset", "medium", "-tune", "zerolatency", "-threads", "1"]
-    return args + (["-x265-params", X265 if same else "log-level=none"] if enc == "libx265" else [])
+    return args + (["-x265-params", X265_PARAMS if same else "log-level=none"] if enc == "libx265" else [])
 
 
 def probe_bitrate(path: str) -> float:
@@ -149,7 +148,7 @@ def abr_row(route: Route, long: Route, op: str, s: int, settings: Settings) -> d
 
     def ref() -> tuple[np.ndarray, float, float]:
         target = int(probe_bitrate(route.source()) / divisor)
-        extra = ["-x265-params", X265] if enc == "libx265" else ["-x264-params", "mbtree=0"]
+        extra = ["-x265-params", X265_PARAMS] if enc == "libx265" else ["-x264-params", "mbtree=0"]
         _ff(*route.raw_input(), "-c:v", enc, "-preset", "medium", "-threads", "1", "-b:v", str(target),
             "-maxrate", str(target), "-bufsize", str(target), *extra, route.path("abr.mp4"))
         return read(route.path("abr.mp4"))[0], target, probe_bitrate(route.path("abr.mp4"))
