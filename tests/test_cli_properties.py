@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from gate_fixtures import make_results
@@ -229,7 +229,9 @@ def written(rows: list[dict], suffix: str) -> str:
     if suffix == ".jsonl":
         return "".join(json.dumps(r) + "\n" for r in rows)
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    # "\r\n" so that QUOTE_MINIMAL quotes a field holding either character: with "\n" alone a
+    # caption ending in "\r" is written bare, and the row is then an ordinary CRLF line
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\r\n")
     writer.writeheader()
     writer.writerows(rows)
     return buf.getvalue()
@@ -241,6 +243,7 @@ def well_formed(caption: str) -> bool:
 
 @bounded(40)
 @given(rows=caption_rows(), suffix=st.sampled_from([".csv", ".jsonl"]))
+@example(rows=[{"video_id": "v0", "video_path": "v0.mp4", "caption": "0\r"}], suffix=".csv")
 def test_reader_keeps_every_caption_or_refuses_the_file(tmp_path, rows, suffix):
     """Nothing dropped in silence: every written caption comes back, or the file is refused."""
     from perturb.dataset.readers import DatasetFormatError, read_generic
