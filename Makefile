@@ -32,7 +32,7 @@ system-data:
 	fi
 
 test: install
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n auto
 
 demo: install
 	$(PY) -m perturb.demo --out demo-out
