@@ -111,11 +111,13 @@ def severity_weights(severity: Any) -> tuple[tuple[int, ...], np.ndarray] | None
 
 
 def resolve_ops(ops: str | Sequence[str], modality: str) -> list[Spec]:
-    """The specs a selection names, as bench reads it (``suite:NAME``, categories, names, commas)."""
+    """The specs a selection names, as bench reads it (``suite:NAME``, categories, names, commas),
+    in the order written (a suite or category in listing order), so weights can follow it."""
     if not isinstance(ops, str) and not (isinstance(ops, Sequence) and all(isinstance(o, str) for o in ops)):
         raise ValueError(f"ops must be a selection string (e.g. 'suite:imagenet-c' or 'jpeg,rotate') "
                          f"or a list of names; got {ops!r}")
-    specs = REGISTRY.resolve(ops, modality)
+    items = [i for i in (ops.split(",") if isinstance(ops, str) else ops) if i.strip()]
+    specs = list({s.ref: s for item in items for s in REGISTRY.resolve([item], modality)}.values())
     if not specs:
         raise ValueError(f"ops {ops!r} select no {modality} perturbation")
     return specs
