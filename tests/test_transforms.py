@@ -57,6 +57,9 @@ def test_key_gives_the_same_output_in_any_batch_and_position(data: np.ndarray) -
         assert np.array_equal(part[j], whole[i])
     one = t(torch.from_numpy(data[6]), keys=keys[6]).numpy()   # a single clip (T, H, W, C)
     assert np.array_equal(one, whole[6])
+    ints = t(torch.from_numpy(data[:2]), keys=[0, 1])
+    assert torch.equal(t(torch.from_numpy(data[1]), keys=torch.tensor(1)), ints[1])
+    assert torch.equal(t(torch.from_numpy(data[1]), keys=np.int64(1)), ints[1])
     assert sum(not np.array_equal(whole[i], data[i]) for i in range(N_CLIPS)) >= N_CLIPS - 1
 
 

@@ -195,3 +195,27 @@ class Sampler:
             str(self.levels[0]) if len(self.levels) == 1 else
             "{" + ", ".join(f"{lv}: {w:.3g}" for lv, w in zip(self.levels, self.level_p)) + "}")
         return f"{len(self.ops)} ops, severity={sev}, p={self.p:g}, seed={self.seed}"
+
+
+class KeyedDraws:
+    """What both transforms share: a :class:`Sampler`, the epoch, and the draws of keys."""
+
+    sampler: Sampler
+    epoch: int = 0
+
+    @property
+    def ops(self) -> tuple[str, ...]:
+        """The selected ops, in the order ``weights`` are given."""
+        return self.sampler.ops
+
+    def set_epoch(self, epoch: int) -> None:
+        """Draw anew for ``epoch``; coming back to an epoch repeats its draws."""
+        self.epoch = check_count("epoch", epoch)
+
+    def params(self, keys: Sequence[int | str] | Any) -> list[dict[str, Any] | None]:
+        """Each key's draw in this epoch: ``{"op", "severity", "seed"}``, or None when p skips it;
+        ``apply(sample, op, severity, seed=seed)`` replays the sample."""
+        return [self.sampler.draw(self.epoch, k) for k in check_keys(keys)]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.sampler.describe()}, epoch={self.epoch})"

@@ -13,7 +13,7 @@ from ..registry import REGISTRY
 from ..text import apply, apply_batch
 from ..text.api import parse_batch, pipeline_key
 from ..text.inputs import check_caption, check_captions
-from .draws import Sampler, check_count, check_key, check_keys
+from .draws import KeyedDraws, Sampler, check_key, check_keys
 
 
 def default_text_ops() -> list[str]:
@@ -21,7 +21,7 @@ def default_text_ops() -> list[str]:
     return [s.name for s in REGISTRY.select("text") if not s.needs_model]
 
 
-class RandomTextPerturbation:
+class RandomTextPerturbation(KeyedDraws):
     """Each caption gets a random text op with chance ``p``, drawn from (seed, epoch, key):
     ``t(captions, keys=ids)``, ``t.params(keys=ids)``, ``t.set_epoch(e)``.
 
@@ -40,18 +40,6 @@ class RandomTextPerturbation:
             raise ValueError(f"{', '.join(need)} need a model, which RandomTextPerturbation does not "
                              f"load; select ops without one (the default)")
         self.epoch = 0
-
-    @property
-    def ops(self) -> tuple[str, ...]:
-        return self.sampler.ops
-
-    def set_epoch(self, epoch: int) -> None:
-        """Draw anew for ``epoch``; coming back to an epoch repeats its draws."""
-        self.epoch = check_count("epoch", epoch)
-
-    def params(self, keys: Sequence[int | str] | Any) -> list[dict[str, Any] | None]:
-        """Each key's draw in this epoch: ``{"op", "severity", "seed"}``, or None when p skips it."""
-        return [self.sampler.draw(self.epoch, k) for k in check_keys(keys)]
 
     def __call__(self, captions: str | Sequence[str], keys: Any = None) -> Any:
         """Perturbed captions (a list of str; a str for one caption). Without keys, a caption's
@@ -79,6 +67,3 @@ class RandomTextPerturbation:
                 out[i] = apply_batch([texts[i]], op, severity, seed=seed, docs=[doc])[0] if doc is not None \
                     else apply(texts[i], op, severity, seed=seed)
         return out
-
-    def __repr__(self) -> str:
-        return f"RandomTextPerturbation({self.sampler.describe()}, epoch={self.epoch})"

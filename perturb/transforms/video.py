@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from .batch import check_batch, content_keys, render_batch
-from .draws import Sampler, check_count, check_key, check_keys
+from .draws import KeyedDraws, Sampler, check_key, check_keys
 
 try:                                   # torch is optional: numpy batches need none of it
     from torch.nn import Module as _Base
@@ -20,7 +20,7 @@ except ImportError:                    # pragma: no cover - exercised where torc
             return self.forward(*args, **kwargs)
 
 
-class RandomPerturbation(_Base):
+class RandomPerturbation(KeyedDraws, _Base):
     """Each sample gets a random op at a random severity with chance ``p``, drawn from
     (seed, epoch, key) only: ``t(batch, keys=ids)``, ``t.params(keys=ids)``, ``t.set_epoch(e)``.
 
@@ -35,20 +35,6 @@ class RandomPerturbation(_Base):
         super().__init__()
         self.sampler = Sampler.build(ops, "video", severity, weights, p, seed)
         self.epoch = 0
-
-    @property
-    def ops(self) -> tuple[str, ...]:
-        """The selected ops, in the order ``weights`` are given."""
-        return self.sampler.ops
-
-    def set_epoch(self, epoch: int) -> None:
-        """Draw anew for ``epoch``; coming back to an epoch repeats its draws."""
-        self.epoch = check_count("epoch", epoch)
-
-    def params(self, keys: Sequence[int | str] | Any) -> list[dict[str, Any] | None]:
-        """Each key's draw in this epoch: ``{"op", "severity", "seed"}``, or None when p skips it.
-        ``perturb.video.apply(clip, op, severity, seed=seed)`` replays the sample."""
-        return [self.sampler.draw(self.epoch, k) for k in check_keys(keys)]
 
     def content_keys(self, batch: Any) -> list[str]:
         """The keys used when ``keys`` is None: one digest per sample of its uint8 levels."""
@@ -65,10 +51,8 @@ class RandomPerturbation(_Base):
         x, kind = check_batch(batch)
         if keys is None:
             keys = content_keys(x, kind)
-        elif kind.single and (isinstance(keys, str) or not hasattr(keys, "__len__")):
-            keys = [check_key(keys)]
+        elif kind.single and (isinstance(keys, str) or getattr(keys, "shape", None) == ()
+                              or not hasattr(keys, "__len__")):      # one key: 7, "a", a 0-d tensor
+            keys = [check_key(keys.item() if hasattr(keys, "item") else keys)]
         out = render_batch(x, kind, self.params(check_keys(keys, len(x))))
         return out[0] if kind.single else out
-
-    def __repr__(self) -> str:
-        return f"RandomPerturbation({self.sampler.describe()}, epoch={self.epoch})"
