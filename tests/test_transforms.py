@@ -18,6 +18,7 @@ from perturb.video import apply, draw  # noqa: E402
 from perturb.video.sample import sample_clip  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 MIXED = "rotate,translate,jumble,freeze,gaussian_noise,defocus_blur,brightness,jpeg,fog,temporal_blur"
 N_CLIPS = 8
 
@@ -92,15 +93,18 @@ def test_each_sample_equals_apply_with_its_recorded_params(data: np.ndarray) -> 
 
 @pytest.mark.parametrize("op", ["rotate", "translate", "motion_blur", "jumble", "defocus_blur", "saturate",
                                 "jpeg", "gaussian_noise", "elastic_transform", "snow", "mpeg1"])
-def test_a_group_of_one_op_renders_as_apply(op: str, data: np.ndarray) -> None:
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_group_of_one_op_renders_as_apply(op: str, device: str, data: np.ndarray) -> None:
     """Samples that drew the same op render together (one kernel call where the draws are per
-    frame); each equals apply() all the same."""
+    frame); each equals apply() on the same device all the same."""
     t = RandomPerturbation(op, severity=4, seed=6)
     keys = list(range(4))
-    out = t(as_float(data[:4]), keys=keys)
+    x = as_float(data[:4]).to(device)
+    out = t(x, keys=keys)
     params = t.params(keys)
+    assert out.device == x.device
     for i, p in enumerate(params):
-        assert torch.equal(out[i], apply(as_float(data[i:i + 1])[0], op, 4, seed=p["seed"]))
+        assert torch.equal(out[i], apply(x[i], op, 4, seed=p["seed"]))
     together = fused([draw(op, 4, 4, seed=p["seed"]) for p in params])
     per_frame = op in ("rotate", "translate", "motion_blur", "jumble", "defocus_blur", "saturate", "jpeg")
     assert (together is not None) == per_frame
@@ -196,7 +200,7 @@ def dump_if_stuck(_: int) -> None:
 
 
 class Clips(torch.utils.data.Dataset):
-    """Clips corrupted in the loader's workers, keyed by index."""
+    """Clips corrupted in the loader's workers, keyed by index, with whether CUDA was initialised there."""
 
     def __init__(self, data: np.ndarray, transform: RandomPerturbation) -> None:
         self.data, self.transform = data, transform
@@ -205,7 +209,8 @@ class Clips(torch.utils.data.Dataset):
         return len(self.data)
 
     def __getitem__(self, i: int):
-        return self.transform(torch.from_numpy(self.data[i]), keys=i), i
+        out = self.transform(torch.from_numpy(self.data[i]), keys=i)
+        return out, torch.cuda.is_initialized()
 
 
 def test_same_outputs_for_any_num_workers_and_on_the_batch(data: np.ndarray) -> None:
@@ -215,7 +220,9 @@ def test_same_outputs_for_any_num_workers_and_on_the_batch(data: np.ndarray) -> 
     for workers in (0, 2):
         guard = {"worker_init_fn": dump_if_stuck, "timeout": 60} if workers else {}
         loader = torch.utils.data.DataLoader(Clips(data, t), batch_size=3, num_workers=workers, **guard)
-        runs.append(torch.cat([x for x, _ in loader]))
+        batches = list(loader)
+        runs.append(torch.cat([x for x, _ in batches]))
+        assert not any(cuda.any() for _, cuda in batches)          # no CUDA in a worker
     assert torch.equal(runs[0], runs[1])
     on_batch = t(torch.from_numpy(data), keys=torch.arange(N_CLIPS))   # keys as collated
     assert torch.equal(runs[0], on_batch)
