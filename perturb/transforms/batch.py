@@ -87,7 +87,7 @@ def fused(draws: Sequence[Draw]) -> Draw | None:
 
 def render_batch(batch: Any, kind: BatchKind, params: Sequence[Mapping[str, Any] | None]) -> Any:
     """A perturbed copy of ``batch``: sample i rendered with ``params[i]`` (None: left as is)."""
-    out = batch.clone() if kind.layout is not None else batch.copy()
+    out = batch.detach().clone() if kind.layout is not None else batch.copy()
     n_frames = batch.shape[1]
     groups: dict[tuple[str, Any], list[int]] = defaultdict(list)
     for i, prm in enumerate(params):

@@ -41,7 +41,8 @@ def check_keys(keys: Any, n: int | None = None) -> list[int | str]:
     try:
         items = list(keys)
     except TypeError:
-        raise ValueError(f"keys must be a sequence of {KEY_TYPES}; got {type(keys).__name__}") from None
+        raise ValueError(f"keys must be a sequence with one key per sample, each {KEY_TYPES}; "
+                         f"got {type(keys).__name__}") from None
     if n is not None and len(items) != n:
         raise ValueError(f"expected {n} keys, one per sample in the batch; got {len(items)}")
     return [check_key(k) for k in items]
@@ -97,7 +98,7 @@ def severity_weights(severity: Any) -> tuple[tuple[int, ...], np.ndarray] | None
             raise ValueError(f"{expected}; got levels {sorted(map(repr, severity))}")
         levels = tuple(sorted(int(k) for k in severity))
         return levels, probabilities([severity[k] for k in levels], "severity weights")
-    if isinstance(severity, Sequence) and not isinstance(severity, str):
+    if isinstance(severity, (Sequence, np.ndarray)) and not isinstance(severity, str):
         if len(severity) == 2:
             ints = all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in severity)
             if not ints or not lo <= severity[0] <= severity[1] <= hi:
@@ -148,7 +149,7 @@ def _pick(cdf: np.ndarray, u: float) -> int:
     return min(int(np.searchsorted(cdf, u, side="right")), len(cdf) - 1)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Sampler:
     """What a transform draws from: ops and their probabilities, severity levels and theirs
     (None: each op's default), the chance ``p`` and the base seed. Picklable, numpy only."""
@@ -194,7 +195,7 @@ class Sampler:
         sev = "default" if self.levels is None else (
             str(self.levels[0]) if len(self.levels) == 1 else
             "{" + ", ".join(f"{lv}: {w:.3g}" for lv, w in zip(self.levels, self.level_p)) + "}")
-        return f"{len(self.ops)} ops, severity={sev}, p={self.p:g}, seed={self.seed}"
+        return f"{len(self.ops)} op{'' if len(self.ops) == 1 else 's'}, severity={sev}, p={self.p:g}, seed={self.seed}"
 
 
 class KeyedDraws:
