@@ -92,8 +92,8 @@ def _dask_gpu_cluster(replicas: Sequence[Replica]) -> Any:
     from distributed import Nanny, Scheduler, SpecCluster
 
     workers = {r.name: {"cls": Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1},
-                                                  "env": _env(r)}} for r in replicas}
-    return SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard_address": None}},
+                                                  "env": _env(r), "silence_logs": 40}} for r in replicas}
+    return SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard": False}},
                        silence_logs=40)
 
 
@@ -101,6 +101,11 @@ def worker_gpu() -> str:
     """``cuda:N`` of the first GPU this process sees (its host's number for it)."""
     first = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
     return f"cuda:{first or 0}"
+
+
+def worker_place() -> tuple[str, str]:
+    """(host name, first visible GPU) of a Dask worker, asked without running a task."""
+    return this_host(), worker_gpu()
 
 
 class DaskReplicas:
@@ -132,14 +137,14 @@ class DaskReplicas:
 
     def _discover(self, request: GpuRequest) -> tuple[list[Replica], bool]:
         workers = self.client.scheduler_info(n_workers=-1)["workers"]
+        places = self.client.run(worker_place)
         gpu = {a: w for a, w in workers.items() if (w.get("resources") or {}).get("GPU", 0) >= 1}
-        if request.any and (gpu or not request.auto or request.perturb):
-            if not gpu:
-                raise ValueError("--backend dask was asked for CUDA but no worker declares a GPU resource; "
-                                 "start one worker per GPU with `dask worker ADDRESS --resources GPU=1`")
-            devices = self.client.run(worker_gpu, workers=list(gpu))
-            return [Replica(str(w.get("name", a)), devices[a], w["host"]) for a, w in sorted(gpu.items())], True
-        return [Replica(str(w.get("name", a)), "cpu", w["host"]) for a, w in sorted(workers.items())], False
+        use_gpu = request.any and (bool(gpu) or not request.auto or request.perturb)
+        if use_gpu and not gpu:
+            raise ValueError("--backend dask was asked for CUDA but no worker declares a GPU resource; "
+                             "start one worker per GPU with `dask worker ADDRESS --resources GPU=1`")
+        return [Replica(str(w.get("name", a)), places[a][1] if use_gpu else "cpu", places[a][0])
+                for a, w in sorted((gpu if use_gpu else workers).items())], use_gpu
 
     def map(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
         from distributed import as_completed
@@ -223,7 +228,8 @@ def ray_replicas(request: GpuRequest, jobs: int | None) -> tuple[list[Replica], 
     import ray
 
     nodes = sorted((n for n in ray.nodes() if n.get("Alive")), key=lambda n: n["NodeManagerAddress"])
-    gpus = [(n["NodeManagerAddress"], g) for n in nodes for g in range(int(n["Resources"].get("GPU", 0)))]
+    gpus = [(n.get("NodeManagerHostname") or n["NodeManagerAddress"], g) for n in nodes
+            for g in range(int(n["Resources"].get("GPU", 0)))]
     if request.any and (gpus or not request.auto or request.perturb):
         if not gpus:
             raise ValueError("--backend ray was asked for CUDA but the Ray cluster has no GPU "
