@@ -92,9 +92,10 @@ def _dask_gpu_cluster(replicas: Sequence[Replica]) -> Any:
     from distributed import Nanny, Scheduler, SpecCluster
 
     workers = {r.name: {"cls": Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1},
-                                                  "env": _env(r), "silence_logs": 40}} for r in replicas}
-    return SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard": False}},
-                       silence_logs=40)
+                                                  "env": _env(r), "silence_logs": 40,
+                                                  "host": "127.0.0.1"}} for r in replicas}
+    scheduler = {"cls": Scheduler, "options": {"dashboard": False, "host": "127.0.0.1"}}
+    return SpecCluster(workers=workers, scheduler=scheduler, silence_logs=40)
 
 
 def worker_gpu() -> str:
@@ -259,6 +260,14 @@ def open_replicas(engine: str, scheduler: str | None, jobs: int | None, device: 
     pool.close()
 
 
+def _ray_running() -> bool:
+    try:
+        import ray
+    except ImportError:
+        return False
+    return bool(ray.is_initialized())
+
+
 def planned_replicas(engine: str, scheduler: str | None, jobs: int | None, device: str | None,
                      perturb_device: str | None) -> list[Replica]:
     """The replicas a run would place, found without starting a worker: a local engine's from the
@@ -266,7 +275,7 @@ def planned_replicas(engine: str, scheduler: str | None, jobs: int | None, devic
     request = gpu_request(device, perturb_device)
     if engine != "loky":
         refuse_index(engine, request)
-    if scheduler is None or engine == "loky":
+    if engine == "loky" or (scheduler is None and not (engine == "ray" and _ray_running())):
         return local_replicas(request, jobs, engine)
     if engine == "dask":
         with open_replicas(engine, scheduler, jobs, device, perturb_device) as pool:

@@ -1,0 +1,206 @@
+"""One model replica per GPU on loky, Dask and Ray, tested on CPUs: GPUs are declared (a patched
+device count, Dask workers with a ``GPU`` resource, Ray's logical GPUs) and the ``callable:`` model
+records the device it was built for and the CUDA_VISIBLE_DEVICES it saw, without touching CUDA."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from bench_fixtures import tiny_data, write_tiny_dataset
+from perturb.bench import placement
+from perturb.bench.api import benchmark
+from perturb.bench.replicas import planned_replicas
+from perturb.bench.report import model_tables
+from perturb.bench.runner import Settings
+from replica_models import KILL_ENV, LOG_ENV, builds
+
+MODEL = "callable:replica_models:Recorder"
+KW = dict(video=["translate"], severities=[2], text=["Typos"], bootstrap=0,
+          settings=Settings(progress=False, batch_size=2))
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """The single-process run every sharded run must equal."""
+    return benchmark(MODEL, tiny_data(4), **KW)
+
+
+@pytest.fixture
+def log(tmp_path, monkeypatch):
+    folder = tmp_path / "builds"
+    folder.mkdir()
+    monkeypatch.setenv(LOG_ENV, str(folder))
+    return folder
+
+
+def _gpus(monkeypatch, n: int, visible: str | None = None) -> None:
+    monkeypatch.setattr(placement, "device_count", lambda: n)
+    if visible is None:
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    else:
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+
+
+def _same(doc, reference) -> None:
+    assert doc["runs"] == reference["runs"] and doc["clean"] == reference["clean"]
+    assert doc["summary"] == reference["summary"]
+
+
+def _one_replica_per_gpu(doc, log, n: int) -> list[dict]:
+    """n replicas on distinct GPUs, none on the driver, each model built once, for its own GPU."""
+    ran = doc["provenance"]["replicas"]
+    made = builds(log)
+    assert len(ran) == n and len({(r["host"], r["device"]) for r in ran}) == n
+    assert all(r["device"].startswith("cuda:") for r in ran)
+    assert len(made) == n and len({b["pid"] for b in made}) == n         # once per replica
+    assert os.getpid() not in {b["pid"] for b in made}                   # none on the driver
+    assert {b["device"] for b in made} == {"cuda:0"}                     # its only visible GPU
+    assert sorted(b["visible"] for b in made) == sorted(r["device"][5:] for r in ran)
+    shards = doc["provenance"]["shards"]
+    assert [s["shard"] for s in shards][:3] == ["model", "texts clean", "texts Typos"]
+    assert sorted(s["shard"] for s in shards[3:]) == [f"videos {k}-{k}" for k in range(4)]
+    return made
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_loky_pins_one_replica_per_gpu_and_gives_the_single_process_results(n, monkeypatch, log, reference):
+    _gpus(monkeypatch, n)
+    planned = planned_replicas("loky", None, None, "cuda", None)
+    assert [(r.device, r.pin) for r in planned] == [(f"cuda:{i}", str(i)) for i in range(n)]
+    doc = benchmark(MODEL, tiny_data(4), backend="loky", model_options={"device": "cuda"}, **KW)
+    _same(doc, reference)
+    _one_replica_per_gpu(doc, log, n)
+    assert model_tables(doc)[0] == ("Model", ["id", "replicas"], [[MODEL, f"{n} (loky)"]])
+
+
+def test_loky_cuda_n_selects_that_gpu_and_refuses_one_it_lacks(monkeypatch):
+    _gpus(monkeypatch, 2, visible="5,7")
+    assert [(r.device, r.pin) for r in planned_replicas("loky", None, None, "cuda:1", None)] == [("cuda:7", "7")]
+    assert [r.device for r in planned_replicas("loky", None, None, "cpu", "cuda")] == ["cuda:5", "cuda:7"]
+    assert [r.device for r in planned_replicas("loky", None, None, "cpu", None)] == ["cpu", "cpu"]
+    with pytest.raises(ValueError, match=r"cuda:2: this machine shows 2 GPU\(s\)"):
+        planned_replicas("loky", None, None, "cuda:2", None)
+    _gpus(monkeypatch, 0)
+    assert [r.device for r in planned_replicas("loky", None, 3, "auto", None)] == ["cpu"] * 3
+    with pytest.raises(ValueError, match="shows no GPU"):
+        planned_replicas("loky", None, None, "cuda", None)
+
+
+def test_dry_run_prints_the_plan_and_loads_nothing(tmp_path, monkeypatch, log, capsys):
+    from perturb.bench.sources import OnTheFly
+    from perturb.cli import main
+
+    def no_decoding(*_a, **_k):
+        raise AssertionError("a dry run decodes nothing")
+
+    monkeypatch.setattr(OnTheFly, "clean", no_decoding)
+    monkeypatch.setattr(OnTheFly, "clip", no_decoding)
+    _gpus(monkeypatch, 2)
+    captions = write_tiny_dataset(tmp_path / "data", n=4)
+    out = tmp_path / "out"
+    args = ["bench", "--model", MODEL, "--dataset", str(captions), "--out", str(out), "--video-perturbations",
+            "translate", "--severities", "2", "--text-perturbations", "Typos", "--batch-size", "2",
+            "--backend", "loky", "--device", "cuda", "--dry-run"]
+    assert main(args + ["--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["engine"] == "loky" and plan["driver_model"] is None and plan["texts"] == "replicas"
+    assert [(r["device"], r["shards"]) for r in plan["replicas"]] == [("cuda:0", 3), ("cuda:1", 3)]
+    assert plan["shards"] == 6 and plan["items"] == 4 and plan["configurations"] == 2     # 2 caption sets, 4 shards
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "replica 1: cuda:1 on" in text and "the driver holds no model" in text
+    assert builds(log) == [] and not out.exists()
+    assert main(args[:-5] + ["--backend", "dask", "--device", "cuda:1", "--dry-run"]) == 2
+    assert capsys.readouterr().err.strip().endswith("--backend dask cannot pick cuda:1: each dask replica "
+                                                    "serves the GPU its worker owns; pass --device cuda to "
+                                                    "use every GPU")
+
+
+def test_dask_runs_one_replica_per_gpu_worker(monkeypatch, log, reference):
+    pytest.importorskip("distributed")
+    _gpus(monkeypatch, 2)                  # a local cluster: one worker per GPU, GPU=1 each, pinned
+    doc = benchmark(MODEL, tiny_data(4), backend="dask", model_options={"device": "auto"}, **KW)
+    _same(doc, reference)
+    _one_replica_per_gpu(doc, log, 2)
+
+
+def test_dask_gpu_workers_of_a_scheduler_are_the_replicas_and_a_killed_one_is_redone(tmp_path, monkeypatch, log,
+                                                                                     reference):
+    pytest.importorskip("distributed")
+    from distributed import Client
+
+    from perturb.bench.placement import Replica
+    from perturb.bench.replicas import _dask_gpu_cluster
+
+    marker = tmp_path / "killed"
+    monkeypatch.setenv(KILL_ENV, str(marker))       # the workers' model: the first to embed videos dies
+    cluster = _dask_gpu_cluster([Replica("a", "cuda:0", "h", "0"), Replica("b", "cuda:1", "h", "1")])
+    try:
+        Client(cluster).wait_for_workers(2)
+        address = cluster.scheduler_address
+        planned = planned_replicas("dask", address, None, "cuda", None)
+        assert sorted((r.name, r.device) for r in planned) == [("a", "cuda:0"), ("b", "cuda:1")]
+        doc = benchmark(MODEL, tiny_data(4), backend="dask", scheduler=address,
+                        model_options={"device": "cuda"}, **KW)
+    finally:
+        cluster.close()
+    _same(doc, reference)
+    killed = int(marker.read_text())
+    made = builds(log)
+    assert killed in {b["pid"] for b in made} and len(made) in (2, 3)   # its restarted worker may get work
+    assert sorted(s["shard"] for s in doc["provenance"]["shards"][3:]) == [f"videos {k}-{k}" for k in range(4)]
+
+
+
+@pytest.fixture(scope="module")
+def ray_gpus(tmp_path_factory):
+    """A local Ray instance declaring 4 logical GPUs on 2 CPUs; its workers read the build log and
+    the kill marker (created: disarmed) named here, as their environment was when Ray started."""
+    ray = pytest.importorskip("ray")
+    root = tmp_path_factory.mktemp("ray")
+    env = {LOG_ENV: str(root / "builds"), KILL_ENV: str(root / "killed"),
+           "PYTHONPATH": os.pathsep.join(p for p in (os.path.dirname(os.path.abspath(__file__)),
+                                                      os.environ.get("PYTHONPATH")) if p)}
+    (root / "builds").mkdir()
+    (root / "killed").write_text("")
+    before = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    ray.init(num_gpus=4, num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield root
+    finally:
+        ray.shutdown()
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _fresh_log(root):
+    for p in (root / "builds").glob("*.json"):
+        p.unlink()
+    return root / "builds"
+
+
+def test_ray_runs_one_actor_per_gpu(ray_gpus, reference):
+    log = _fresh_log(ray_gpus)
+    planned = planned_replicas("ray", None, None, "cuda", None)
+    assert [r.device for r in planned] == [f"cuda:{g}" for g in range(4)]
+    doc = benchmark(MODEL, tiny_data(4), backend="ray", model_options={"device": "cuda"}, **KW)
+    _same(doc, reference)
+    _one_replica_per_gpu(doc, log, 4)
+    assert len(planned_replicas("ray", None, 2, "cuda", None)) == 2          # --jobs caps the replicas
+
+
+def test_ray_redoes_the_shard_of_a_killed_actor(ray_gpus, reference):
+    log = _fresh_log(ray_gpus)
+    marker = ray_gpus / "killed"
+    marker.unlink()                                  # armed: the first actor to embed videos dies
+    doc = benchmark(MODEL, tiny_data(4), backend="ray", n_workers=2, model_options={"device": "cuda"}, **KW)
+    _same(doc, reference)
+    made = builds(log)
+    assert int(marker.read_text()) in {b["pid"] for b in made} and len(made) == 3   # restarted once
+    assert sorted(s["shard"] for s in doc["provenance"]["shards"][3:]) == [f"videos {k}-{k}" for k in range(4)]
