@@ -22,7 +22,7 @@ from .results import build_results
 from .shards import Sharded, described_model, run_jobs
 from .sources import OnTheFly
 from .suite_summary import load_baseline, summarize_suites
-from .tasks import ContrastTask, Describe, WorkerContext, for_replicas
+from .replica_tasks import ContrastTask, Describe, WorkerContext, for_replicas
 
 
 def _default_id(obj: Any) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 DEFAULT_JOBS = 2               # CPU replicas of a local engine when --jobs is not given
@@ -202,6 +202,3 @@ def provenance(engine: str, ledger: Sequence[dict[str, Any]]) -> dict[str, Any]:
         seen.setdefault(key, {**rec, "shards": 0})["shards"] += 1
     return {"engine": engine, "replicas": list(seen.values()), "shards": [dict(e) for e in ledger]}
 
-
-def as_dicts(replicas: Sequence[Replica]) -> list[dict[str, Any]]:
-    return [asdict(r) for r in replicas]

@@ -2,8 +2,8 @@
 
 Modules with one job each: :mod:`.plan` (which configurations), :mod:`.encoder` (embeddings and
 rankings of one configuration, through the cache), :mod:`.shards` (running them here or on
-replicas), :mod:`.replicas` and :mod:`.placement` (where replicas run) and :mod:`.tasks` (what a
-replica runs). Every name stays importable from here.
+replicas), :mod:`.replicas` and :mod:`.placement` (where replicas run) and
+:mod:`.replica_tasks` (what a replica runs). Every name stays importable from here.
 """
 from __future__ import annotations
 
@@ -12,5 +12,5 @@ from .encoder import (Encoder, Ranked, Settings, _bar, _host, _normalise, _video
 from .plan import Job, plan  # noqa: F401
 from .shards import Sharded, _shards, _video_configs, run_jobs  # noqa: F401
 from .sources import CLEAN  # noqa: F401
-from .tasks import (RemoteTask, TextTask, VideoShard, WorkerContext, _worker_model, run_task,  # noqa: F401
-                    skip_record)
+from .replica_tasks import (RemoteTask, TextTask, VideoShard, WorkerContext, _worker_model,  # noqa: F401
+                            run_task, skip_record)

@@ -15,8 +15,8 @@ from .placement import on_gpus, provenance, shards
 from .plan import Job
 from .schedule import Config
 from .sources import CLEAN
-from .tasks import (RemoteTask, Task, TextTask, VideoShard, WorkerContext, _worker_model,  # noqa: F401
-                    run_task, skip_record)
+from .replica_tasks import (RemoteTask, Task, TextTask, VideoShard, WorkerContext,  # noqa: F401
+                            _worker_model, run_task, skip_record)
 
 
 def _shards(n: int, batch_size: int, workers: int) -> list[list[int]]:
@@ -152,7 +152,7 @@ class _DescribedCross(_Described):
 
 def described_model(info: dict[str, Any]) -> Any:
     """A :class:`Model` the driver can key caches and write results with, built from a replica's
-    description (:class:`~perturb.bench.tasks.Describe`)."""
+    description (:class:`~perturb.bench.replica_tasks.Describe`)."""
     from .adapters.protocol import Model
 
     impl = (_DescribedDual if info["kind"] == "dual" else _DescribedCross)(info)
