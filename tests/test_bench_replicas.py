@@ -82,6 +82,8 @@ def test_loky_cuda_n_selects_that_gpu_and_refuses_one_it_lacks(monkeypatch):
     assert [r.device for r in planned_replicas("loky", None, None, "cpu", None)] == ["cpu", "cpu"]
     with pytest.raises(ValueError, match=r"cuda:2: this machine shows 2 GPU\(s\)"):
         planned_replicas("loky", None, None, "cuda:2", None)
+    with pytest.raises(ValueError, match="--backend ray cannot pick cuda:1: each ray replica serves the GPU"):
+        planned_replicas("ray", None, None, "cuda:1", None)
     _gpus(monkeypatch, 0)
     assert [r.device for r in planned_replicas("loky", None, 3, "auto", None)] == ["cpu"] * 3
     with pytest.raises(ValueError, match="shows no GPU"):
@@ -121,6 +123,7 @@ def test_dry_run_prints_the_plan_and_loads_nothing(tmp_path, monkeypatch, log, c
 def test_dask_runs_one_replica_per_gpu_worker(monkeypatch, log, reference):
     pytest.importorskip("distributed")
     _gpus(monkeypatch, 2)                  # a local cluster: one worker per GPU, GPU=1 each, pinned
+    assert [r.device for r in planned_replicas("dask", None, None, "auto", None)] == ["cuda:0", "cuda:1"]
     doc = benchmark(MODEL, tiny_data(4), backend="dask", model_options={"device": "auto"}, **KW)
     _same(doc, reference)
     _one_replica_per_gpu(doc, log, 2)
@@ -204,3 +207,14 @@ def test_ray_redoes_the_shard_of_a_killed_actor(ray_gpus, reference):
     made = builds(log)
     assert int(marker.read_text()) in {b["pid"] for b in made} and len(made) == 3   # restarted once
     assert sorted(s["shard"] for s in doc["provenance"]["shards"][3:]) == [f"videos {k}-{k}" for k in range(4)]
+
+
+def test_a_cross_encoder_ranks_every_configuration_on_a_replica():
+    model = "callable:replica_models:score"
+    kw = dict(KW, video=["translate"], severities=[2], text=["Typos"], pairs=[("translate", "Typos")])
+    here = benchmark(model, tiny_data(3), **kw)
+    doc = benchmark(model, tiny_data(3), backend="loky", n_workers=1, **kw)
+    _same(doc, here)
+    assert [s["shard"] for s in doc["provenance"]["shards"]] == [
+        "model", "clean:clean", "video:translate@2", "text:Typos", "both:translate+Typos@2"]
+    assert doc["provenance"]["replicas"][0]["device"] == "cpu"

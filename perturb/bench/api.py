@@ -17,12 +17,12 @@ from .data import BenchData
 from .encoder import Encoder, Settings
 from .placement import replica_options, replica_perturb_device
 from .plan import plan
+from .replica_tasks import ContrastTask, Describe, WorkerContext, for_replicas
 from .replicas import open_replicas
 from .results import build_results
 from .shards import Sharded, described_model, run_jobs
 from .sources import OnTheFly
 from .suite_summary import load_baseline, summarize_suites
-from .replica_tasks import ContrastTask, Describe, WorkerContext, for_replicas
 
 
 def _default_id(obj: Any) -> str:

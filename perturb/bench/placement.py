@@ -65,6 +65,14 @@ class GpuRequest:
     def any(self) -> bool:
         return self.model or self.perturb
 
+    def on_gpus(self, available: bool, engine: str, hint: str) -> bool:
+        """Whether replicas hold GPUs: asked for (``auto`` only where ``available``); a ValueError
+        naming ``hint`` when CUDA is asked for and the engine has none."""
+        wanted = self.any and (available or not self.auto or self.perturb)
+        if wanted and not available:
+            raise ValueError(f"--backend {engine} was asked for CUDA but {hint}")
+        return wanted
+
 
 def gpu_request(device: str | None, perturb_device: str | None) -> GpuRequest:
     """Parse the two device options (``auto`` counts as a model GPU request, resolved by the engine)."""
@@ -98,10 +106,8 @@ def local_replicas(request: GpuRequest, jobs: int | None, engine: str) -> list[R
     CPU replicas when no GPU is asked for or, under ``--device auto``, none is visible."""
     gpus = visible_gpus()
     host = this_host()
-    if request.any and (gpus or not request.auto or request.perturb):
-        if not gpus:
-            raise ValueError(f"--backend {engine} was asked for CUDA but this machine shows no GPU "
-                             "(CUDA_VISIBLE_DEVICES / torch); pass --device cpu")
+    if request.on_gpus(bool(gpus), engine, "this machine shows no GPU (CUDA_VISIBLE_DEVICES / torch); "
+                       "pass --device cpu"):
         if request.index is not None:
             if request.index >= len(gpus):
                 raise ValueError(f"cuda:{request.index}: this machine shows {len(gpus)} GPU(s) "

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from ..engines import _bounded, call_in_loky_worker, call_single_threaded
 from ..errors import MissingResourceError
 from .placement import (DEFAULT_JOBS, GpuRequest, Replica, gpu_request, local_replicas, on_gpus,
-                        this_host)
+                        this_host, visible_gpus)
 
 IN_FLIGHT = 2                   # tasks held by one replica at a time
 RETRIES = 3                     # a killed Ray replica is restarted, and its task retried, this often
@@ -140,10 +140,8 @@ class DaskReplicas:
         workers = self.client.scheduler_info(n_workers=-1)["workers"]
         places = self.client.run(worker_place)
         gpu = {a: w for a, w in workers.items() if (w.get("resources") or {}).get("GPU", 0) >= 1}
-        use_gpu = request.any and (bool(gpu) or not request.auto or request.perturb)
-        if use_gpu and not gpu:
-            raise ValueError("--backend dask was asked for CUDA but no worker declares a GPU resource; "
-                             "start one worker per GPU with `dask worker ADDRESS --resources GPU=1`")
+        use_gpu = request.on_gpus(bool(gpu), self.engine, "no worker declares a GPU resource; start one "
+                                  "worker per GPU with `dask worker ADDRESS --resources GPU=1`")
         return [Replica(str(w.get("name", a)), places[a][1] if use_gpu else "cpu", places[a][0])
                 for a, w in sorted((gpu if use_gpu else workers).items())], use_gpu
 
@@ -196,7 +194,8 @@ class RayReplicas:
             if scheduler:
                 ray.init(address=scheduler, log_to_driver=False)
             else:
-                ray.init(num_cpus=jobs or (None if request.any else DEFAULT_JOBS), include_dashboard=False,
+                gpus_here = request.any and bool(visible_gpus())        # else 2 CPU replicas, as before
+                ray.init(num_cpus=jobs or (None if gpus_here else DEFAULT_JOBS), include_dashboard=False,
                          log_to_driver=False)
         self.actors: list[Any] = []
         try:
@@ -231,10 +230,8 @@ def ray_replicas(request: GpuRequest, jobs: int | None) -> tuple[list[Replica], 
     nodes = sorted((n for n in ray.nodes() if n.get("Alive")), key=lambda n: n["NodeManagerAddress"])
     gpus = [(n.get("NodeManagerHostname") or n["NodeManagerAddress"], g) for n in nodes
             for g in range(int(n["Resources"].get("GPU", 0)))]
-    if request.any and (gpus or not request.auto or request.perturb):
-        if not gpus:
-            raise ValueError("--backend ray was asked for CUDA but the Ray cluster has no GPU "
-                             "(start its nodes with `ray start ... --num-gpus N`)")
+    if request.on_gpus(bool(gpus), "ray", "the Ray cluster has no GPU (start its nodes with "
+                       "`ray start ... --num-gpus N`)"):
         return [Replica(str(i), f"cuda:{g}", host) for i, (host, g) in enumerate(gpus[:jobs or len(gpus)])], True
     n = jobs or max(1, int(ray.cluster_resources().get("CPU", DEFAULT_JOBS)))
     return [Replica(str(i), "cpu", "any node") for i in range(n)], False

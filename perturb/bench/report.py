@@ -36,7 +36,8 @@ CARD_FIELDS = ("family", "checkpoint", "revision", "mode", "frames", "frame_samp
 
 
 def model_tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """The model card and the two-stage re-ranking set-up, where the results document has them."""
+    """The model card (with how many replicas ran) and the two-stage re-ranking set-up, where the
+    results document has them."""
     out = []
     card, ran = doc["model"].get("card"), doc.get("provenance")
     if card or ran:

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import MissingResourceError
 from .encoder import Encoder, Ranked
-from .placement import on_gpus, provenance, shards
+from .placement import on_gpus, provenance, replica_record, shards
 from .plan import Job
 from .schedule import Config
 from .sources import CLEAN
@@ -48,8 +48,8 @@ class Sharded:
             out.append((order[at["shard"]], result, at))
         out.sort(key=lambda r: r[0])
         for _, _, at in out:
-            self.passes += at.pop("passes")
-            self.ledger.append(at)
+            self.passes += at["passes"]
+            self.ledger.append({"shard": at["shard"], **replica_record(at)})
         return [result for _, result, _ in out]
 
     def call(self, task: Task) -> Any:
