@@ -218,3 +218,37 @@ def test_a_cross_encoder_ranks_every_configuration_on_a_replica():
     assert [s["shard"] for s in doc["provenance"]["shards"]] == [
         "model", "clean:clean", "video:translate@2", "text:Typos", "both:translate+Typos@2"]
     assert doc["provenance"]["replicas"][0]["device"] == "cpu"
+
+
+def test_gpu_shards_are_small_enough_for_every_gpu():
+    from perturb.bench.placement import shards
+
+    assert shards(10, 32, 2, gpus=True) == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]    # below a batch: not rounded
+    assert [len(s) for s in shards(1000, 32, 2, gpus=True)] == [128] * 7 + [104]       # else whole batches
+    assert shards(10, 32, 2) == [list(range(10))]                                      # CPUs: as before
+
+
+def test_a_slow_replica_takes_fewer_shards():
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from perturb.bench.replicas import IN_FLIGHT, _first_done, _pull
+
+    n = 12
+    fast_done, release = [0], threading.Event()
+
+    def slow(t):
+        assert release.wait(20)
+        return 0, t
+
+    def fast(t):
+        fast_done[0] += 1
+        if fast_done[0] == n - IN_FLIGHT:            # the fast replica did all the rest meanwhile
+            release.set()
+        return 1, t
+
+    with ThreadPoolExecutor(1) as a, ThreadPoolExecutor(1) as b:
+        got = list(_pull([lambda t: a.submit(slow, t), lambda t: b.submit(fast, t)], _first_done,
+                         lambda f: f.result(), range(n)))
+    assert sorted(t for _, t in got) == list(range(n))
+    assert sum(r == 0 for r, _ in got) == IN_FLIGHT                   # only what it held from the start
