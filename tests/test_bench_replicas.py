@@ -252,3 +252,16 @@ def test_a_slow_replica_takes_fewer_shards():
                          lambda f: f.result(), range(n)))
     assert sorted(t for _, t in got) == list(range(n))
     assert sum(r == 0 for r, _ in got) == IN_FLIGHT                   # only what it held from the start
+
+
+def test_an_hf_model_is_described_by_its_replica(tmp_path):
+    pytest.importorskip("transformers")
+    from tiny_models import build_clip
+
+    spec = f"clip:{build_clip(tmp_path / 'clip')}"
+    kw = dict(KW, model_options={"device": "cpu", "frames": 4})
+    here = benchmark(spec, tiny_data(3), **kw)
+    doc = benchmark(spec, tiny_data(3), backend="loky", n_workers=1, **kw)
+    _same(doc, here)
+    assert doc["model"] == here["model"] and doc["model"]["card"]["frames"] == 4      # id, card: from the replica
+    assert model_tables(doc)[0][1][-1] == "replicas" and model_tables(doc)[0][2][0][-1] == "1 (loky)"

@@ -36,6 +36,7 @@ class Sharded:
         self.pool, self.ctx = pool, ctx
         self.ledger: list[dict[str, Any]] = []
         self.passes = 0
+        self.finished: list[str] = []          # the run's progress list: shards done, for a failure's message
 
     def serve(self, tasks: Sequence[Task], desc: str, progress: bool) -> list[Any]:
         """Every task's result, in task order (they run in completion order, pulled by replicas)."""
@@ -46,6 +47,7 @@ class Sharded:
         for result, at in tqdm(self.pool.map(run_task, tasks), total=len(tasks), desc=desc,
                                disable=not progress):
             out.append((order[at["shard"]], result, at))
+            self.finished.append(at["shard"])
         out.sort(key=lambda r: r[0])
         for _, _, at in out:
             self.passes += at["passes"]
@@ -113,6 +115,8 @@ def run_jobs(encoder: Encoder, jobs: Sequence[Job], *,
     skipped: dict[Job, dict[str, Any]] = {}
     missing: dict[str, str] = {}
     dual = encoder.model.kind == "dual" and encoder.model.needs_media
+    if sharded is not None:
+        sharded.finished = encoder.progress["finished"]
     if sharded is not None and dual:
         missing = _dual_on_replicas(encoder, jobs, sharded)
     elif sharded is not None:
