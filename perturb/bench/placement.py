@@ -98,6 +98,7 @@ class Replica:
 
 
 def this_host() -> str:
+    """This machine's name, as replicas on it are reported."""
     return socket.gethostname()
 
 
@@ -118,6 +119,7 @@ def local_replicas(request: GpuRequest, jobs: int | None, engine: str) -> list[R
 
 
 def on_gpus(replicas: Sequence[Replica]) -> bool:
+    """Whether the replicas hold GPUs (else they are CPU workers)."""
     return any(r.device.startswith("cuda") for r in replicas)
 
 
