@@ -75,6 +75,43 @@ def test_loky_pins_one_replica_per_gpu_and_gives_the_single_process_results(n, m
     assert model_tables(doc)[0] == ("Model", ["id", "replicas"], [[MODEL, f"{n} (loky)"]])
 
 
+@pytest.mark.parametrize("n, device", [(2, "cuda"), (4, "auto")])
+def test_without_a_backend_several_gpus_get_one_local_replica_each(n, device, monkeypatch, log, reference):
+    _gpus(monkeypatch, n)
+    doc = benchmark(MODEL, tiny_data(4), model_options={"device": device}, **KW)
+    _same(doc, reference)
+    assert doc["provenance"]["engine"] == "loky"
+    _one_replica_per_gpu(doc, log, n)
+
+
+def test_without_a_backend_one_gpu_or_one_asked_for_stays_in_this_process(monkeypatch, log, reference):
+    _gpus(monkeypatch, 1)
+    doc = benchmark(MODEL, tiny_data(4), model_options={"device": "cuda"}, **KW)
+    _same(doc, reference)
+    assert "provenance" not in doc
+    assert [(b["pid"], b["device"]) for b in builds(log)] == [(os.getpid(), "cuda")]     # built here, once
+    _gpus(monkeypatch, 4, visible="3")                   # CUDA_VISIBLE_DEVICES leaves one of four
+    assert placement.default_engine("hf", "cuda", None) == (
+        None, "1 GPU(s) usable here (CUDA_VISIBLE_DEVICES / torch): this process")
+    _gpus(monkeypatch, 4)
+    assert placement.default_engine("clip", "auto", 2)[0] == "loky"
+    assert placement.default_engine("callable", "cuda", None)[1].startswith(
+        "no --backend, --device cuda and 4 GPUs usable here (CUDA_VISIBLE_DEVICES / torch): 4 local loky "
+        "replicas, one per GPU")
+    in_process = [(("hf", "cuda:1", None), {}, "--device cuda:1: this process"),
+                  (("hf", "cpu", None), {}, "--device cpu: this process"),
+                  (("hf", "auto", 1), {}, "--jobs 1: this process"),
+                  (("precomputed", "cuda", None), {}, "a precomputed: model is not placed on --device: this process"),
+                  (("hf", "cuda", None), {"device_map": "auto"},
+                   "--device-map auto spreads one model over the GPUs: this process"),
+                  (("hf", "cuda", None), {"rerank": True}, "--rerank runs in this process")]
+    for args, kw, why in in_process:
+        assert placement.default_engine(*args, **kw) == (None, why)
+    _gpus(monkeypatch, 0)
+    assert placement.default_engine("hf", "auto", None) == (
+        None, "0 GPU(s) usable here (CUDA_VISIBLE_DEVICES / torch): this process")
+
+
 def test_loky_cuda_n_selects_that_gpu_and_refuses_one_it_lacks(monkeypatch):
     _gpus(monkeypatch, 2, visible="5,7")
     assert [(r.device, r.pin) for r in planned_replicas("loky", None, None, "cuda:1", None)] == [("cuda:7", "7")]
@@ -118,6 +155,34 @@ def test_dry_run_prints_the_plan_and_loads_nothing(tmp_path, monkeypatch, log, c
     assert capsys.readouterr().err.strip().endswith("--backend dask cannot pick cuda:1: each dask replica "
                                                     "serves the GPU its worker owns; pass --device cuda to "
                                                     "use every GPU")
+
+
+def test_dry_run_without_a_backend_plans_local_replicas_on_several_gpus_and_says_why(tmp_path, monkeypatch,
+                                                                                      log, capsys):
+    from perturb.cli import main
+
+    _gpus(monkeypatch, 2)
+    captions = write_tiny_dataset(tmp_path / "data", n=4)
+    args = ["bench", "--model", MODEL, "--dataset", str(captions), "--out", str(tmp_path / "out"),
+            "--video-perturbations", "translate", "--severities", "2", "--text-perturbations", "Typos",
+            "--batch-size", "2", "--dry-run"]
+    assert main(args + ["--json"]) == 0                   # --device auto (the default)
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["engine"] == "loky" and plan["driver_model"] is None
+    assert [r["device"] for r in plan["replicas"]] == ["cuda:0", "cuda:1"]
+    assert plan["reason"].startswith("no --backend, --device auto and 2 GPUs usable here")
+    assert main(args + ["--device", "cuda"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("engine: loky; 2 replica(s)")
+    assert lines[2].startswith("why: no --backend, --device cuda and 2 GPUs usable here (CUDA_VISIBLE_DEVICES"
+                               " / torch): 2 local loky replicas, one per GPU")
+    _gpus(monkeypatch, 2, visible="1")
+    assert main(args + ["--device", "cuda", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert (plan["engine"], plan["driver_model"], [r["device"] for r in plan["replicas"]]) == (
+        "in-process", "cuda", ["cuda"])
+    assert plan["reason"] == "1 GPU(s) usable here (CUDA_VISIBLE_DEVICES / torch): this process"
+    assert builds(log) == []
 
 
 def test_dask_runs_one_replica_per_gpu_worker(monkeypatch, log, reference):

@@ -15,7 +15,7 @@ from .cache import EmbeddingCache
 from .contrast_eval import evaluate_entailment, evaluate_mc
 from .data import BenchData
 from .encoder import Encoder, Settings
-from .placement import replica_options, replica_perturb_device
+from .placement import default_engine, replica_options, replica_perturb_device
 from .plan import plan
 from .replica_tasks import ContrastTask, Describe, WorkerContext, for_replicas
 from .replicas import open_replicas
@@ -88,6 +88,9 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     ``callable:MODULE:ATTR``...); sharding over ``backend`` ("loky", "dask", "ray") needs the spec
     string: the model then lives only on replicas, one per GPU (``n_workers`` caps them; on CPUs
     ``n_workers`` replicas, default 2), and the driver holds none (:mod:`perturb.bench.replicas`).
+    Without ``backend``, a spec string whose model goes on ``device`` cuda or auto runs on local
+    loky replicas where several GPUs are usable here (:func:`~.placement.default_engine`); with
+    one GPU, or on the CPU, it runs in this process.
     ``bootstrap=0`` turns confidence intervals off. ``mc`` / ``entailment`` name contrast-set
     files evaluated on the clean videos (top-level ``mc`` and ``entailment`` keys). ``rerank=K`` with a
     dual-encoder ``first_stage`` re-scores only each caption's top K videos with the cross-encoder
@@ -105,6 +108,10 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     source = source or OnTheFly(seed=settings.seed)
     if backend and spec is None:
         raise ValueError("sharding needs the model as a spec string (e.g. callable:MODULE:ATTR)")
+    if backend is None and spec is not None:           # several GPUs here: one local replica each
+        backend = default_engine(parse_spec(spec)[0], (model_options or {}).get("device"), n_workers,
+                                 device_map=(model_options or {}).get("device_map"),
+                                 rerank=rerank is not None)[0]
     if backend and rerank is not None:
         raise ValueError("--rerank runs in this process; drop --backend")
     run = Run(data, metric, baseline, source, cache_dir, settings,

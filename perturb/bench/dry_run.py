@@ -9,14 +9,15 @@ import json
 from typing import Any, Sequence
 
 from ..errors import UsageError
-from .placement import Plan, Replica, gpu_request, on_gpus, shards, this_host, visible_gpus
+from .adapters.factory import parse_spec
+from .placement import Plan, Replica, default_engine, gpu_request, on_gpus, shards, this_host, visible_gpus
 from .plan import Job
 
 
 def model_kind(spec: str) -> str | None:
     """``dual`` or ``cross`` read from the spec (a callable's module is imported, nothing built);
     None when only building it would tell."""
-    from .adapters.factory import import_target, parse_spec
+    from .adapters.factory import import_target
     from .adapters.protocol import _required_params
     from .options import is_dual
 
@@ -52,6 +53,15 @@ def check_devices(args: argparse.Namespace) -> None:
         local_replicas(request, args.jobs, "loky")
 
 
+def run_engine(args: argparse.Namespace) -> tuple[str | None, str]:
+    """The engine ``perturb bench`` runs on (None: this process) and why, in one line: ``--backend``
+    as given, else :func:`~.placement.default_engine` (local replicas where several GPUs are usable)."""
+    if args.backend is not None:
+        return args.backend, f"--backend {args.backend}"
+    return default_engine(parse_spec(args.model)[0], args.device, args.jobs, device_map=args.device_map,
+                          rerank=args.rerank is not None)
+
+
 def bench_plan(args: argparse.Namespace, n_items: int, jobs: Sequence[Job]) -> Plan:
     """What ``perturb bench`` with these options would run, and where."""
     from .replicas import planned_replicas
@@ -59,24 +69,23 @@ def bench_plan(args: argparse.Namespace, n_items: int, jobs: Sequence[Job]) -> P
     kind = model_kind(args.model)
     texts = list(dict.fromkeys(["clean"] + [j.text for j in jobs if j.modality in ("text", "both")]))
     notes = [] if kind else ["the model's kind (dual or cross) is known only once built; planned as a dual encoder"]
-    if args.backend is None:
+    engine, reason = run_engine(args)
+    if engine is None:
         device = args.device if args.device != "auto" else ("cuda" if visible_gpus() else "cpu")
-        if device.startswith("cuda") and len(visible_gpus()) > 1:
-            notes.append("one GPU is used in this process; add --backend loky for one replica per GPU")
         return Plan("in-process", [Replica("driver", device, this_host())], 1, "shard (every configuration)",
-                    None, device, args.perturb_device, notes)
-    replicas = planned_replicas(args.backend, args.scheduler, args.jobs, args.device, args.perturb_device)
+                    None, device, args.perturb_device, notes, reason)
+    replicas = planned_replicas(engine, args.scheduler, args.jobs, args.device, args.perturb_device)
     gpus = on_gpus(replicas)
     model_device = "cpu" if args.device == "cpu" or not gpus else "cuda:0 of each replica"
     perturb = args.perturb_device and ("cuda:0 of each replica" if gpus and args.perturb_device.startswith("cuda")
                                        else args.perturb_device)
     if kind == "cross":
-        return Plan(args.backend, replicas, len(jobs) + 1, "configurations (one each, clean included)",
-                    args.scheduler, model_device, perturb, notes)
+        return Plan(engine, replicas, len(jobs) + 1, "configurations (one each, clean included)",
+                    args.scheduler, model_device, perturb, notes, reason)
     videos = shards(n_items, args.batch_size, len(replicas), gpus)
-    return Plan(args.backend, replicas, len(texts) + len(videos),
+    return Plan(engine, replicas, len(texts) + len(videos),
                 f"shards ({len(texts)} caption set(s), {len(videos)} video shard(s))",
-                args.scheduler, model_device, perturb, notes)
+                args.scheduler, model_device, perturb, notes, reason)
 
 
 def print_plan(args: argparse.Namespace, data: Any, jobs: Sequence[Job]) -> int:

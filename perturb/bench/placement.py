@@ -118,6 +118,35 @@ def local_replicas(request: GpuRequest, jobs: int | None, engine: str) -> list[R
     return [Replica(str(i), "cpu", host) for i in range(jobs or DEFAULT_JOBS)]
 
 
+ON_DEVICE_KINDS = ("hf", "clip", "callable")    # spec kinds whose model is built for --device
+IN_PROCESS = "this process"
+
+
+def default_engine(kind: str, device: str | None, jobs: int | None, *, device_map: str | None = None,
+                   rerank: bool = False) -> tuple[str | None, str]:
+    """The engine of a run given no ``--backend``, and why, in one line: ``"loky"`` (one local
+    replica per GPU) where a ``kind`` model goes on ``--device cuda`` or ``auto`` and more than one
+    GPU is usable here; else None (this process, as on one GPU or on the CPU)."""
+    device = device or "auto"
+    gpus = visible_gpus()
+    if device not in ("auto", "cuda"):
+        return None, f"--device {device}: {IN_PROCESS}"
+    if kind not in ON_DEVICE_KINDS:
+        return None, f"a {kind}: model is not placed on --device: {IN_PROCESS}"
+    if device_map:
+        return None, f"--device-map {device_map} spreads one model over the GPUs: {IN_PROCESS}"
+    if rerank:
+        return None, f"--rerank runs in {IN_PROCESS}"
+    if len(gpus) < 2:
+        return None, f"{len(gpus)} GPU(s) usable here (CUDA_VISIBLE_DEVICES / torch): {IN_PROCESS}"
+    if jobs == 1:
+        return None, f"--jobs 1: {IN_PROCESS}"
+    used = min(len(gpus), jobs or len(gpus))
+    return "loky", (f"no --backend, --device {device} and {len(gpus)} GPUs usable here (CUDA_VISIBLE_DEVICES / "
+                    f"torch): {used} local loky replicas, one per GPU (--device cuda:0 keeps one GPU in "
+                    f"{IN_PROCESS})")
+
+
 def on_gpus(replicas: Sequence[Replica]) -> bool:
     """Whether the replicas hold GPUs (else they are CPU workers)."""
     return any(r.device.startswith("cuda") for r in replicas)
@@ -162,6 +191,7 @@ class Plan:
     model_device: str = "cpu"
     perturb_device: str | None = None
     notes: list[str] = field(default_factory=list)
+    reason: str = ""                  # why this engine, in one line
 
     def to_json(self) -> dict[str, Any]:
         """``{"engine", "replicas": [{"replica", "device", "host", "shards"}], ...}``; shards per
@@ -170,7 +200,7 @@ class Plan:
         dealt = [self.tasks // n + (i < self.tasks % n) for i in range(n)]
         remote = self.engine != "in-process"
         return {
-            "engine": self.engine, "scheduler": self.scheduler,
+            "engine": self.engine, "reason": self.reason, "scheduler": self.scheduler,
             "replicas": [{"replica": r.name, "device": r.device, "host": r.host, "shards": k}
                          for r, k in zip(self.replicas, dealt)],
             "shards": self.tasks, "shard_kind": self.task_kind,
@@ -185,6 +215,7 @@ class Plan:
         doc = self.to_json()
         where = f" ({self.scheduler})" if self.scheduler else ""
         out = [f"engine: {self.engine}{where}; {len(self.replicas)} replica(s), {self.tasks} {self.task_kind}"]
+        out += [f"why: {self.reason}"] if self.reason else []
         out += [f"  replica {r['replica']}: {r['device']} on {r['host']}, about {r['shards']} shard(s)"
                 for r in doc["replicas"]]
         out.append(f"model on: {'each replica' if doc['driver_model'] is None else 'this process'} "
