@@ -78,9 +78,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--cache-key", metavar="STRING",
                    help="pin the model version the cache keys embeddings by (for callable/http models "
                    "without cache_version or GET /info); change it whenever the model changes")
-    p.add_argument("--backend", choices=("dask", "ray", "loky"), help="shard configurations over this engine")
+    p.add_argument("--backend", choices=("dask", "ray", "loky"), help="shard configurations over this engine "
+                   "(default: one loky replica per GPU where --device cuda/auto sees several, else this process)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler / Ray cluster")
-    p.add_argument("--jobs", type=int, default=2, help="workers of a local cluster (default 2)")
+    p.add_argument("--jobs", type=int, help="model replicas (default: one per GPU, else 2 CPU workers)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan (engine, replicas with device and "
+                   "host, shards, where texts and cross-encoders run) and exit, loading no model")
+    p.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
     p.add_argument("--ties", choices=("pessimistic", "optimistic"), default="pessimistic",
                    help="a negative scored like the positive ranks before it (pessimistic, default) or "
                         "after it; recorded in results.json, and compare refuses to mix the two")
@@ -162,6 +166,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .encoder import Settings
     from .plan import plan
     from .options import check_bench
+    from .dry_run import check_devices, print_plan, run_engine
     from .sources import Built
     from .suite_summary import load_baseline
 
@@ -176,8 +181,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
             check_built(built, data, plan(video, text, severities, pairs))
         if args.baseline_errors is not None:
             load_baseline(args.baseline_errors)
+        check_devices(args)
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e)) from e
+    if args.dry_run or args.json:
+        return print_plan(args, data, plan(video, text, severities, pairs))
+    engine, reason = run_engine(args)
+    if args.backend is None and engine is not None:
+        print(f"perturb bench: note: {reason}", file=sys.stderr)
     out = Path(args.out)
     check_out_dir(out)
     cache_dir = None if args.no_cache else (args.cache or str(out / "cache"))
