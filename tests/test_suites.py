@@ -80,8 +80,8 @@ def test_list_suite_shows_the_table_and_suites(capsys):
 def test_unknown_suite_is_a_one_line_usage_error(capsys):
     assert main(["list", "--suite", "imagenet-d"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == ("perturb list: error: unknown suite 'imagenet-d'; expected one of: "
-                   "msrvtt-p, imagenet-c, kinetics-c, all")
+    assert err == ("perturb list: error: unknown suite 'imagenet-d'; did you mean 'imagenet-c'? "
+                   "Expected one of: msrvtt-p, imagenet-c, kinetics-c, all")   # issue 27 item 13
 
 
 def test_a_suite_naming_unregistered_ops_says_which():
