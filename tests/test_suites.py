@@ -123,7 +123,7 @@ def test_suite_tables_hold_the_sources_constants():
     assert SUITE_PARAMS["kinetics-c"]["shot_noise"] == {"photons": (60, 25, 12, 5, 3)}
     assert SUITE_PARAMS["kinetics-c"]["contrast"] == {"factor": (0.5, 0.4, 0.3, 0.2, 0.1)}
     assert SUITE_PARAMS["kinetics-c"]["temporal_blur"] == {"c": (3, 5, 7, 9, 11)}
-    assert set(SUITE_PARAMS["kinetics-c"]) == {"shot_noise", "contrast", "temporal_blur"}
+    assert set(SUITE_PARAMS["kinetics-c"]) == {"shot_noise", "contrast", "temporal_blur", "saturate", "fog"}
     for suite, rows in SUITE_PARAMS.items():
         members = REGISTRY.suite(suite).members
         assert set(rows) <= set(members), f"{suite} has tables for non-members"
