@@ -159,7 +159,7 @@ def _data(args: argparse.Namespace):
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and write results and reports."""
-    from .adapters.factory import parse_spec
+    from .adapters.factory import check_available, parse_spec
     from .adapters.protocol import ModelSpecError
     from .report import print_summary, write_reports
     from ..results import write_csv, write_json
@@ -174,6 +174,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     metric = check_bench(args, pairs)        # every option, before any work
     try:
         parse_spec(args.model)
+        check_available(args.model)          # an hf model cached or reachable, its tokenizer there
         built = Built(args.built, seed=args.seed) if args.built else None
         severities, video, text = _selection(args, built)
         data = _data(args)

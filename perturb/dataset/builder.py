@@ -137,7 +137,8 @@ def _complete(row: dict[str, Any] | None, out: Path, verify: bool) -> bool:
 
 
 def sweep_temporaries(out: Path) -> int:
-    """Delete temporary files a killed build left behind; returns how many."""
+    """Delete temporary files a killed build or worker left behind; returns how many. Run when a
+    build starts and when it ends, so a finished tree holds only finished files."""
     n = 0
     for sub in ("videos", "captions"):
         for p in (out / sub).rglob(f"*{TMP_MARK}*"):
@@ -223,10 +224,12 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
         try:
             _run(tasks, order, result, manifest, root, backend, jobs, scheduler, parquet, progress)
         except BaseException as e:          # never leave "running" behind a build that stopped
+            sweep_temporaries(root)
             stopped = "interrupted" if isinstance(e, KeyboardInterrupt) else "failed"
             write_json(root / "dataset.json", {**info, "status": stopped,
                                                "error": f"{type(e).__name__}: {e}"})
             raise
+        sweep_temporaries(root)     # a worker that died mid-write (its task ran again) left one
         result.seconds = time.perf_counter() - t0
         final = {k: manifest.rows[k] for k in order if k in manifest.rows}
         write_json(root / "dataset.json", {**info, "status": "complete" if result.ok

@@ -107,6 +107,15 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return kind, target
 
 
+def check_available(spec: str) -> None:
+    """Before any work, that an hf:/clip: model can be had: a local folder holds its tokenizer; a
+    hub name is in the local cache or the hub is reachable (ModelSpecError saying what to do)."""
+    kind, target = parse_spec(spec)
+    if kind in ("hf", "clip"):
+        from .hf.checkpoint import check_available as check_hf, parse_spec as parse_hf
+        check_hf(parse_hf(target), kind)
+
+
 def import_target(target: str) -> Any:
     """The object named by ``MODULE:ATTR`` (ATTR may be dotted); ModelSpecError when the module or
     the attribute does not exist (an import error inside the module is left as it is)."""
