@@ -58,17 +58,18 @@ def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) 
 
 def rain(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     """The numpy kernel's steps on the device: the host computes the masks and, from per-frame
-    sums read back, the lift tables and the final affine terms; the rest is elementwise."""
+    sums read back, the lift tables and the final affine terms; the rest is elementwise, in
+    place where it can be, with int32 table indices and sums accumulated in float64 (exact)."""
     n, c, h, w = x.shape
     mask = torch.from_numpy(frame_masks(drawn, params, ids, h, w)).to(x.device)[:, None].bool()
-    sums = x.double().sum(dim=(1, 2, 3)).cpu().numpy()
+    sums = x.sum(dim=(1, 2, 3), dtype=torch.float64).cpu().numpy()
     lift = np.stack([lift_table(float(s), c * h * w) for s in sums]).astype(np.float32)
-    lift = torch.from_numpy(lift).to(x.device)
-    offset = torch.arange(n, device=x.device)[:, None, None, None] * 256
-    lifted = torch.where(mask, x + lift.reshape(-1)[x.long() + offset], x)
+    lift = torch.from_numpy(lift).to(x.device).reshape(-1)
+    offset = torch.arange(n, dtype=torch.int32, device=x.device).view(n, 1, 1, 1) * 256
+    lifted = torch.add(x, torch.where(mask, lift.index_select(0, (x.int() + offset).reshape(-1)).view(x.shape), 0))
     rows, cols = _border(h, 1, "reflect", x.device), _border(w, 1, "reflect", x.device)
-    box = F.avg_pool2d(lifted[:, :, rows][:, :, :, cols], 3, stride=1)
-    blended = 255 * x + torch.where(mask, DROP_LEVEL * (torch.round(box) - x), torch.zeros_like(x))
-    a, b = pull_terms(blended.double().sum(dim=(2, 3)).cpu().numpy(), h * w, float(params["darken"]))
+    box = F.avg_pool2d(lifted.index_select(2, rows).index_select(3, cols), 3, stride=1).round_()
+    blended = torch.where(mask, box.sub_(x).mul_(DROP_LEVEL), 0).add_(x, alpha=255)
+    a, b = pull_terms(blended.sum(dim=(2, 3), dtype=torch.float64).cpu().numpy(), h * w, float(params["darken"]))
     b = torch.from_numpy(b).to(x.device)[:, :, None, None]
-    return torch.round((blended * torch.tensor(a, device=x.device) + b).clamp_(0, 255))
+    return blended.mul_(torch.tensor(a, device=x.device)).add_(b).clamp_(0, 255).round_()
