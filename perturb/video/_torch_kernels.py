@@ -50,10 +50,8 @@ def motion_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor
     weights = motion_weights(params["radius"], params["sigma"]).tolist()
     dx, dy = streak_offsets(len(weights), drawn["angles"][ids])               # (N, taps) each
     top, left = max(0, -int(dy.min())), max(0, -int(dx.min()))               # rows/cols before 0
-    pad_y, pad_x = max(top, int(dy.max())), max(left, int(dx.max()))
-    rows = _border(h, pad_y, "replicate", x.device)[pad_y - top:]          # from -top
-    cols = _border(w, pad_x, "replicate", x.device)[pad_x - left:]         # from -left
-    padded = x.index_select(2, rows).index_select(3, cols)
+    bottom, right = max(0, int(dy.max())), max(0, int(dx.max()))
+    padded = F.pad(x, (left, right, top, bottom), mode="replicate")          # any size, even past the frame
     out = torch.empty_like(x)
     for i in range(t):                                  # one in-place add per tap and frame
         frame, acc = padded[i], out[i]
@@ -139,14 +137,22 @@ def _reflect101(i: torch.Tensor, n: int) -> torch.Tensor:
 
 def translate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Output (y, x) of frame t = input (y + dy_t, x + dx_t), mirrored past the edge; exact.
-    Two index_selects per frame (rows, then columns)."""
+
+    The clip is mirrored once by the largest shift (reflect-101, F.pad's "reflect") and each
+    frame copies its window; shifts past a whole frame fold again, through index maps."""
     t, c, h, w = x.shape
-    off = torch.as_tensor(drawn["offsets"][ids], device=x.device)
-    rows = _reflect101(torch.arange(h, device=x.device)[None] + off[:, 1:2], h)        # (T, H)
-    cols = _reflect101(torch.arange(w, device=x.device)[None] + off[:, 0:1], w)        # (T, W)
+    offsets = np.asarray(drawn["offsets"][ids], dtype=np.int64)                 # (T, 2): dx, dy
+    pad_x, pad_y = (int(np.abs(offsets[:, i]).max()) for i in (0, 1))
+    if pad_x >= w or pad_y >= h:
+        off = torch.as_tensor(offsets, device=x.device)
+        rows = _reflect101(torch.arange(h, device=x.device)[None] + off[:, 1:2], h)    # (T, H)
+        cols = _reflect101(torch.arange(w, device=x.device)[None] + off[:, 0:1], w)    # (T, W)
+        frames = torch.arange(t, device=x.device)[:, None, None]
+        return x.permute(0, 2, 3, 1)[frames, rows[:, :, None], cols[:, None, :]].permute(0, 3, 1, 2)
+    padded = F.pad(x, (pad_x, pad_x, pad_y, pad_y), mode="reflect")
     out = torch.empty_like(x)
-    for i in range(t):
-        torch.index_select(x[i].index_select(1, rows[i]), 2, cols[i], out=out[i])
+    for i, (dx, dy) in enumerate(offsets.tolist()):
+        out[i] = padded[i, :, pad_y + dy:pad_y + dy + h, pad_x + dx:pad_x + dx + w]
     return out
 
 

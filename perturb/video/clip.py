@@ -63,8 +63,8 @@ def torch_layout(clip: Any) -> str:
         return "THWC"
     if clip.is_floating_point():
         _check_shape(tuple(clip.shape), 1, "TCHW", got)
-        t = clip.detach()
-        _check_float_range(float(t.min()), float(t.max()), got)
+        lo, hi = torch.aminmax(clip.detach())                    # one pass for both ends
+        _check_float_range(float(lo), float(hi), got)
         return "TCHW"
     raise ValueError(f"expected {EXPECTED}; got {got}")
 
@@ -120,10 +120,10 @@ def from_levels(x: Any, layout: str, dtype: Any) -> Any:
     """Float levels rounded and clipped back to a torch clip of ``layout`` and ``dtype``."""
     import torch
 
-    x = x.round().clamp_(0, 255)
+    x = x.round().clamp_(0, 255)                                  # a new tensor: scaled in place
     if layout == "THWC":
         return x.permute(0, 2, 3, 1).to(torch.uint8).contiguous()
-    return (x.to(dtype) / 255.0).contiguous()
+    return x.to(dtype, memory_format=torch.contiguous_format).div_(255.0)
 
 
 def to_uint8_frames(clip: Any, layout: str) -> Any:
@@ -137,6 +137,8 @@ def to_uint8_frames(clip: Any, layout: str) -> Any:
 
 def from_uint8_frames(frames: Any, layout: str, dtype: Any) -> Any:
     """uint8 (T, H, W, 3) frames back to a torch clip of ``layout`` and ``dtype``."""
+    import torch
+
     if layout == "THWC":
         return frames
-    return (frames.permute(0, 3, 1, 2).to(dtype) / 255.0).contiguous()
+    return frames.permute(0, 3, 1, 2).to(dtype, memory_format=torch.contiguous_format).div_(255.0)
