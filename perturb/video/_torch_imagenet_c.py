@@ -20,6 +20,7 @@ from . import imagenet_c as ic
 from . import imagenet_c_colour as colour
 from . import imagenet_c_pixelate as pix
 from ._torch_kernels import _border
+from .noise_kernels import _lookup
 
 
 # ------------------------------------------------------------------------------------- blurs
@@ -104,11 +105,6 @@ def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
 
 
 # ------------------------------------------------------------------------------------ colour
-def _lookup(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-    """table[index] for an int32 index of any shape (index_select: the fast gather on every device)."""
-    return table.index_select(0, index.reshape(-1)).view(index.shape)
-
-
 def _extremes(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Per-pixel max and min over the channels of uint8 (N, H, W, 3) frames, (N, H, W, 1) each:
     elementwise over the three channel slices (a reduction over a last axis of 3 is slow on CPU)."""

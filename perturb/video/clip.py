@@ -108,12 +108,13 @@ def from_numpy(arr: np.ndarray, kind: ClipKind) -> Any:
 
 
 def to_levels(clip: Any, layout: str) -> Any:
-    """A torch clip as float32 (T, 3, H, W) holding integer levels 0..255 (float clips quantised)."""
+    """A validated torch clip (:func:`torch_layout`) as float32 (T, 3, H, W) holding integer
+    levels 0..255 (float clips quantised: values in [0, 1] need no clipping)."""
     import torch
 
     if layout == "THWC":
         return clip.detach().permute(0, 3, 1, 2).to(torch.float32)
-    return (clip.detach().to(torch.float32) * 255.0).round_().clamp_(0, 255)
+    return (clip.detach().to(torch.float32) * 255.0).round_()
 
 
 def from_levels(x: Any, layout: str, dtype: Any) -> Any:
@@ -132,7 +133,9 @@ def to_uint8_frames(clip: Any, layout: str) -> Any:
 
     if layout == "THWC":
         return clip.detach().contiguous()
-    return to_levels(clip, layout).to(torch.uint8).permute(0, 2, 3, 1).contiguous()
+    t, c, h, w = clip.shape
+    out = torch.empty((t, h, w, c), dtype=torch.uint8, device=clip.device)
+    return out.copy_(to_levels(clip, layout).permute(0, 2, 3, 1))      # cast and transpose in one pass
 
 
 def from_uint8_frames(frames: Any, layout: str, dtype: Any) -> Any:
