@@ -201,3 +201,11 @@ def test_level_conversions_keep_values_and_contiguity() -> None:
     frames = torch.from_numpy(random_frames((2, 5, 6, 3)))
     out = from_uint8_frames(frames, "TCHW", torch.float32)
     assert out.is_contiguous() and torch.equal(out, frames.permute(0, 3, 1, 2).float() / 255)
+
+
+def test_uint8_clips_become_planar_levels_and_come_back() -> None:
+    frames = torch.from_numpy(random_frames((2, 5, 6, 3)))
+    lv = to_levels(frames, "THWC")
+    assert lv.is_contiguous() and lv.dtype == torch.float32 and tuple(lv.shape) == (2, 3, 5, 6)
+    back = from_levels(lv + 0.3, "THWC", torch.uint8)
+    assert back.is_contiguous() and back.dtype == torch.uint8 and torch.equal(back, frames)

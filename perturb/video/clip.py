@@ -112,8 +112,8 @@ def to_levels(clip: Any, layout: str) -> Any:
     levels 0..255 (float clips quantised: values in [0, 1] need no clipping)."""
     import torch
 
-    if layout == "THWC":
-        return clip.detach().permute(0, 3, 1, 2).to(torch.float32)
+    if layout == "THWC":                     # planar, so that kernels read contiguous frames
+        return clip.detach().permute(0, 3, 1, 2).to(torch.float32, memory_format=torch.contiguous_format)
     return (clip.detach().to(torch.float32) * 255.0).round_()
 
 
@@ -123,7 +123,8 @@ def from_levels(x: Any, layout: str, dtype: Any) -> Any:
 
     x = x.round().clamp_(0, 255)                                  # a new tensor: scaled in place
     if layout == "THWC":
-        return x.permute(0, 2, 3, 1).to(torch.uint8).contiguous()
+        t, c, h, w = x.shape
+        return torch.empty((t, h, w, c), dtype=torch.uint8, device=x.device).copy_(x.permute(0, 2, 3, 1))
     return x.to(dtype, memory_format=torch.contiguous_format).div_(255.0)
 
 
