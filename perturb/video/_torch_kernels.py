@@ -44,35 +44,44 @@ def defocus_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tenso
 
 def motion_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Frame t blurred along its drawn angle: a weighted sum of 2·radius+1 shifted copies (the
-    streak kernel's taps, replicated edges), one batched gather per tap."""
+    streak kernel's taps, replicated edges). The clip is padded once; every tap of a frame is a
+    window of it, added in place (no gathers)."""
     t, c, h, w = x.shape
-    weights = motion_weights(params["radius"], params["sigma"])
-    offsets = streak_offsets(len(weights), drawn["angles"][ids])               # (N, taps) each
-    dx, dy = (torch.as_tensor(o, device=x.device) for o in offsets)
-    ys, xs = torch.arange(h, device=x.device)[None], torch.arange(w, device=x.device)[None]
-    flat = x.reshape(t, c, h * w)
-    out = torch.zeros_like(flat)
-    for k, weight in enumerate(weights.tolist()):       # one pass per tap, over every frame at once
-        rows = (ys + dy[:, k:k + 1]).clamp_(0, h - 1)                       # (T, H)
-        cols = (xs + dx[:, k:k + 1]).clamp_(0, w - 1)                       # (T, W)
-        src = (rows[:, :, None] * w + cols[:, None, :]).reshape(t, 1, h * w).expand(t, c, h * w)
-        out.add_(torch.gather(flat, 2, src), alpha=weight)
-    return out.reshape(t, c, h, w)
+    weights = motion_weights(params["radius"], params["sigma"]).tolist()
+    dx, dy = streak_offsets(len(weights), drawn["angles"][ids])               # (N, taps) each
+    top, left = max(0, -int(dy.min())), max(0, -int(dx.min()))               # rows/cols before 0
+    bottom, right = max(0, int(dy.max())), max(0, int(dx.max()))
+    padded = F.pad(x, (left, right, top, bottom), mode="replicate")          # any size, even past the frame
+    out = torch.empty_like(x)
+    for i in range(t):                                  # one in-place add per tap and frame
+        frame, acc = padded[i], out[i]
+        for k, weight in enumerate(weights):
+            y0, x0 = top + int(dy[i, k]), left + int(dx[i, k])
+            window = frame[:, y0:y0 + h, x0:x0 + w]
+            if k == 0:
+                torch.mul(window, weight, out=acc)
+            else:
+                acc.add_(window, alpha=weight)
+    return out
 
 
 def _source_grid(inverse: np.ndarray, h: int, w: int, device: torch.device) -> torch.Tensor:
     """grid_sample grid (align_corners=True) of per-frame pixel maps dst (x, y) -> src = A·(x, y, 1).
 
-    Built on the device, in float64 where the device has it, so positions round as OpenCV's do.
+    Built on the device, in float64 where the device has it, so positions round as OpenCV's do:
+    each coordinate is a row term plus a column term, scaled, one add per grid value.
     """
     dtype = torch.float32 if device.type == "mps" else torch.float64
-    ys, xs = torch.meshgrid(torch.arange(h, dtype=dtype, device=device),
-                            torch.arange(w, dtype=dtype, device=device), indexing="ij")
-    base = torch.stack([xs, ys, torch.ones_like(xs)], dim=-1)                  # (H, W, 3)
     mats = torch.tensor(np.asarray(inverse), dtype=dtype, device=device)       # (N, 2, 3)
-    src = torch.einsum("hwk,tjk->thwj", base, mats)
+    xs = torch.arange(w, dtype=dtype, device=device)
+    ys = torch.arange(h, dtype=dtype, device=device)
     scale = torch.tensor([2.0 / max(w - 1, 1), 2.0 / max(h - 1, 1)], dtype=dtype, device=device)
-    return (src * scale - 1).to(torch.float32)
+    mats = mats * scale[None, :, None]                                       # rows scaled
+    col = mats[:, None, :, 0] * xs[None, :, None]                            # (N, W, 2)
+    row = mats[:, None, :, 1] * ys[None, :, None] + (mats[:, None, :, 2] - 1)   # (N, H, 2)
+    grid = torch.empty((len(mats), h, w, 2), dtype=torch.float32, device=device)
+    return torch.add(row[:, :, None], col[:, None], out=grid) if dtype == torch.float32 \
+        else grid.copy_(row[:, :, None] + col[:, None])
 
 
 def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection") -> torch.Tensor:
@@ -127,13 +136,24 @@ def _reflect101(i: torch.Tensor, n: int) -> torch.Tensor:
 
 
 def translate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    """Output (y, x) of frame t = input (y + dy_t, x + dx_t), mirrored past the edge; exact."""
+    """Output (y, x) of frame t = input (y + dy_t, x + dx_t), mirrored past the edge; exact.
+
+    The clip is mirrored once by the largest shift (reflect-101, F.pad's "reflect") and each
+    frame copies its window; shifts past a whole frame fold again, through index maps."""
     t, c, h, w = x.shape
-    off = torch.as_tensor(drawn["offsets"][ids], device=x.device)
-    rows = _reflect101(torch.arange(h, device=x.device)[None] + off[:, 1:2], h)        # (T, H)
-    cols = _reflect101(torch.arange(w, device=x.device)[None] + off[:, 0:1], w)        # (T, W)
-    frames = torch.arange(t, device=x.device)[:, None, None]
-    return x.permute(0, 2, 3, 1)[frames, rows[:, :, None], cols[:, None, :]].permute(0, 3, 1, 2)
+    offsets = np.asarray(drawn["offsets"][ids], dtype=np.int64)                 # (T, 2): dx, dy
+    pad_x, pad_y = (int(np.abs(offsets[:, i]).max()) for i in (0, 1))
+    if pad_x >= w or pad_y >= h:
+        off = torch.as_tensor(offsets, device=x.device)
+        rows = _reflect101(torch.arange(h, device=x.device)[None] + off[:, 1:2], h)    # (T, H)
+        cols = _reflect101(torch.arange(w, device=x.device)[None] + off[:, 0:1], w)    # (T, W)
+        frames = torch.arange(t, device=x.device)[:, None, None]
+        return x.permute(0, 2, 3, 1)[frames, rows[:, :, None], cols[:, None, :]].permute(0, 3, 1, 2)
+    padded = F.pad(x, (pad_x, pad_x, pad_y, pad_y), mode="reflect")
+    out = torch.empty_like(x)
+    for i, (dx, dy) in enumerate(offsets.tolist()):
+        out[i] = padded[i, :, pad_y + dy:pad_y + dy + h, pad_x + dx:pad_x + dx + w]
+    return out
 
 
 # ------------------------------------------------------------------------------ temporal blur

@@ -56,19 +56,42 @@ def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) 
     return torch.round((x * layer[:, :1] + layer[:, 1:]).clamp_(0, 255))
 
 
+def _exact_sums(x: torch.Tensor, dims: tuple[int, ...], peak: float) -> np.ndarray:
+    """Sums over ``dims`` (which end with the last axis) of integer values in 0..peak, exact,
+    on the host as float64: rows in float32 where a row's sum stays below 2^24, then float64."""
+    if x.shape[-1] * peak < 2**24:
+        rows = x.sum(dim=-1)
+        return rows.sum(dim=tuple(d for d in dims if d != x.ndim - 1), dtype=torch.float64).cpu().numpy()
+    return x.sum(dim=dims, dtype=torch.float64).cpu().numpy()
+
+
+def _box3(x: torch.Tensor) -> torch.Tensor:
+    """3x3 box means with reflect-101 borders (OpenCV's cv2.blur default), from exact integer sums."""
+    _, _, h, w = x.shape
+    if h > 1 and w > 1:
+        p = F.pad(x, (1, 1, 1, 1), mode="reflect")
+    else:
+        p = x[:, :, _border(h, 1, "reflect", x.device)][:, :, :, _border(w, 1, "reflect", x.device)]
+    cols = p[:, :, :, :-2] + p[:, :, :, 1:-1]
+    cols += p[:, :, :, 2:]
+    box = cols[:, :, :-2] + cols[:, :, 1:-1]
+    box += cols[:, :, 2:]
+    return box.div_(9)
+
+
 def rain(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     """The numpy kernel's steps on the device: the host computes the masks and, from per-frame
-    sums read back, the lift tables and the final affine terms; the rest is elementwise."""
+    sums read back, the lift tables and the final affine terms; the rest is elementwise, in
+    place where it can be, with int32 table indices and exact sums."""
     n, c, h, w = x.shape
     mask = torch.from_numpy(frame_masks(drawn, params, ids, h, w)).to(x.device)[:, None].bool()
-    sums = x.double().sum(dim=(1, 2, 3)).cpu().numpy()
+    sums = _exact_sums(x, (1, 2, 3), 255)
     lift = np.stack([lift_table(float(s), c * h * w) for s in sums]).astype(np.float32)
-    lift = torch.from_numpy(lift).to(x.device)
-    offset = torch.arange(n, device=x.device)[:, None, None, None] * 256
-    lifted = torch.where(mask, x + lift.reshape(-1)[x.long() + offset], x)
-    rows, cols = _border(h, 1, "reflect", x.device), _border(w, 1, "reflect", x.device)
-    box = F.avg_pool2d(lifted[:, :, rows][:, :, :, cols], 3, stride=1)
-    blended = 255 * x + torch.where(mask, DROP_LEVEL * (torch.round(box) - x), torch.zeros_like(x))
-    a, b = pull_terms(blended.double().sum(dim=(2, 3)).cpu().numpy(), h * w, float(params["darken"]))
+    lift = torch.from_numpy(lift).to(x.device).reshape(-1)
+    offset = torch.arange(n, dtype=torch.int32, device=x.device).view(n, 1, 1, 1) * 256
+    lifted = torch.add(x, torch.where(mask, lift.index_select(0, (x.int() + offset).reshape(-1)).view(x.shape), 0))
+    box = _box3(lifted).round_()
+    blended = torch.where(mask, box.sub_(x).mul_(DROP_LEVEL), 0).add_(x, alpha=255)
+    a, b = pull_terms(_exact_sums(blended, (2, 3), 255 * 255), h * w, float(params["darken"]))
     b = torch.from_numpy(b).to(x.device)[:, :, None, None]
-    return torch.round((blended * torch.tensor(a, device=x.device) + b).clamp_(0, 255))
+    return blended.mul_(torch.tensor(a, device=x.device)).add_(b).clamp_(0, 255).round_()
