@@ -63,8 +63,8 @@ def torch_layout(clip: Any) -> str:
         return "THWC"
     if clip.is_floating_point():
         _check_shape(tuple(clip.shape), 1, "TCHW", got)
-        t = clip.detach()
-        _check_float_range(float(t.min()), float(t.max()), got)
+        lo, hi = torch.aminmax(clip.detach())                # one pass over the clip
+        _check_float_range(float(lo), float(hi), got)
         return "TCHW"
     raise ValueError(f"expected {EXPECTED}; got {got}")
 
@@ -108,12 +108,13 @@ def from_numpy(arr: np.ndarray, kind: ClipKind) -> Any:
 
 
 def to_levels(clip: Any, layout: str) -> Any:
-    """A torch clip as float32 (T, 3, H, W) holding integer levels 0..255 (float clips quantised)."""
+    """A validated torch clip as float32 (T, 3, H, W) holding integer levels 0..255 (float clips
+    quantised; values in [0, 1] times 255 stay in 0..255, so no clamp is needed)."""
     import torch
 
     if layout == "THWC":
         return clip.detach().permute(0, 3, 1, 2).to(torch.float32)
-    return (clip.detach().to(torch.float32) * 255.0).round_().clamp_(0, 255)
+    return (clip.detach().to(torch.float32) * 255.0).round_()
 
 
 def from_levels(x: Any, layout: str, dtype: Any) -> Any:
@@ -123,7 +124,7 @@ def from_levels(x: Any, layout: str, dtype: Any) -> Any:
     x = x.round().clamp_(0, 255)
     if layout == "THWC":
         return x.permute(0, 2, 3, 1).to(torch.uint8).contiguous()
-    return (x.to(dtype) / 255.0).contiguous()
+    return x.to(dtype).div_(255.0).contiguous()          # in place: one pass fewer
 
 
 def to_uint8_frames(clip: Any, layout: str) -> Any:
@@ -137,6 +138,10 @@ def to_uint8_frames(clip: Any, layout: str) -> Any:
 
 def from_uint8_frames(frames: Any, layout: str, dtype: Any) -> Any:
     """uint8 (T, H, W, 3) frames back to a torch clip of ``layout`` and ``dtype``."""
+    import torch
+
     if layout == "THWC":
         return frames
-    return (frames.permute(0, 3, 1, 2).to(dtype) / 255.0).contiguous()
+    n, h, w, c = frames.shape
+    out = torch.empty((n, c, h, w), dtype=dtype, device=frames.device)
+    return out.copy_(frames.permute(0, 3, 1, 2)).div_(255.0)    # convert and reorder in one pass
