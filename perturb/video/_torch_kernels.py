@@ -108,8 +108,8 @@ def _rotations(x: torch.Tensor, angles: np.ndarray) -> torch.Tensor:
 
 
 def static_rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    """Every frame turned by the same angle (bilinear, mirrored borders)."""
-    return _rotations(x, static_angles(x.shape[0], params["degrees"]))
+    """Every frame turned by the same angle (bilinear, mirrored borders): one sampling grid for the clip."""
+    return _rotations(x, static_angles(1, params["degrees"]))
 
 
 def rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
@@ -139,10 +139,15 @@ def translate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
 # ------------------------------------------------------------------------------ temporal blur
 def temporal_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Window means as the numpy kernel: exact integer sums of 2c gathered frames, then
-    floor((s + c) / 2c) (the division is a quarter step clear of every integer)."""
+    floor((s + c) / 2c) (the division is a quarter step clear of every integer).
+
+    The sums are one matrix product of per-window frame counts with the frames: every partial
+    sum is an integer below 2^24, so float32 adds them exactly, in any order."""
     c = check_c(params["c"])
-    pos = torch.as_tensor(window_positions(ids, drawn), device=x.device)
-    acc = torch.zeros((len(ids), *x.shape[1:]), dtype=x.dtype, device=x.device)
-    for tap in pos.T:                                   # the window's 2c frames, one gather each
-        acc += x[tap]
-    return torch.floor((acc + c) / (2 * c))
+    pos = window_positions(ids, drawn)                                     # (N, 2c)
+    counts = np.zeros((len(ids), x.shape[0]), np.float32)
+    np.add.at(counts, (np.repeat(np.arange(len(ids)), pos.shape[1]), pos.ravel()), 1)
+    if 2 * c * 255 >= 1 << 24:
+        raise ValueError(f"temporal_blur: c = {c} is too large for exact float32 sums")
+    acc = torch.from_numpy(counts).to(x) @ x.reshape(x.shape[0], -1)
+    return torch.floor((acc.add_(c)).div_(2 * c)).reshape(len(ids), *x.shape[1:])
