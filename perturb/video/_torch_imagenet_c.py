@@ -56,8 +56,7 @@ def _separable_matmul(x: torch.Tensor, taps: np.ndarray) -> torch.Tensor:
     another order (float32 rounding apart), a BLAS product instead of a one-channel conv2d."""
     _, _, h, w = x.shape
     key = tuple(float(t) for t in np.asarray(taps, np.float32))
-    cols = torch.from_numpy(_band(w, key)).to(x.device)
-    rows = torch.from_numpy(_band(h, key)).to(x.device)
+    cols, rows = torch.tensor(_band(w, key), device=x.device), torch.tensor(_band(h, key), device=x.device)
     return torch.matmul(rows.T, x @ cols)
 
 
@@ -65,7 +64,7 @@ def glass_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Blur, round, gather every frame through the clip's pixel sources, blur again."""
     sigma, delta, iterations = ic._check_glass(params["sigma"], params["max_delta"], params["iterations"])
     n, c, h, w = x.shape
-    source = torch.from_numpy(ic.glass_sources(int(drawn["key"]), h, w, delta, iterations)).to(x.device)
+    source = torch.tensor(ic.glass_sources(int(drawn["key"]), h, w, delta, iterations), device=x.device)
     taps = ic.gaussian_taps(sigma)
     blurred = _separable_matmul(x, taps).round_().clamp_(0, 255).reshape(n, c, h * w)
     moved = torch.gather(blurred, 2, source.expand(n, c, -1))           # faster than index_select here
@@ -131,12 +130,11 @@ def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     if max(h, w) * 255 >= 1 << 24:
         raise ValueError(f"pixelate: frames up to 65,792 pixels a side; got {h}x{w}")
     sh, sw = pix.pixelate_size(h, scale), pix.pixelate_size(w, scale)
-    cols = torch.from_numpy(_box_matrix(w, sw)).to(x.device)
-    rows = torch.from_numpy(_box_matrix(h, sh)).to(x.device)
+    cols, rows = (torch.tensor(_box_matrix(n, s), device=x.device) for n, s in ((w, sw), (h, sh)))
     small = _box_mean(x @ cols, pix.box_ranges(w, sw)[2])                           # (N, 3, H, sw)
     small = _box_mean(torch.matmul(rows.T, small), pix.box_ranges(h, sh)[2][:, None])  # (N, 3, sh, sw)
-    near_rows = torch.from_numpy(pix.nearest_sources(sh, h)).to(x.device)
-    near_cols = torch.from_numpy(_nearest_matrix(sw, w)).to(x.device)
+    near_rows = torch.tensor(pix.nearest_sources(sh, h), device=x.device)
+    near_cols = torch.tensor(_nearest_matrix(sw, w), device=x.device)
     return (small @ near_cols).index_select(2, near_rows)      # columns: a product (exact), rows: whole-row copies
 
 
