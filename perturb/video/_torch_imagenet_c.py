@@ -109,7 +109,7 @@ def _nearest_matrix(n_small: int, n_out: int) -> np.ndarray:
 def _box_mean(sums: torch.Tensor, weight: np.ndarray) -> torch.Tensor:
     """Box sums (exact integers in float32) times Pillow's fixed-point weights, rounded and
     clipped as Pillow does, in int32 (below 255·2^22 + n, as :func:`pix.rounded_mean`): float levels."""
-    fixed = sums.to(torch.int32) * torch.as_tensor(weight, dtype=torch.int32, device=sums.device)
+    fixed = sums.to(torch.int32) * torch.from_numpy(np.array(weight, np.int32)).to(sums.device)
     fixed.add_(1 << (pix.PILLOW_BITS - 1)).bitwise_right_shift_(pix.PILLOW_BITS).clamp_(0, 255)
     return fixed.to(torch.float32)
 
