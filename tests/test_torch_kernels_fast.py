@@ -116,3 +116,19 @@ def test_clip_conversions_keep_their_values(dtype) -> None:
     want = (noisy.round().clamp(0, 255).to(dtype) / 255.0).contiguous()
     got = from_levels(noisy, "TCHW", dtype)
     assert torch.equal(got, want) and got.is_contiguous() and got.dtype == dtype
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 40, 56), (1, 3, 9, 13), (2, 3, 4, 6)])
+def test_defocus_padding_by_torch_equals_folded_indices(shape) -> None:
+    from perturb.video._torch_kernels import _border, defocus_blur, disk_kernel
+
+    x = torch.from_numpy(np.random.default_rng(0).integers(0, 256, shape).astype(np.float32))
+    t, c, h, w = shape
+    for radius in (3, 10):                            # pads of 4 and 12: inside, and past, small frames
+        kernel = torch.from_numpy(disk_kernel(radius, 0.5)).float()
+        pad = kernel.shape[0] // 2
+        rows, cols = _border(h, pad, "reflect", x.device), _border(w, pad, "reflect", x.device)
+        padded = x.reshape(1, t * c, h, w)[:, :, rows][:, :, :, cols]
+        want = torch.nn.functional.conv2d(padded, kernel.expand(t * c, -1, -1)[:, None], groups=t * c)
+        got = defocus_blur(x, np.arange(t), {}, {"radius": radius, "alias_blur": 0.5})
+        assert torch.equal(got, want.reshape(t, c, h, w))

@@ -30,8 +30,11 @@ def _depthwise(x: torch.Tensor, kernels: torch.Tensor, pad: int, mode: str) -> t
     """Correlate frame t's channels with kernels[t] ((T, k, k), k = 2·pad + 1), padded by ``mode``."""
     t, c, h, w = x.shape
     weight = kernels.to(x).repeat_interleave(c, dim=0)[:, None]          # (T·C, 1, k, k)
-    rows, cols = _border(h, pad, mode, x.device), _border(w, pad, mode, x.device)
-    padded = x.reshape(1, t * c, h, w)[:, :, rows][:, :, :, cols]
+    if pad < min(h, w):                       # torch's own pad (its "reflect" is reflect-101): a plain copy
+        padded = F.pad(x.reshape(1, t * c, h, w), (pad, pad, pad, pad), mode="reflect" if mode == "reflect" else "replicate")
+    else:                                     # pads past the frame: fold the indices
+        rows, cols = _border(h, pad, mode, x.device), _border(w, pad, mode, x.device)
+        padded = x.reshape(1, t * c, h, w)[:, :, rows][:, :, :, cols]
     return F.conv2d(padded, weight, groups=t * c).reshape(t, c, h, w)
 
 
@@ -94,7 +97,7 @@ def zoom_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     acc = x.clone()
     for z in factors:                                   # one batched warp per zoom factor
         inverse = np.array([[1 / z, 0, cx - cx / z], [0, 1 / z, cy - cy / z]])
-        acc += warp(x, inverse[None], padding="border").round()
+        acc += warp(x, inverse[None], padding="border").round_()
     n = len(factors) + 1
     return torch.floor((acc + n // 2) / n)
 
