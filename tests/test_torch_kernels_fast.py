@@ -17,6 +17,7 @@ from perturb.video.clip import from_levels, from_uint8_frames, to_levels, to_uin
 from perturb.video.sample import sample_clip  # noqa: E402
 
 SEVERITIES = [1, 3, 5]
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])     # benchmarks/gpu.py runs -k cuda
 
 
 def small_clip(frames: int = 6) -> np.ndarray:
@@ -44,13 +45,14 @@ def test_banded_products_equal_the_padded_convolution(shape, sigma) -> None:
     assert torch.allclose(tic._separable_matmul(x, taps), tic._separable(x, taps), atol=2e-3)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("severity", SEVERITIES)
-@pytest.mark.parametrize("name", ["glass_blur", "fog", "frost", "snow", "spatter"])
-def test_within_one_level_of_numpy_on_few_values(name: str, severity: int) -> None:
+@pytest.mark.parametrize("name", ["glass_blur", "fog", "frost", "snow", "spatter", "defocus_blur", "static_rotate"])
+def test_within_one_level_of_numpy_on_few_values(name: str, severity: int, device: str) -> None:
     clip = small_clip()
     ref = apply(clip, name, severity, seed=3)
-    for out in (levels_of(apply(as_float(clip), name, severity, seed=3)),
-                apply(torch.from_numpy(clip), name, severity, seed=3).numpy()):
+    for out in (levels_of(apply(as_float(clip).to(device), name, severity, seed=3).cpu()),
+                apply(torch.from_numpy(clip).to(device), name, severity, seed=3).cpu().numpy()):
         worst, share = agreement(out, ref)
         assert worst <= 1 and share < 0.01, (worst, share)
     assert not np.array_equal(ref, clip)
@@ -64,13 +66,14 @@ def test_weather_per_frame_layers_agree_too(name: str) -> None:
     assert worst <= 1 and share < 0.01
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("size", [(48, 60), (37, 53), (5, 9), (1, 3)])
 @pytest.mark.parametrize("severity", SEVERITIES)
-def test_pixelate_equals_numpy_exactly_on_float_and_uint8_clips(size, severity) -> None:
+def test_pixelate_equals_numpy_exactly_on_float_and_uint8_clips(size, severity, device: str) -> None:
     clip = np.ascontiguousarray(np.resize(small_clip(3), (3, *size, 3)))
     ref = apply(clip, "pixelate", severity)
-    assert np.array_equal(levels_of(apply(as_float(clip), "pixelate", severity)), ref)
-    assert np.array_equal(apply(torch.from_numpy(clip), "pixelate", severity).numpy(), ref)
+    assert np.array_equal(levels_of(apply(as_float(clip).to(device), "pixelate", severity).cpu()), ref)
+    assert np.array_equal(apply(torch.from_numpy(clip).to(device), "pixelate", severity).cpu().numpy(), ref)
 
 
 def test_pixelate_kernel_gives_uint8_frames_back_in_kind() -> None:
@@ -83,11 +86,12 @@ def test_pixelate_kernel_gives_uint8_frames_back_in_kind() -> None:
     assert torch.equal(frames, levels.to(torch.uint8).permute(0, 2, 3, 1))
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("severity", SEVERITIES)
-def test_temporal_blur_is_exact_and_subsets_render_as_the_whole(severity: int) -> None:
+def test_temporal_blur_is_exact_and_subsets_render_as_the_whole(severity: int, device: str) -> None:
     clip = small_clip(12)
     ref = apply(clip, "temporal_blur", severity)
-    assert np.array_equal(levels_of(apply(as_float(clip), "temporal_blur", severity)), ref)
+    assert np.array_equal(levels_of(apply(as_float(clip).to(device), "temporal_blur", severity).cpu()), ref)
     d = draw("temporal_blur", severity, len(clip))
     for frames in ([0], [11], [3, 4, 9], [10, 2, 2]):
         got = d.render_clip(torch.from_numpy(clip), frames).numpy()
