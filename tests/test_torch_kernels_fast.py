@@ -136,3 +136,25 @@ def test_defocus_padding_by_torch_equals_folded_indices(shape) -> None:
         want = torch.nn.functional.conv2d(padded, kernel.expand(t * c, -1, -1)[:, None], groups=t * c)
         got = defocus_blur(x, np.arange(t), {}, {"radius": radius, "alias_blur": 0.5})
         assert torch.equal(got, want.reshape(t, c, h, w))
+
+
+@pytest.mark.parametrize("size", [(224, 224), (37, 53), (1, 5)])
+def test_zoom_grid_from_one_row_and_column_equals_the_affine_grid(size) -> None:
+    from perturb.video._torch_kernels import _source_grid, _zoom_grid
+
+    h, w = size
+    cx, cy = (w - 1) / 2, (h - 1) / 2
+    for z in (1.01, 1.17, 1.33):
+        inverse = np.array([[1 / z, 0, cx - cx / z], [0, 1 / z, cy - cy / z]])
+        want = _source_grid(inverse[None], h, w, torch.device("cpu"))
+        assert torch.equal(_zoom_grid(h, w, z, 3, torch.device("cpu")), want.expand(3, -1, -1, -1))
+
+
+def test_zoom_blur_in_chunks_of_frames_equals_each_frame_alone() -> None:
+    from perturb.video._torch_kernels import zoom_blur
+
+    x = to_levels(torch.from_numpy(small_clip(9)), "THWC")         # 9 frames: chunks of 4, 4 and 1
+    params = {"zooms": (1.0, 1.21, 0.02)}
+    whole = zoom_blur(x, np.arange(9), {}, params)
+    alone = torch.cat([zoom_blur(x[i:i + 1], np.arange(1), {}, params) for i in range(9)])
+    assert torch.equal(whole, alone)

@@ -89,17 +89,41 @@ def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection") -> t
     return F.grid_sample(x, grid, mode="bilinear", padding_mode=padding, align_corners=True)
 
 
+def _zoom_grid(h: int, w: int, z: float, n: int, device: torch.device) -> torch.Tensor:
+    """:func:`_source_grid` of the centre zoom by z, built from one row and one column of source
+    positions (the map is separable), in float64 where the device has it: (n, H, W, 2)."""
+    dtype = torch.float32 if device.type == "mps" else torch.float64
+    axes = []
+    for size in (w, h):
+        centre = (size - 1) / 2
+        src = torch.arange(size, dtype=dtype, device=device) * (1 / z) + (centre - centre / z)
+        axes.append((src * (2.0 / max(size - 1, 1)) - 1).to(torch.float32))
+    cols, rows = axes
+    return torch.stack([cols[None, :].expand(h, w), rows[:, None].expand(h, w)], dim=-1).expand(n, -1, -1, -1)
+
+
+ZOOM_CHUNK = 4        # frames per pass on the CPU: the running sum of a few frames stays in cache
+
+
 def zoom_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    """Rounded mean of the frame and its centre zooms, each zoom rounded like the uint8 path."""
-    _, _, h, w = x.shape
+    """Rounded mean of the frame and its centre zooms, each zoom rounded like the uint8 path.
+
+    On the CPU the frames go a few at a time, so the sum of every zoom is added while it is in
+    cache (frames are independent: the same values as one batch)."""
+    n_frames, _, h, w = x.shape
     factors = zoom_factors(params["zooms"])
-    cx, cy = (w - 1) / 2, (h - 1) / 2
-    acc = x.clone()
-    for z in factors:                                   # one batched warp per zoom factor
-        inverse = np.array([[1 / z, 0, cx - cx / z], [0, 1 / z, cy - cy / z]])
-        acc += warp(x, inverse[None], padding="border").round_()
+    chunk = ZOOM_CHUNK if x.device.type == "cpu" else n_frames
+    grids = [_zoom_grid(h, w, float(z), min(chunk, n_frames), x.device) for z in factors]
     n = len(factors) + 1
-    return torch.floor((acc + n // 2) / n)
+    out = torch.empty_like(x)
+    for start in range(0, n_frames, chunk):
+        part = x[start:start + chunk]
+        acc = part.clone()
+        for grid in grids:                              # one batched warp per zoom factor
+            acc += F.grid_sample(part, grid[:len(part)], mode="bilinear", padding_mode="border",
+                                 align_corners=True).round_()
+        out[start:start + chunk] = torch.floor(acc.add_(n // 2).div_(n))
+    return out
 
 
 # ------------------------------------------------------------------------------------- camera
