@@ -158,3 +158,14 @@ def test_zoom_blur_in_chunks_of_frames_equals_each_frame_alone() -> None:
     whole = zoom_blur(x, np.arange(9), {}, params)
     alone = torch.cat([zoom_blur(x[i:i + 1], np.arange(1), {}, params) for i in range(9)])
     assert torch.equal(whole, alone)
+
+
+def test_snow_in_chunks_of_frames_equals_each_frame_alone() -> None:
+    from perturb.video._torch_weather import snow
+
+    clip = small_clip(6)                                             # chunks of 4 and 2
+    d = draw("snow", 4, len(clip), seed=5)
+    x = to_levels(torch.from_numpy(clip), "THWC")
+    whole = snow(x, np.arange(6), d.drawn, d.params)
+    alone = torch.cat([snow(x[i:i + 1], np.array([i]), d.drawn, d.params) for i in range(6)])
+    assert torch.equal(whole, alone)

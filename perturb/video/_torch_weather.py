@@ -49,14 +49,23 @@ def frost(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) ->
     return _rounded((scale * x).add_(_layers("frost", x, ids, drawn, params).mul_(amount)))
 
 
+SNOW_CHUNK = 4        # frames per pass on the CPU: the blend's intermediates stay in cache
+
+
 def snow(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
-    v = x / 255
+    """b·v + (1-b)·max(v, 1.5·grey + 0.5) + flakes on [0, 1] values, in the numpy kernel's float32
+    order; on the CPU a few frames at a time (each frame on its own: the same values)."""
     b = float(np.float32(params["blend"]))
     wr, wg, wb = (float(c) for c in GRAY_WEIGHTS)
-    grey = (v[:, 0:1] * wr).add_(v[:, 1:2] * wg).add_(v[:, 2:3] * wb)          # (N, 1, H, W)
-    lifted = grey.mul_(1.5).add_(0.5)
-    bright = torch.maximum(v, lifted).mul_(1 - b)
-    return _levels(v.mul_(b).add_(bright).add_(_layers("snow", x, ids, drawn, params)))
+    layers = _layers("snow", x, ids, drawn, params)
+    chunk = SNOW_CHUNK if x.device.type == "cpu" else len(x)
+    out = torch.empty_like(x)
+    for start in range(0, len(x), chunk):
+        v = x[start:start + chunk] / 255
+        grey = (v[:, 0:1] * wr).add_(v[:, 1:2] * wg).add_(v[:, 2:3] * wb)      # (n, 1, H, W)
+        bright = torch.maximum(v, grey.mul_(1.5).add_(0.5)).mul_(1 - b)
+        out[start:start + chunk] = _levels(v.mul_(b).add_(bright).add_(layers[start:start + chunk]))
+    return out
 
 
 def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
