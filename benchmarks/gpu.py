@@ -238,8 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     parts: dict[str, tuple[bool, Callable[[], Any]]] = {
         "kernels": (True, lambda: kernel_rates(clip(frames), args.device, settings)),
         "pixels": (True, lambda: pixel_diffs(clip(8 if args.dry else 32), args.device, (3,) if args.dry else (1, 3, 5))),
-        "runner": (True, lambda: runner_grid(args.device, args.dry)),
         "tests": (False, lambda: cuda_tests()),
+        "runner": (True, lambda: runner_grid(args.device, args.dry)),       # the longest part last
     }
     for name, (needs_av, run) in parts.items():
         spent = time.perf_counter() - start
