@@ -1,8 +1,8 @@
 """Torch kernels of the ImageNet-C ops (:mod:`.imagenet_c`, :mod:`.imagenet_c_pixelate`,
 :mod:`.imagenet_c_colour`).
 
-Registered as ``kernel(x, ids, drawn, params)``. Blurs, glass and elastic take float
-(N, 3, H, W) levels; pixelate and the colour ops take uint8 (N, H, W, 3) frames. Whatever is
+Registered as ``kernel(x, ids, drawn, params)``. Blurs, glass, elastic and pixelate take float
+(N, 3, H, W) levels (pixelate also uint8 frames); the colour ops take uint8 (N, H, W, 3) frames. Whatever is
 random (glass's pixel sources, displacement fields) and every lookup table is computed on the host by the
 numpy module's own functions, so both backends use the same draw. Pixelate is exact integer
 work and the colour ops gathers from the same tables (the same pixels); the blurs and the
@@ -55,14 +55,37 @@ def gaussian_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tens
     return _separable(x, ic.gaussian_taps(ic._positive("sigma", params["sigma"], "gaussian_blur")))
 
 
+@lru_cache(maxsize=32)
+def _band(n: int, taps: tuple[float, ...]) -> np.ndarray:
+    """(n, n) float32 matrix M with ``row @ M`` = the row correlated with ``taps``, replicated
+    edges folded into the first and last rows of M (no padded copy of the frame)."""
+    pad = len(taps) // 2
+    src = np.clip(np.arange(n)[:, None] + np.arange(-pad, pad + 1)[None], 0, n - 1)    # (n, k)
+    band = np.zeros((n, n))
+    np.add.at(band, (src.ravel(), np.repeat(np.arange(n), len(taps))), np.tile(taps, n))
+    band = band.astype(np.float32)
+    band.setflags(write=False)
+    return band
+
+
+def _separable_matmul(x: torch.Tensor, taps: np.ndarray) -> torch.Tensor:
+    """:func:`_separable` as two matrix products with banded matrices: the same sums in
+    another order (float32 rounding apart), a BLAS product instead of a one-channel conv2d."""
+    _, _, h, w = x.shape
+    key = tuple(float(t) for t in np.asarray(taps, np.float32))
+    cols, rows = torch.tensor(_band(w, key), device=x.device), torch.tensor(_band(h, key), device=x.device)
+    return torch.matmul(rows.T, x @ cols)
+
+
 def glass_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Blur, round, gather every frame through the clip's pixel sources, blur again."""
     sigma, delta, iterations = ic._check_glass(params["sigma"], params["max_delta"], params["iterations"])
     n, c, h, w = x.shape
     source = torch.tensor(ic.glass_sources(int(drawn["key"]), h, w, delta, iterations), device=x.device)
     taps = ic.gaussian_taps(sigma)
-    blurred = _separable(x, taps).round().clamp_(0, 255).reshape(n, c, h * w)[:, :, source]
-    return _separable(blurred.reshape(n, c, h, w), taps)
+    blurred = _separable_matmul(x, taps).round_().clamp_(0, 255).reshape(n, c, h * w)
+    moved = torch.gather(blurred, 2, source.expand(n, c, -1))           # faster than index_select here
+    return _separable_matmul(moved.reshape(n, c, h, w), taps)
 
 
 def elastic_transform(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
@@ -81,27 +104,55 @@ def elastic_transform(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.
 
 
 # ---------------------------------------------------------------------------------- pixelate
-def _box_mean(x: torch.Tensor, dim: int, ranges: tuple[np.ndarray, np.ndarray, np.ndarray]) -> torch.Tensor:
-    """Box sums over [start, stop) along ``dim``, weighted and rounded in Pillow's fixed point (int64)."""
-    start, stop, weight = (torch.tensor(r, device=x.device) for r in ranges)
-    sums = torch.cumsum(x.long(), dim=dim)
-    sums = torch.cat([torch.zeros_like(sums.narrow(dim, 0, 1)), sums], dim=dim)
-    total = sums.index_select(dim, stop) - sums.index_select(dim, start)
-    shape = [1] * x.ndim
-    shape[dim] = -1
-    fixed = total * weight.view(shape) + (1 << (pix.PILLOW_BITS - 1))
-    return torch.clamp(fixed >> pix.PILLOW_BITS, 0, 255)
+@lru_cache(maxsize=32)
+def _box_matrix(n_in: int, n_out: int) -> np.ndarray:
+    """(n_in, n_out) 0/1 float32 matrix: column i sums input pixels [start_i, stop_i) of
+    :func:`pix.box_ranges` (read-only)."""
+    start, stop, _ = pix.box_ranges(n_in, n_out)
+    j = np.arange(n_in)[:, None]
+    box = ((j >= start[None]) & (j < stop[None])).astype(np.float32)
+    box.setflags(write=False)
+    return box
+
+
+@lru_cache(maxsize=32)
+def _nearest_matrix(n_small: int, n_out: int) -> np.ndarray:
+    """(n_small, n_out) 0/1 float32 matrix picking :func:`pix.nearest_sources` (read-only)."""
+    pick = (np.arange(n_small)[:, None] == pix.nearest_sources(n_small, n_out)[None]).astype(np.float32)
+    pick.setflags(write=False)
+    return pick
+
+
+def _box_mean(sums: torch.Tensor, weight: np.ndarray) -> torch.Tensor:
+    """Box sums (exact integers in float32) times Pillow's fixed-point weights, rounded and
+    clipped as Pillow does, in int32 (below 255·2^22 + n, as :func:`pix.rounded_mean`): float levels."""
+    fixed = sums.to(torch.int32) * torch.from_numpy(np.array(weight, np.int32)).to(sums.device)
+    fixed.add_(1 << (pix.PILLOW_BITS - 1)).bitwise_right_shift_(pix.PILLOW_BITS).clamp_(0, 255)
+    return fixed.to(torch.float32)
 
 
 def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """Pillow's BOX shrink (columns, then rows, each pass rounded in its fixed point) and its
+    NEAREST enlargement. The box sums are products with 0/1 matrices: integers below 2^24
+    (255 times at most 65,793 pixels a box), so float32 holds every partial sum exactly and
+    the result is the numpy kernel's, pixel for pixel. uint8 (N, H, W, 3) frames are taken
+    too, and given back in kind."""
+    if x.dtype == torch.uint8:
+        levels = pixelate(x.permute(0, 3, 1, 2).to(torch.float32), ids, drawn, params)
+        return levels.to(torch.uint8).permute(0, 2, 3, 1).contiguous()
     scale = ic._positive("scale", params["scale"], "pixelate")
     if scale > 1:
         raise ValueError(f"pixelate: expected scale in (0, 1]; got {scale!r}")
-    _, h, w, _ = x.shape
+    _, _, h, w = x.shape
+    if max(h, w) * 255 >= 1 << 24:
+        raise ValueError(f"pixelate: frames up to 65,792 pixels a side; got {h}x{w}")
     sh, sw = pix.pixelate_size(h, scale), pix.pixelate_size(w, scale)
-    small = _box_mean(_box_mean(x, 2, pix.box_ranges(w, sw)), 1, pix.box_ranges(h, sh)).to(torch.uint8)
-    rows, cols = (torch.as_tensor(pix.nearest_sources(s, n), device=x.device) for s, n in ((sh, h), (sw, w)))
-    return small[:, rows][:, :, cols]
+    cols, rows = (torch.tensor(_box_matrix(n, s), device=x.device) for n, s in ((w, sw), (h, sh)))
+    small = _box_mean(x @ cols, pix.box_ranges(w, sw)[2])                           # (N, 3, H, sw)
+    small = _box_mean(torch.matmul(rows.T, small), pix.box_ranges(h, sh)[2][:, None])  # (N, 3, sh, sw)
+    near_rows = torch.tensor(pix.nearest_sources(sh, h), device=x.device)
+    near_cols = torch.tensor(_nearest_matrix(sw, w), device=x.device)
+    return (small @ near_cols).index_select(2, near_rows)      # columns: a product (exact), rows: whole-row copies
 
 
 # ------------------------------------------------------------------------------------ colour

@@ -30,8 +30,11 @@ def _depthwise(x: torch.Tensor, kernels: torch.Tensor, pad: int, mode: str) -> t
     """Correlate frame t's channels with kernels[t] ((T, k, k), k = 2·pad + 1), padded by ``mode``."""
     t, c, h, w = x.shape
     weight = kernels.to(x).repeat_interleave(c, dim=0)[:, None]          # (T·C, 1, k, k)
-    rows, cols = _border(h, pad, mode, x.device), _border(w, pad, mode, x.device)
-    padded = x.reshape(1, t * c, h, w)[:, :, rows][:, :, :, cols]
+    if pad < min(h, w):                       # torch's own pad (its "reflect" is reflect-101): a plain copy
+        padded = F.pad(x.reshape(1, t * c, h, w), (pad, pad, pad, pad), mode="reflect" if mode == "reflect" else "replicate")
+    else:                                     # pads past the frame: fold the indices
+        rows, cols = _border(h, pad, mode, x.device), _border(w, pad, mode, x.device)
+        padded = x.reshape(1, t * c, h, w)[:, :, rows][:, :, :, cols]
     return F.conv2d(padded, weight, groups=t * c).reshape(t, c, h, w)
 
 
@@ -95,17 +98,41 @@ def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection") -> t
     return F.grid_sample(x, grid, mode="bilinear", padding_mode=padding, align_corners=True)
 
 
+def _zoom_grid(h: int, w: int, z: float, n: int, device: torch.device) -> torch.Tensor:
+    """:func:`_source_grid` of the centre zoom by z, built from one row and one column of source
+    positions (the map is separable), in float64 where the device has it: (n, H, W, 2)."""
+    dtype = torch.float32 if device.type == "mps" else torch.float64
+    axes = []
+    for size in (w, h):
+        centre = (size - 1) / 2
+        src = torch.arange(size, dtype=dtype, device=device) * (1 / z) + (centre - centre / z)
+        axes.append((src * (2.0 / max(size - 1, 1)) - 1).to(torch.float32))
+    cols, rows = axes
+    return torch.stack([cols[None, :].expand(h, w), rows[:, None].expand(h, w)], dim=-1).expand(n, -1, -1, -1)
+
+
+ZOOM_CHUNK = 4        # frames per pass on the CPU: the running sum of a few frames stays in cache
+
+
 def zoom_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    """Rounded mean of the frame and its centre zooms, each zoom rounded like the uint8 path."""
-    _, _, h, w = x.shape
+    """Rounded mean of the frame and its centre zooms, each zoom rounded like the uint8 path.
+
+    On the CPU the frames go a few at a time, so the sum of every zoom is added while it is in
+    cache (frames are independent: the same values as one batch)."""
+    n_frames, _, h, w = x.shape
     factors = zoom_factors(params["zooms"])
-    cx, cy = (w - 1) / 2, (h - 1) / 2
-    acc = x.clone()
-    for z in factors:                                   # one batched warp per zoom factor
-        inverse = np.array([[1 / z, 0, cx - cx / z], [0, 1 / z, cy - cy / z]])
-        acc += warp(x, inverse[None], padding="border").round()
+    chunk = ZOOM_CHUNK if x.device.type == "cpu" else n_frames
+    grids = [_zoom_grid(h, w, float(z), min(chunk, n_frames), x.device) for z in factors]
     n = len(factors) + 1
-    return torch.floor((acc + n // 2) / n)
+    out = torch.empty_like(x)
+    for start in range(0, n_frames, chunk):
+        part = x[start:start + chunk]
+        acc = part.clone()
+        for grid in grids:                              # one batched warp per zoom factor
+            acc += F.grid_sample(part, grid[:len(part)], mode="bilinear", padding_mode="border",
+                                 align_corners=True).round_()
+        out[start:start + chunk] = torch.floor(acc.add_(n // 2).div_(n))
+    return out
 
 
 # ------------------------------------------------------------------------------------- camera
@@ -117,8 +144,8 @@ def _rotations(x: torch.Tensor, angles: np.ndarray) -> torch.Tensor:
 
 
 def static_rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    """Every frame turned by the same angle (bilinear, mirrored borders)."""
-    return _rotations(x, static_angles(x.shape[0], params["degrees"]))
+    """Every frame turned by the same angle (bilinear, mirrored borders): one sampling grid for the clip."""
+    return _rotations(x, static_angles(1, params["degrees"]))
 
 
 def rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
@@ -159,10 +186,15 @@ def translate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
 # ------------------------------------------------------------------------------ temporal blur
 def temporal_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Window means as the numpy kernel: exact integer sums of 2c gathered frames, then
-    floor((s + c) / 2c) (the division is a quarter step clear of every integer)."""
+    floor((s + c) / 2c) (the division is a quarter step clear of every integer).
+
+    The sums are one matrix product of per-window frame counts with the frames: every partial
+    sum is an integer below 2^24, so float32 adds them exactly, in any order."""
     c = check_c(params["c"])
-    pos = torch.as_tensor(window_positions(ids, drawn), device=x.device)
-    acc = torch.zeros((len(ids), *x.shape[1:]), dtype=x.dtype, device=x.device)
-    for tap in pos.T:                                   # the window's 2c frames, one gather each
-        acc += x[tap]
-    return torch.floor((acc + c) / (2 * c))
+    pos = window_positions(ids, drawn)                                     # (N, 2c)
+    counts = np.zeros((len(ids), x.shape[0]), np.float32)
+    np.add.at(counts, (np.repeat(np.arange(len(ids)), pos.shape[1]), pos.ravel()), 1)
+    if 2 * c * 255 >= 1 << 24:
+        raise ValueError(f"temporal_blur: c = {c} is too large for exact float32 sums")
+    acc = torch.from_numpy(counts).to(x) @ x.reshape(x.shape[0], -1)
+    return torch.floor((acc.add_(c)).div_(2 * c)).reshape(len(ids), *x.shape[1:])

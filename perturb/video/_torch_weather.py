@@ -17,16 +17,22 @@ from .weather import GRAY_WEIGHTS, frame_layers
 
 
 def _layers(name: str, x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    """The output frames' layers stacked on x's device, channels first."""
+    """The output frames' layers stacked on x's device, channels first and contiguous (one host
+    copy, reordered as it is stacked), so the compositing below reads them in x's order."""
     _, _, h, w = x.shape
-    stack = np.stack(frame_layers(name, drawn, params, ids, h, w))
-    layers = torch.from_numpy(stack).to(x.device)
-    return layers[:, None] if layers.ndim == 3 else layers.permute(0, 3, 1, 2)
+    windows = frame_layers(name, drawn, params, ids, h, w)
+    stack = np.stack([win[None] if win.ndim == 2 else win.transpose(2, 0, 1) for win in windows])
+    return torch.from_numpy(stack).to(x.device)
 
 
 def _levels(y: torch.Tensor) -> torch.Tensor:
-    """[0, 1] values to rounded 0..255 levels, as :func:`._opencv_frames.to_uint8`."""
-    return torch.round((y * 255).clamp_(0, 255))
+    """[0, 1] values to rounded 0..255 levels, as :func:`._opencv_frames.to_uint8` (in place)."""
+    return y.mul_(255).clamp_(0, 255).round_()
+
+
+def _rounded(y: torch.Tensor) -> torch.Tensor:
+    """Levels clipped to 0..255 and rounded, in place."""
+    return y.clamp_(0, 255).round_()
 
 
 def fog(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
@@ -34,26 +40,37 @@ def fog(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> t
     s = float(params["strength"])
     peak = x.amax(dim=(1, 2, 3), keepdim=True).double() / 255
     k = peak / (peak + s)
-    fog = _layers("fog", x, ids, drawn, params)
-    return torch.round((x * k.float() + fog * (255 * s * k).float()).clamp_(0, 255))
+    fog = _layers("fog", x, ids, drawn, params).mul_((255 * s * k).float())
+    return _rounded((x * k.float()).add_(fog))
 
 
 def frost(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     scale, amount = float(params["scale"]), float(params["frost"])
-    return torch.round((scale * x + amount * _layers("frost", x, ids, drawn, params)).clamp_(0, 255))
+    return _rounded((scale * x).add_(_layers("frost", x, ids, drawn, params).mul_(amount)))
+
+
+SNOW_CHUNK = 4        # frames per pass on the CPU: the blend's intermediates stay in cache
 
 
 def snow(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
-    v = x / 255
+    """b·v + (1-b)·max(v, 1.5·grey + 0.5) + flakes on [0, 1] values, in the numpy kernel's float32
+    order; on the CPU a few frames at a time (each frame on its own: the same values)."""
     b = float(np.float32(params["blend"]))
-    weights = torch.from_numpy(GRAY_WEIGHTS).to(x.device)
-    lifted = torch.einsum("nchw,c->nhw", v, weights)[:, None] * 1.5 + 0.5
-    return _levels(b * v + (1 - b) * torch.maximum(v, lifted) + _layers("snow", x, ids, drawn, params))
+    wr, wg, wb = (float(c) for c in GRAY_WEIGHTS)
+    layers = _layers("snow", x, ids, drawn, params)
+    chunk = SNOW_CHUNK if x.device.type == "cpu" else len(x)
+    out = torch.empty_like(x)
+    for start in range(0, len(x), chunk):
+        v = x[start:start + chunk] / 255
+        grey = (v[:, 0:1] * wr).add_(v[:, 1:2] * wg).add_(v[:, 2:3] * wb)      # (n, 1, H, W)
+        bright = torch.maximum(v, grey.mul_(1.5).add_(0.5)).mul_(1 - b)
+        out[start:start + chunk] = _levels(v.mul_(b).add_(bright).add_(layers[start:start + chunk]))
+    return out
 
 
 def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     layer = _layers("spatter", x, ids, drawn, params)
-    return torch.round((x * layer[:, :1] + layer[:, 1:]).clamp_(0, 255))
+    return _rounded((x * layer[:, :1]).add_(layer[:, 1:]))
 
 
 def _exact_sums(x: torch.Tensor, dims: tuple[int, ...], peak: float) -> np.ndarray:

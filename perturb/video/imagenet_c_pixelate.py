@@ -114,8 +114,7 @@ def _pixelate_frames(frames, ids, drawn, params):
 
 register(Spec(
     name="pixelate", modality="video", category="digital",
-    render=Renderer(kernels={"numpy": _pixelate_frames, "torch": torch_kernel("pixelate")},
-                    torch_frames="uint8"),
+    render=Renderer(kernels={"numpy": _pixelate_frames, "torch": torch_kernel("pixelate")}),
     aliases=("Pixelation",),
     summary="Box-shrink each frame to 60%-25% of its size and enlarge it back with nearest neighbour",
     severities=table("pixelate"), random=False,
