@@ -55,37 +55,15 @@ def gaussian_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tens
     return _separable(x, ic.gaussian_taps(ic._positive("sigma", params["sigma"], "gaussian_blur")))
 
 
-@lru_cache(maxsize=32)
-def _band(n: int, taps: tuple[float, ...]) -> np.ndarray:
-    """(n, n) float32 matrix M with ``row @ M`` = the row correlated with ``taps``, replicated
-    edges folded into the first and last rows of M (no padded copy of the frame)."""
-    pad = len(taps) // 2
-    src = np.clip(np.arange(n)[:, None] + np.arange(-pad, pad + 1)[None], 0, n - 1)    # (n, k)
-    band = np.zeros((n, n))
-    np.add.at(band, (src.ravel(), np.repeat(np.arange(n), len(taps))), np.tile(taps, n))
-    band = band.astype(np.float32)
-    band.setflags(write=False)
-    return band
-
-
-def _separable_matmul(x: torch.Tensor, taps: np.ndarray) -> torch.Tensor:
-    """:func:`_separable` as two matrix products with banded matrices: the same sums in
-    another order (float32 rounding apart), a BLAS product instead of a one-channel conv2d."""
-    _, _, h, w = x.shape
-    key = tuple(float(t) for t in np.asarray(taps, np.float32))
-    cols, rows = torch.tensor(_band(w, key), device=x.device), torch.tensor(_band(h, key), device=x.device)
-    return torch.matmul(rows.T, x @ cols)
-
-
 def glass_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Blur, round, gather every frame through the clip's pixel sources, blur again."""
     sigma, delta, iterations = ic._check_glass(params["sigma"], params["max_delta"], params["iterations"])
     n, c, h, w = x.shape
     source = torch.tensor(ic.glass_sources(int(drawn["key"]), h, w, delta, iterations), device=x.device)
     taps = ic.gaussian_taps(sigma)
-    blurred = _separable_matmul(x, taps).round_().clamp_(0, 255).reshape(n, c, h * w)
+    blurred = _separable(x, taps).round_().clamp_(0, 255).reshape(n, c, h * w)
     moved = torch.gather(blurred, 2, source.expand(n, c, -1))           # faster than index_select here
-    return _separable_matmul(moved.reshape(n, c, h, w), taps)
+    return _separable(moved.reshape(n, c, h, w), taps)
 
 
 def elastic_transform(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:

@@ -99,16 +99,10 @@ def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection") -> t
 
 
 def _zoom_grid(h: int, w: int, z: float, n: int, device: torch.device) -> torch.Tensor:
-    """:func:`_source_grid` of the centre zoom by z, built from one row and one column of source
-    positions (the map is separable), in float64 where the device has it: (n, H, W, 2)."""
-    dtype = torch.float32 if device.type == "mps" else torch.float64
-    axes = []
-    for size in (w, h):
-        centre = (size - 1) / 2
-        src = torch.arange(size, dtype=dtype, device=device) * (1 / z) + (centre - centre / z)
-        axes.append((src * (2.0 / max(size - 1, 1)) - 1).to(torch.float32))
-    cols, rows = axes
-    return torch.stack([cols[None, :].expand(h, w), rows[:, None].expand(h, w)], dim=-1).expand(n, -1, -1, -1)
+    """:func:`_source_grid` of the centre zoom by z, one grid shared by n frames: (n, H, W, 2)."""
+    cx, cy = (w - 1) / 2, (h - 1) / 2
+    inverse = np.array([[[1 / z, 0, cx - cx / z], [0, 1 / z, cy - cy / z]]])
+    return _source_grid(inverse, h, w, device).expand(n, -1, -1, -1)
 
 
 ZOOM_CHUNK = 4        # frames per pass on the CPU: the running sum of a few frames stays in cache
