@@ -41,13 +41,14 @@ def check_model(spec: str, option: str = "--model") -> str:
     URL; returns its kind (hf:/clip: folders are checked by parse_spec). Nothing is loaded (a
     callable's module is imported)."""
     from .adapters.factory import import_target, parse_spec
-    from .adapters.protocol import ModelSpecError
+    from .adapters.protocol import ModelSpecError, wrappable
 
     try:
         kind, target = parse_spec(spec)
-        if kind == "callable" and not callable(import_target(target)):
-            raise UsageError(f"{option} {spec}: {target} is not callable; expected a function or class "
-                             "that builds the model")
+        if kind == "callable" and not wrappable(import_target(target)):
+            raise UsageError(f"{option} {spec}: {target} is not a model; expected an object with "
+                             "encode_videos/encode_texts or score, a class or zero-argument factory "
+                             "returning one, or a function (clips, texts) -> scores")
     except ModelSpecError as e:
         raise UsageError(str(e)) from None
     path = os.path.expanduser(target)
