@@ -60,3 +60,54 @@ def test_a_callable_that_is_no_model_is_refused(capsys, dataset, tmp_path):
     assert main(["bench", "--model", "callable:os:sep", "--dataset", str(dataset), "--out", str(out), *QUICK]) == 2
     assert "os:sep is not a model" in one_error_line(capsys, "bench")
     assert not out.exists()
+
+
+# --- empty selections select nothing: refused, `none` is the deliberate form (item 5) ----------
+
+@pytest.mark.parametrize("command", ["bench", "build"])
+@pytest.mark.parametrize("option, value", [("--video-perturbations", ""), ("--video-perturbations", ","),
+                                           ("--text-perturbations", " , "), ("--severities", "1,,3"),
+                                           ("--severities", "")])
+def test_an_empty_selection_is_refused(capsys, dataset, tmp_path, command, option, value):
+    out = tmp_path / "out"
+    head = ["bench", "--model", "toy:8", "--dataset", str(dataset)] if command == "bench" else ["build", str(dataset)]
+    assert main([*head, "--out", str(out), "--no-progress", option, value]) == 2
+    err = one_error_line(capsys, command)
+    assert f"error: {option} " in err and ("has an empty item" in err or "must be levels" in err), err
+    assert not out.exists()
+
+
+def test_none_still_selects_nothing_on_purpose(capsys, dataset, tmp_path):
+    assert main(["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(tmp_path / "o"),
+                 "--text-perturbations", "none", *QUICK]) == 0
+    assert json.loads((tmp_path / "o" / "results.json").read_text())["runs"] == []
+
+
+# --- a refused option leaves no --out folder (item 6) ------------------------------------------
+
+@pytest.mark.parametrize("rule, message", [("fps:0", "frame sampling must be one of"),
+                                           ("fps:abc", "frame sampling must be one of"),
+                                           ("bogus", "frame sampling must be one of"),
+                                           ("centre", "applies to hf: and clip: models")])
+def test_a_refused_frame_sampling_writes_nothing(capsys, dataset, tmp_path, rule, message):
+    out = tmp_path / "out"
+    assert main(["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(out),
+                 "--frame-sampling", rule, *QUICK]) == 2
+    assert message in one_error_line(capsys, "bench")
+    assert not out.exists()
+
+
+# --- --baseline-errors: 5 numbers per op, one entry per op, not all zero (item 7) ----------------
+
+@pytest.mark.parametrize("text, message", [
+    ('{"fog": [0.1, 0.2, 0.3, 0.4]}', "'fog' must map to 5 errors"),
+    ('{"fog": [0.1, 0.2, 0.3, 0.4, 0.5], "FOG": [0.5, 0.5, 0.5, 0.5, 0.5]}', "'fog' and 'FOG' both name fog"),
+    ('{"fog": [0, 0, 0, 0, 0]}', "'fog' has every error 0"),
+])
+def test_bad_baseline_errors_are_one_line_before_any_work(capsys, dataset, tmp_path, text, message):
+    base, out = tmp_path / "base.json", tmp_path / "out"
+    base.write_text(text)
+    assert main(["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(out),
+                 "--baseline-errors", str(base), *QUICK]) == 2
+    assert message in one_error_line(capsys, "bench")
+    assert not out.exists()

@@ -296,7 +296,8 @@ def test_mce_against_baseline_errors(tmp_path):
     doc = _doc([("shot_noise:imagenet-c", 1, 0.6), ("shot_noise:imagenet-c", 2, 0.4),
                 ("gaussian_noise", 1, 0.9), ("jpeg", 1, 0.5)])
     path = tmp_path / "base.json"
-    path.write_text(json.dumps({"shot_noise": [0.5, 0.5, 0.5, 0.5, 0.5], "Gaussian": {"1": 0.2}}))
+    path.write_text(json.dumps({"shot_noise": [0.5, 0.5, 0.5, 0.5, 0.5],
+                                "Gaussian": {"1": 0.2, "2": 0.3, "3": 0.4, "4": 0.5, "5": 0.6}}))
     figures = summarize_suites(doc, load_baseline(path))["imagenet-c"]["figures"]
     assert figures["CE"] == {"shot_noise": pytest.approx(1.0), "gaussian_noise": pytest.approx(0.5)}
     assert figures["mCE"] == pytest.approx(0.75) and figures["without_baseline"] == ["jpeg"]
@@ -305,13 +306,20 @@ def test_mce_against_baseline_errors(tmp_path):
 
 @pytest.mark.parametrize("bad, message", [
     ({"fog_x": [0.1] * 5}, "unknown video perturbation 'fog_x'"),
-    ({"jpeg": [0.1, 2.0]}, "'jpeg' must map to errors in \\[0, 1\\]"),
+    ({"jpeg": [0.1, 0.1, 0.1, 0.1, 2.0]}, "'jpeg' must map to 5 errors in \\[0, 1\\]"),
     ({"jpeg": {"7": 0.1}}, "at severities 1..5"),
     ([0.1], "expected a JSON object"),
+    ({"fog": [0.1] * 4}, "'fog' must map to 5 errors"),                    # 4: mCE read "over 0"
+    ({"fog": {"1": 0.1, "2": 0.1, "3": 0.1, "4": 0.1}}, "'fog' must map to 5 errors"),
+    ('{"fog": [0.1, 0.1, 0.1, 0.1, 0.1], "FOG": [0.5, 0.5, 0.5, 0.5, 0.5]}', "'fog' and 'FOG' both name fog"),
+    ('{"jpeg": [0.1, 0.1, 0.1, 0.1, 0.1], "jpeg": [0.5, 0.5, 0.5, 0.5, 0.5]}', "'jpeg' and 'jpeg' both name jpeg"),
+    ({"jpeg": [0.1] * 5, "jpeg_compression": [0.2] * 5}, "'jpeg' and 'jpeg_compression' both name jpeg"),
+    ({"fog": [0] * 5, "jpeg": [0.0] * 5}, "'fog' has every error 0"),
+    ({}, "no operation"),
 ])
 def test_bad_baseline_errors(bad, message, tmp_path):
     path = tmp_path / "b.json"
-    path.write_text(json.dumps(bad))
+    path.write_text(bad if isinstance(bad, str) else json.dumps(bad))
     with pytest.raises(ValueError, match=message):
         load_baseline(path)
 

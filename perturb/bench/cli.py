@@ -179,6 +179,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e)) from e
     out = Path(args.out)
+    created = not out.exists()
     check_out_dir(out)
     cache_dir = None if args.no_cache else (args.cache or str(out / "cache"))
     settings = Settings(seed=args.seed, batch_size=args.batch_size, workers=args.workers, ties=args.ties,
@@ -197,7 +198,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         write_json(doc, out / "results.json")
         write_csv(doc, out / "results.csv")
         paths = write_reports([doc], out)
-    except ModelSpecError as e:          # e.g. callable:MODULE:ATTR naming no module or attribute
+    except ModelSpecError as e:          # e.g. an hf checkpoint refusing an option: nothing ran
+        if created:
+            remove_if_empty(out)
         raise UsageError(str(e)) from None
     except UsageError:
         raise
@@ -294,6 +297,14 @@ def check_out_dir(out: Path) -> None:
         write_atomic(out / ".perturb-write-check", b"").unlink()
     except OSError as e:
         raise UsageError(f"--out {out} is not writable ({e.strerror or e})") from e
+
+
+def remove_if_empty(folder: Path) -> None:
+    """Remove ``folder`` and its sub-folders when no file is in them (a refused run leaves no --out)."""
+    if folder.is_dir() and not any(p.is_file() or p.is_symlink() for p in folder.rglob("*")):
+        for sub in sorted(folder.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+            sub.rmdir()
+        folder.rmdir()
 
 
 def failure_message(error: BaseException, model: str, progress: dict[str, Any] | None,

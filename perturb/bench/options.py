@@ -137,10 +137,22 @@ def check_rerank(args: argparse.Namespace) -> None:
                          "encoder (expected hf:...#itm, hf:...#logits, hf:...#yesno or http:URL#cross)")
 
 
+def check_frames(args: argparse.Namespace) -> None:
+    """--frame-sampling names a rule, for a model kind that takes one."""
+    from .adapters.factory import check_frame_sampling
+    from .adapters.protocol import ModelSpecError
+
+    try:
+        check_frame_sampling(args.model, args.frame_sampling)
+    except ModelSpecError as e:
+        raise UsageError(str(e)) from None
+
+
 def check_bench(args: argparse.Namespace, pairs: Sequence[tuple[str, str]]) -> Metric:
     """Every check above, in the order a reader of the command line would make them; the parsed metric."""
     check_numbers(args)
     check_model(args.model)
+    check_frames(args)
     metric = check_metric(args)
     check_rerank(args)
     check_pairs(pairs)

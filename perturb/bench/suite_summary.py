@@ -23,6 +23,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import UnknownPerturbationError
 from ..registry import REGISTRY, Spec
+from ..selection import SEVERITY_LEVELS
 from .robustness import summarize
 
 Baseline = Mapping[str, Mapping[int, float]]
@@ -46,28 +47,55 @@ def suite_runs(runs: Sequence[Mapping[str, Any]], suite: str) -> list[Mapping[st
     return out
 
 
-def load_baseline(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, dict[int, float]]:
-    """Baseline errors per operation and severity, from a JSON file or a mapping (module doc)."""
-    where = "baseline errors" if isinstance(source, Mapping) else f"baseline errors {os.fspath(source)}"
-    if isinstance(source, Mapping):
-        raw: Any = source
-    else:
-        try:
-            raw = json.loads(Path(source).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as e:
-            raise ValueError(f"cannot read {where}: {e}") from e
-    if not isinstance(raw, dict):
+class _Pairs(list):
+    """A JSON object read as its (key, value) pairs, so that a repeated key is seen."""
+
+
+def _read_baseline(source: str | os.PathLike, where: str) -> list[tuple[str, Any]]:
+    """The (key, value) pairs of a baseline-errors JSON object, repeated keys kept."""
+    try:
+        raw = json.loads(Path(source).read_text(encoding="utf-8"), object_pairs_hook=_Pairs)
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"cannot read {where}: {e}") from e
+    if not isinstance(raw, _Pairs):
         raise ValueError(f"{where}: expected a JSON object of operation -> 5 errors; got {type(raw).__name__}")
+    return [(k, dict(v) if isinstance(v, _Pairs) else v) for k, v in raw]
+
+
+def _errors_by_severity(errors: Any) -> dict[int, Any] | None:
+    """[e1, ..., e5] or {"1": e1, ..., "5": e5} -> {1: e1, ..., 5: e5}; None for any other shape."""
+    if isinstance(errors, list) and len(errors) == len(SEVERITY_LEVELS):
+        return dict(zip(SEVERITY_LEVELS, errors))
+    if isinstance(errors, dict) and sorted(map(str, errors)) == [str(k) for k in SEVERITY_LEVELS]:
+        return {int(k): v for k, v in errors.items()}
+    return None
+
+
+def load_baseline(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, dict[int, float]]:
+    """Baseline errors per operation and severity, from a JSON file or a mapping (module doc): exactly
+    one entry per operation (aliases and case count as one), 5 errors in [0, 1], not all 0 (CE divides
+    by their sum)."""
+    where = "baseline errors" if isinstance(source, Mapping) else f"baseline errors {os.fspath(source)}"
+    pairs = list(source.items()) if isinstance(source, Mapping) else _read_baseline(source, where)
     out: dict[str, dict[int, float]] = {}
-    for name, errors in raw.items():
+    given: dict[str, str] = {}
+    for name, errors in pairs:
         spec = REGISTRY.get(name, "video")
-        by_sev = dict(enumerate(errors, 1)) if isinstance(errors, list) else \
-            {int(k): v for k, v in errors.items()} if isinstance(errors, dict) else None
-        if not by_sev or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1
-                                 for v in by_sev.values()) or not set(by_sev) <= set(range(1, 6)):
-            raise ValueError(f"{where}: {name!r} must map to errors in [0, 1] at severities 1..5 "
+        if spec.name in given:
+            raise ValueError(f"{where}: {given[spec.name]!r} and {name!r} both name {spec.name}; "
+                             "expected one entry per operation")
+        given[spec.name] = name
+        by_sev = _errors_by_severity(errors)
+        if by_sev is None or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1
+                                     for v in by_sev.values()):
+            raise ValueError(f"{where}: {name!r} must map to 5 errors in [0, 1], at severities 1..5 "
                              f"(a list of 5 or an object keyed 1..5); got {errors!r}")
+        if not any(by_sev.values()):
+            raise ValueError(f"{where}: {name!r} has every error 0; CE divides by their sum, so expected "
+                             "a baseline model's errors (some above 0)")
         out[spec.name] = {int(k): float(v) for k, v in by_sev.items()}
+    if not out:
+        raise ValueError(f"{where}: no operation; expected e.g. {{\"fog\": [e1, e2, e3, e4, e5]}}")
     return out
 
 
