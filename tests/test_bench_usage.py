@@ -111,3 +111,55 @@ def test_bad_baseline_errors_are_one_line_before_any_work(capsys, dataset, tmp_p
                  "--baseline-errors", str(base), *QUICK]) == 2
     assert message in one_error_line(capsys, "bench")
     assert not out.exists()
+
+
+# --- defaults select what can run here; what cannot run and is named is refused (items 2, 3) ----
+
+MODEL_VARIABLES = ("PERTURB_MLM_MODEL", "PERTURB_BACKTRANS_MODELS", "PERTURB_CASUAL_MODEL",
+                   "PERTURB_FORMAL_MODEL", "PERTURB_STYLE_MODEL")
+
+
+@pytest.fixture()
+def no_text_models(monkeypatch):
+    for var in MODEL_VARIABLES:
+        monkeypatch.delenv(var, raising=False)
+
+
+def test_the_default_text_selection_leaves_out_what_needs_an_unconfigured_model(no_text_models, monkeypatch):
+    from perturb.registry import REGISTRY
+    from perturb.text.availability import runnable
+
+    kept, left = runnable("all")
+    assert [r["perturbation"] for r in left] == ["BackTrans", "MLM", "Casual", "Formal"]
+    assert [s.name for s in kept] == [s.name for s in REGISTRY.select("text") if not s.needs_model]
+    assert left[1]["enable"].startswith("set PERTURB_MLM_MODEL to a masked language model")
+    monkeypatch.setenv("PERTURB_STYLE_MODEL", "/models/style")          # configured: selected again
+    assert [r["perturbation"] for r in runnable("all")[1]] == ["BackTrans", "MLM"]
+    assert "Casual" in [s.name for s in runnable("TextStyle")[0]]
+
+
+def test_a_group_selection_runs_what_it_can_and_records_what_it_left_out(capsys, no_text_models, dataset, tmp_path):
+    out = tmp_path / "out"
+    assert main(["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(out),
+                 "--text-perturbations", "TextStyle", *QUICK]) == 0
+    err = capsys.readouterr().err
+    notes = [line for line in err.splitlines() if "left out" in line]
+    assert notes == [notes[0]] and notes[0].startswith("perturb bench: note: left out the text perturbations "
+                                                       "Casual, Formal: each needs a model")
+    doc = json.loads((out / "results.json").read_text())
+    assert [r["perturbation"] for r in doc["runs"]] == ["Negation", "Passive", "Tense"]
+    assert [r["perturbation"] for r in doc["left_out"]] == ["Casual", "Formal"] and "skipped" not in doc
+    assert "PERTURB_CASUAL_MODEL" in doc["left_out"][0]["enable"]
+    assert "left out the text perturbations Casual, Formal" in (out / "report.md").read_text()
+
+
+@pytest.mark.parametrize("command", ["bench", "build"])
+def test_a_named_perturbation_that_cannot_run_is_refused_before_any_work(capsys, no_text_models, dataset,
+                                                                         tmp_path, command):
+    out = tmp_path / "out"
+    head = ["bench", "--model", "toy:8", "--dataset", str(dataset)] if command == "bench" else ["build", str(dataset)]
+    assert main([*head, "--out", str(out), "--no-progress", "--video-perturbations", "none",
+                 "--text-perturbations", "Typos,mlm"]) == 2
+    err = one_error_line(capsys, command)
+    assert "--text-perturbations MLM: MLM needs a model and none is configured; set PERTURB_MLM_MODEL" in err
+    assert not out.exists()

@@ -114,16 +114,18 @@ def _short_side(value: str) -> int | str:
     return size
 
 
-def _selection(args: argparse.Namespace, built: Any) -> tuple[tuple[int, ...], list[str], list[str]]:
-    """Severities, video and text perturbations: the options given, else what ``built`` holds, else all."""
+def _selection(args: argparse.Namespace, built: Any) -> tuple[tuple[int, ...], list[str], list[str], list[dict[str, Any]]]:
+    """Severities, video and text perturbations: the options given, else what ``built`` holds, else
+    the defaults; then the text perturbations left out because they cannot run here."""
     from ..registry import REGISTRY
     from ..selection import DEFAULT_VIDEO_SELECTION, SEVERITY_LEVELS, parse_severities
+    from ..text.availability import runnable
 
     video, text, sevs = built.selection() if built is not None else (DEFAULT_VIDEO_SELECTION, "all", SEVERITY_LEVELS)
     severities = parse_severities(args.severities if args.severities is not None else sevs or SEVERITY_LEVELS)
     video = REGISTRY.resolve(args.video_perturbations if args.video_perturbations is not None else video, "video")
-    text = REGISTRY.resolve(args.text_perturbations if args.text_perturbations is not None else text, "text")
-    return severities, [s.ref for s in video], [s.name for s in text]
+    text, left_out = runnable(args.text_perturbations if args.text_perturbations is not None else text)
+    return severities, [s.ref for s in video], [s.name for s in text], left_out
 
 
 def check_built(built: Any, data: Any, jobs: list[Any]) -> None:
@@ -164,13 +166,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .options import check_bench
     from .sources import Built
     from .suite_summary import load_baseline
+    from ..text.availability import left_out_line
 
     pairs = _pairs(args.pairs)
     metric = check_bench(args, pairs)        # every option, before any work
     try:
         parse_spec(args.model)
         built = Built(args.built, seed=args.seed) if args.built else None
-        severities, video, text = _selection(args, built)
+        severities, video, text, left_out = _selection(args, built)
         data = _data(args)
         if built is not None:
             check_built(built, data, plan(video, text, severities, pairs))
@@ -189,10 +192,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
                "dtype": args.dtype, "precision": args.precision, "device_map": args.device_map,
                "cache_key": args.cache_key, "frame_sampling": args.frame_sampling}
     stats: dict[str, Any] = {}
+    if left_out:
+        print(f"perturb bench: note: {left_out_line(left_out)}", file=sys.stderr)
     try:
         with model_loading_bars(not args.no_progress):
             doc = _run_benchmark(args, built, data, metric, video, text, severities, cache_dir, settings,
                                  options, stats)
+        if left_out:
+            doc["left_out"] = left_out
         if args.allow_skips and doc.get("skipped"):
             doc["skips_allowed"] = True              # `perturb check` then lists them without failing
         write_json(doc, out / "results.json")

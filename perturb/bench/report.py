@@ -146,6 +146,9 @@ def clean_score(doc: dict[str, Any]) -> str:
 def notes(doc: dict[str, Any]) -> list[str]:
     """What the reader must know before trusting the numbers: flags, and how the CIs were made."""
     out = [f["message"] for f in (doc.get("flags") if "flags" in doc else flags(doc))]
+    if doc.get("left_out"):
+        from ..text.availability import left_out_line
+        out.append(left_out_line(doc["left_out"]))
     boot = doc.get("bootstrap")
     out.append("CIs: " + METHOD.format(**boot) if boot else "no confidence intervals (--bootstrap 0)")
     return out

@@ -101,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
     """Run a build; print the summary and the failed outputs."""
     from .builder import PAPER_PREPROCESS, BuildConflictError, build, resolve
     from .readers import DatasetFormatError
+    from ..text.availability import left_out_line, runnable
 
     _check(args)
     short, fps = args.short_side, args.fps
@@ -109,14 +110,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         parse_severities(args.severities)
         resolve(args.video_perturbations, "video")
-        resolve(args.text_perturbations, "text")
+        text, left_out = runnable(args.text_perturbations)
     except (UnknownPerturbationError, ValueError) as e:
         raise UsageError(str(e)) from None
+    if left_out:
+        print(f"perturb build: note: {left_out_line(left_out)}", file=sys.stderr)
     try:
         with stoppable():
             result = build(args.dataset, args.out, reader=args.reader,
                            video_perturbations=args.video_perturbations, severities=args.severities,
-                           text_perturbations=args.text_perturbations, seed=args.seed, jobs=args.jobs,
+                           text_perturbations=[t.name for t in text], seed=args.seed, jobs=args.jobs,
                            backend=args.backend, scheduler=args.scheduler, format=args.format,
                            short_side=short, fps=fps, limit=args.limit, verify=not args.no_verify,
                            parquet=args.parquet, progress=not args.no_progress,
