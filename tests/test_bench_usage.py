@@ -163,3 +163,18 @@ def test_a_named_perturbation_that_cannot_run_is_refused_before_any_work(capsys,
     err = one_error_line(capsys, command)
     assert "--text-perturbations MLM: MLM needs a model and none is configured; set PERTURB_MLM_MODEL" in err
     assert not out.exists()
+
+
+# --- progress in a log: no cursor movements (item 17) -------------------------------------------
+
+def test_progress_bars_written_to_a_log_hold_no_cursor_movements(capsys):
+    from bench_fixtures import tiny_data
+    from perturb.bench.adapters.toy import ToyEncoder
+    from perturb.bench.api import benchmark
+    from perturb.bench.encoder import Settings
+
+    doc = benchmark(ToyEncoder(8), tiny_data(4), video=["gaussian_noise"], text=["DropFirst"], severities=(1,),
+                    bootstrap=0, settings=Settings(seed=0, batch_size=2, progress=True))
+    err = capsys.readouterr().err                       # captured: stderr is not a terminal
+    assert len(doc["runs"]) == 2 and "configs" in err
+    assert "\x1b" not in err, repr(err)

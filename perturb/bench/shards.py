@@ -83,9 +83,8 @@ def _video_configs(jobs: Sequence[Job]) -> list[Config]:
 def shard_videos(encoder: Encoder, configs: Sequence[Config], *, backend: str, scheduler: str | None,
                  n_workers: int, model_spec: str, model_options: dict[str, Any] | None) -> None:
     """Embed the videos under every configuration sharded over videos on ``backend``, then merge."""
-    from tqdm.auto import tqdm
-
     from ..engines import run as run_engine
+    from ..progress import bar
     root = str(encoder.cache.root) if encoder.cache.root is not None else None
     configs = list(configs)
     tasks = [VideoShard(model_spec, model_options or {}, encoder.data, encoder.source, root,
@@ -95,7 +94,7 @@ def shard_videos(encoder: Encoder, configs: Sequence[Config], *, backend: str, s
     merged: dict[Config, dict[str, np.ndarray]] = {cfg: {} for cfg in configs}
     results = run_engine(run_video_shard, tasks, backend=backend, jobs=n_workers, scheduler=scheduler,
                          gpus=gpus)
-    for rows in tqdm(results, total=len(tasks), desc="video shards", disable=not encoder.settings.progress):
+    for rows in bar(results, total=len(tasks), desc="video shards", enabled=encoder.settings.progress):
         for cfg, by_id in rows.items():
             merged[cfg].update(by_id)
     encoder.merge_rows(merged)
@@ -134,7 +133,7 @@ def run_jobs(encoder: Encoder, jobs: Sequence[Job], *, backend: str | None = Non
     a cross-encoder's jobs are sharded by configuration. A job whose perturbation lacks an
     optional resource (MissingResourceError) is skipped.
     """
-    from tqdm.auto import tqdm
+    from ..progress import bar
 
     dual = encoder.model.kind == "dual" and encoder.model.needs_media
     if backend and model_spec is None:
@@ -159,15 +158,15 @@ def run_jobs(encoder: Encoder, jobs: Sequence[Job], *, backend: str | None = Non
         tasks = [RemoteTask(model_spec, model_options or {}, encoder.data, encoder.source, root,
                             encoder.settings, encoder.with_ap, j, preset) for j in singles]
         results = run_engine(run_remote, tasks, backend=backend, jobs=n_workers, scheduler=scheduler)
-        for job, ranked, produced in tqdm(results, total=len(tasks), desc="configs",
-                                          disable=not encoder.settings.progress):
+        for job, ranked, produced in bar(results, total=len(tasks), desc="configs",
+                                         enabled=encoder.settings.progress):
             if isinstance(ranked, Ranked):
                 done[job] = ranked
             else:
                 skipped[job] = ranked
             encoder.memo.update(produced)
     rest = [j for j in jobs if j not in done and j not in skipped]
-    for job in tqdm(rest, desc="configs", disable=not encoder.settings.progress or not rest):
+    for job in bar(rest, total=len(rest), desc="configs", enabled=encoder.settings.progress and bool(rest)):
         try:
             done[job] = encoder.rank(job)
         except MissingResourceError as e:

@@ -295,12 +295,12 @@ def _progress(results: Iterator[Any], total: int, show: bool, desc: str = "build
     if not show:
         yield from results
         return
-    from tqdm.auto import tqdm
+    from ..progress import bar
 
-    with tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True, smoothing=0.1) as bar:
+    with bar(total=total, desc=desc, unit=unit, dynamic_ncols=True, smoothing=0.1) as shown:
         for r in results:
             yield r
-            bar.update(len(r) if isinstance(r, list) else 1)
+            shown.update(len(r) if isinstance(r, list) else 1)
 
 
 def _counts(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
