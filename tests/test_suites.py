@@ -289,7 +289,28 @@ def test_mpc_and_rpc_of_kinetics_c():
     assert kin["figures"]["mPC"] == pytest.approx(0.5)
     assert kin["figures"]["rPC"] == pytest.approx(0.625) == pytest.approx(kin["gamma_r_mean"])
     assert kin["gamma_a_mean"] == pytest.approx(1 - 0.8 + 0.5)          # mean γa = 1 − A_c + mPC
-    assert summarize_suites(doc)["msrvtt-p"]["configurations"] == 1
+    assert "msrvtt-p" not in summarize_suites(doc)           # one member alone does not select a suite
+
+
+def test_a_kinetics_c_bench_leads_with_its_figures_and_shows_no_partial_imagenet_c(capsys):
+    """fog, brightness and saturate are imagenet-c members too, under the same table: no
+    "imagenet-c 3/19" row; the mPC/rPC line comes in the headline, before any table."""
+    from perturb.bench.adapters.toy import ToyEncoder
+    from perturb.bench.api import benchmark
+    from perturb.bench.encoder import Settings
+    from perturb.bench.report import markdown, print_summary
+    from bench_fixtures import tiny_data
+
+    video = [s.ref for s in REGISTRY.resolve("suite:kinetics-c", "video")]
+    doc = benchmark(ToyEncoder(8), tiny_data(3, frames=8, size=32), video=video, severities=(1,), bootstrap=0,
+                    settings=Settings(seed=0, progress=False))
+    assert list(doc["suites"]) == ["kinetics-c"]
+    kin = doc["suites"]["kinetics-c"]
+    line = f"kinetics-c (12/12 operations): mPC {kin['figures']['mPC']:.3f}, rPC {kin['figures']['rPC']:.3f}"
+    report = markdown([doc])
+    assert report.index(line) < report.index("most damaging configurations") < report.index("### ")
+    print_summary(doc)
+    assert line in capsys.readouterr().out
 
 
 def test_mce_against_baseline_errors(tmp_path):
@@ -362,8 +383,8 @@ def test_benchmark_api_mechanism_with_registered_ops():
     doc = benchmark(load_model("toy:8"), tiny_data(3), video=["jpeg", "speckle_noise:imagenet-c"],
                     severities=[2], bootstrap=0, settings=Settings(progress=False))
     assert [r["perturbation"] for r in doc["runs"]] == ["jpeg", "speckle_noise:imagenet-c"]
-    assert doc["suites"]["imagenet-c"]["configurations"] == 2 and "msrvtt-p" in doc["suites"]
-    assert doc["suites"]["msrvtt-p"]["operations"] == ["jpeg"]
+    assert doc["suites"]["imagenet-c"]["configurations"] == 2 and "msrvtt-p" not in doc["suites"]   # jpeg alone
+    assert doc["suites"]["imagenet-c"]["operations"] == ["jpeg", "speckle_noise"]
 
 
 def test_cli_apply_and_gallery_take_suite_tables(tmp_path, capsys):

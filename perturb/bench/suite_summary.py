@@ -122,15 +122,24 @@ def _mce(runs: Sequence[Mapping[str, Any]], metric: str, baseline: Baseline) -> 
     return {"mCE": sum(finite) / len(finite) if finite else None, "CE": ce, "without_baseline": without}
 
 
+def selected(suite: str, runs: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the runs of a suite show that it was asked for: every member ran, or one ran under the
+    suite's own table (``shot_noise:imagenet-c``); members that merely belong to another selected
+    suite too (fog of kinetics-c is imagenet-c's fog) do not make a suite."""
+    s = REGISTRY.suite(suite)
+    specs = [spec for spec in (_spec(r["perturbation"]) for r in runs) if spec is not None]
+    return set(s.members or ()) <= {spec.name for spec in specs} or any(spec.table == s.name for spec in specs)
+
+
 def summarize_suites(doc: Mapping[str, Any], baseline: Baseline | None = None) -> dict[str, dict[str, Any]]:
-    """Per suite with at least one run (``all`` aside): coverage, γ per suite and category, and
-    the paper's summary figures (module doc)."""
+    """Per suite the runs select (:func:`selected`; ``all`` aside; ImageNet-C whenever baseline errors
+    are given): coverage, γ per suite and category, and the paper's summary figures (module doc)."""
     metric = doc["metric"]
     clean = _metric(doc["clean"], metric)
     out: dict[str, dict[str, Any]] = {}
     for suite in REGISTRY.suites("video"):
         runs = suite_runs(doc["runs"], suite.name) if suite.members is not None else []
-        if not runs:
+        if not runs or not (selected(suite.name, runs) or (baseline and "mCE" in suite.figures)):
             continue
         names = list(dict.fromkeys(s.name for s in (_spec(r["perturbation"]) for r in runs) if s))
         agg = summarize(list(runs))
@@ -165,6 +174,13 @@ def _figures(entry: Mapping[str, Any], figures: Sequence[str]) -> str:
     if "mCE" in figures:
         return "mCE: needs a baseline model's errors (--baseline-errors)"
     return ""
+
+
+def figure_lines(doc: Mapping[str, Any], baseline: Baseline | None = None) -> list[str]:
+    """One line per suite with the paper's figures computed (mPC and rPC, mCE), for the headline."""
+    suites = summarize_suites(doc, baseline) if baseline or "suites" not in doc else doc["suites"]
+    return [f"{name} ({len(e['operations'])}/{e['members']} operations): {_figures(e, ())}"
+            for name, e in suites.items() if {"mPC", "mCE"} & set(e.get("figures") or {})]
 
 
 def suite_tables(doc: Mapping[str, Any], baseline: Baseline | None = None) -> list[tuple[str, list[str], list[list[str]]]]:
