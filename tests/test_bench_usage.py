@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bench_fixtures import write_tiny_dataset
@@ -178,3 +179,68 @@ def test_progress_bars_written_to_a_log_hold_no_cursor_movements(capsys):
     err = capsys.readouterr().err                       # captured: stderr is not a terminal
     assert len(doc["runs"]) == 2 and "configs" in err
     assert "\x1b" not in err, repr(err)
+
+
+# --- --per-frame for build and bench (item 20) ----------------------------------------------------
+
+def test_bench_per_frame_redraws_the_weather_layer_every_frame_and_records_it(capsys, dataset, tmp_path):
+    from perturb import video
+    from perturb.bench.sources import OnTheFly
+    from perturb.dataset import read_dataset
+
+    item = read_dataset(dataset)[0]
+    fly, plain = OnTheFly(seed=0, per_frame=True), OnTheFly(seed=0)
+    seed = fly.seed_of(item, "fog", 2)
+    clean = plain.decode(item)
+    assert np.array_equal(fly.clip(item, "fog", 2), video.apply(clean, "fog", 2, seed=seed, per_frame=True))
+    assert not np.array_equal(fly.clip(item, "fog", 2), plain.clip(item, "fog", 2))
+    assert np.array_equal(fly.clip(item, "jpeg", 2), plain.clip(item, "jpeg", 2))      # takes no per_frame
+    assert fly.settings != plain.settings                                          # cached apart
+    out = tmp_path / "out"
+    assert main(["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(out), "--per-frame",
+                 "--video-perturbations", "fog,jpeg", "--severities", "2", "--text-perturbations", "none",
+                 "--bootstrap", "0", "--no-progress"]) == 0
+    assert json.loads((out / "results.json").read_text())["decode"]["per_frame"] is True
+
+
+def test_build_per_frame_renders_and_records_it(capsys, dataset, tmp_path):
+    from perturb import video
+    from perturb.dataset import read_dataset
+    from perturb.rng import item_seed
+    from perturb.video.io import read
+
+    out = tmp_path / "built"
+    argv = ["build", str(dataset), "--out", str(out), "--video-perturbations", "snow", "--severities", "1",
+            "--text-perturbations", "none", "--jobs", "1", "--no-progress"]
+    assert main([*argv, "--per-frame"]) == 0
+    info = json.loads((out / "dataset.json").read_text())
+    assert info["per_frame"] is True and info["video_perturbations"][0]["params"]["1"]["per_frame"] is True
+    item = read_dataset(dataset)[0]
+    made = read(out / "videos" / "snow" / "1" / f"{item.item_id}.mkv")[0]
+    clean = read(item.video_path)[0]
+    assert np.array_equal(made, video.apply(clean, "snow", 1, seed=item_seed(0, item.item_id, "snow", 1),
+                                            per_frame=True))
+    capsys.readouterr()
+    assert main(argv) == 2                                     # resuming without it: another build
+    assert "was built with other settings (per_frame=True" in one_error_line(capsys, "build")
+
+
+@pytest.mark.parametrize("command", ["bench", "build"])
+def test_per_frame_is_refused_where_no_selected_op_takes_it(capsys, dataset, tmp_path, command):
+    out = tmp_path / "out"
+    head = ["bench", "--model", "toy:8", "--dataset", str(dataset)] if command == "bench" else ["build", str(dataset)]
+    assert main([*head, "--out", str(out), "--per-frame", "--video-perturbations", "jpeg,gaussian_noise",
+                 "--text-perturbations", "none", "--no-progress"]) == 2
+    err = one_error_line(capsys, command)
+    assert "--per-frame applies to fog, frost, rain, snow, spatter; none of them is selected" in err
+    assert not out.exists()
+
+
+def test_bench_built_per_frame_is_refused(capsys, dataset, tmp_path):
+    built = tmp_path / "built"
+    assert main(["build", str(dataset), "--out", str(built), "--video-perturbations", "none",
+                 "--text-perturbations", "DropFirst", "--jobs", "1", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["bench", "--model", "toy:8", "--built", str(built), "--out", str(tmp_path / "o"),
+                 "--per-frame", "--video-perturbations", "fog"]) == 2
+    assert "--per-frame renders on the fly; --built benches the clips as built" in one_error_line(capsys, "bench")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import PerturbError, UsageError
-from ..fileio import write_atomic
+from ..fileio import remove_if_empty, write_atomic
 from ..selection import add_selection_arguments
 
 
@@ -71,6 +71,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--fps", type=float, help="decode at this frame rate (default: native)")
     p.add_argument("--max-frames", type=int, help="decode at most this many frames")
     p.add_argument("--workers", type=int, default=2, help="decode/perturb threads (default 2)")
+    p.add_argument("--per-frame", action="store_true", help="a new weather layer every frame (fog, frost, "
+                   "rain, snow, spatter), as the image suites draw every image; recorded in results.json")
     p.add_argument("--perturb-device", metavar="DEVICE",
                    help="perturb on torch on this device (cpu, cuda); default: numpy on the CPU")
     p.add_argument("--cache", metavar="DIR", help="embedding cache (default OUT/cache)")
@@ -163,7 +165,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from ..results import write_csv, write_json
     from .encoder import Settings
     from .plan import plan
-    from .options import check_bench
+    from .options import check_bench, check_per_frame_option
     from .sources import Built
     from .suite_summary import load_baseline
     from ..text.availability import left_out_line
@@ -174,6 +176,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         parse_spec(args.model)
         built = Built(args.built, seed=args.seed) if args.built else None
         severities, video, text, left_out = _selection(args, built)
+        if args.per_frame:
+            check_per_frame_option(video, built)
         data = _data(args)
         if built is not None:
             check_built(built, data, plan(video, text, severities, pairs))
@@ -248,7 +252,8 @@ def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, metric: Any,
     from .sources import OnTheFly
 
     source = built if built is not None else OnTheFly(
-        seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device)
+        seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device,
+        per_frame=args.per_frame)
     return benchmark(args.model, data, video=video, text=text, severities=severities,
                      pairs=_pairs(args.pairs), metric=metric, bootstrap=args.bootstrap,
                      level=args.level, source=source, cache_dir=cache_dir, settings=settings,
@@ -304,14 +309,6 @@ def check_out_dir(out: Path) -> None:
         write_atomic(out / ".perturb-write-check", b"").unlink()
     except OSError as e:
         raise UsageError(f"--out {out} is not writable ({e.strerror or e})") from e
-
-
-def remove_if_empty(folder: Path) -> None:
-    """Remove ``folder`` and its sub-folders when no file is in them (a refused run leaves no --out)."""
-    if folder.is_dir() and not any(p.is_file() or p.is_symlink() for p in folder.rglob("*")):
-        for sub in sorted(folder.rglob("*"), key=lambda p: len(p.parts), reverse=True):
-            sub.rmdir()
-        folder.rmdir()
 
 
 def failure_message(error: BaseException, model: str, progress: dict[str, Any] | None,

@@ -148,6 +148,16 @@ def check_frames(args: argparse.Namespace) -> None:
         raise UsageError(str(e)) from None
 
 
+def check_per_frame_option(video: Sequence[str], built: Any) -> None:
+    """--per-frame perturbs on the fly, and some selected op must take it."""
+    from ..video.api import check_per_frame
+
+    if built is not None:
+        raise UsageError("--per-frame renders on the fly; --built benches the clips as built (build them "
+                         "with `perturb build --per-frame`)")
+    check_per_frame(video)
+
+
 def check_bench(args: argparse.Namespace, pairs: Sequence[tuple[str, str]]) -> Metric:
     """Every check above, in the order a reader of the command line would make them; the parsed metric."""
     check_numbers(args)
