@@ -19,7 +19,8 @@ def parse_severities(value: str | int | Iterable[int]) -> tuple[int, ...]:
         parts: list[int] = [value]
     elif isinstance(value, str):
         parts = []
-        for tok in split_items(value, "severity"):
+        for tok in split_items(value, "severity", f"levels in {SEVERITY_LEVELS[0]}..{SEVERITY_LEVELS[-1]} "
+                               "as e.g. '1-5' or '1,3'"):
             m = re.fullmatch(r"(\d+)\s*-\s*(\d+)|(\d+)", tok)
             if not m:
                 raise ValueError(f"bad severity {tok!r}; expected e.g. '1-5' or '1,3'")
@@ -34,12 +35,12 @@ def parse_severities(value: str | int | Iterable[int]) -> tuple[int, ...]:
     return tuple(sorted(set(parts)))
 
 
-def split_items(value: str, what: str) -> list[str]:
+def split_items(value: str, what: str, expected: str = "comma-separated items") -> list[str]:
     """The comma-separated items of ``value``, stripped; a ValueError for an empty one (``""``,
     ``","``, ``"1,,3"``): an empty item selects nothing, which is never meant (``none`` is)."""
     items = [t.strip() for t in value.split(",")]
     if not all(items):
-        raise ValueError(f"an empty {what} item in {value!r}; expected comma-separated items")
+        raise ValueError(f"an empty {what} item in {value!r}; expected {expected}")
     return items
 
 
