@@ -116,7 +116,8 @@ def _short_side(value: str) -> int | str:
     return size
 
 
-def _selection(args: argparse.Namespace, built: Any) -> tuple[tuple[int, ...], list[str], list[str], list[dict[str, Any]]]:
+def _selection(args: argparse.Namespace,
+               built: Any) -> tuple[tuple[int, ...], list[str], list[str], list[dict[str, Any]]]:
     """Severities, video and text perturbations: the options given, else what ``built`` holds, else
     the defaults; then the text perturbations left out because they cannot run here."""
     from ..registry import REGISTRY
@@ -126,7 +127,8 @@ def _selection(args: argparse.Namespace, built: Any) -> tuple[tuple[int, ...], l
     video, text, sevs = built.selection() if built is not None else (DEFAULT_VIDEO_SELECTION, "all", SEVERITY_LEVELS)
     severities = parse_severities(args.severities if args.severities is not None else sevs or SEVERITY_LEVELS)
     video = REGISTRY.resolve(args.video_perturbations if args.video_perturbations is not None else video, "video")
-    text, left_out = runnable(args.text_perturbations if args.text_perturbations is not None else text)
+    given = args.text_perturbations is not None
+    text, left_out = runnable(args.text_perturbations if given else text, "--text-perturbations" if given else None)
     return severities, [s.ref for s in video], [s.name for s in text], left_out
 
 

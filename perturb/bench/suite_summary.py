@@ -176,16 +176,21 @@ def _figures(entry: Mapping[str, Any], figures: Sequence[str]) -> str:
     return ""
 
 
+def _suites(doc: Mapping[str, Any], baseline: Baseline | None) -> dict[str, dict[str, Any]]:
+    """The document's own ``suites``, or summarised anew (with ``baseline``, or for older files)."""
+    return summarize_suites(doc, baseline) if baseline or "suites" not in doc else doc["suites"]
+
+
 def figure_lines(doc: Mapping[str, Any], baseline: Baseline | None = None) -> list[str]:
     """One line per suite with the paper's figures computed (mPC and rPC, mCE), for the headline."""
-    suites = summarize_suites(doc, baseline) if baseline or "suites" not in doc else doc["suites"]
+    suites = _suites(doc, baseline)
     return [f"{name} ({len(e['operations'])}/{e['members']} operations): {_figures(e, ())}"
             for name, e in suites.items() if {"mPC", "mCE"} & set(e.get("figures") or {})]
 
 
 def suite_tables(doc: Mapping[str, Any], baseline: Baseline | None = None) -> list[tuple[str, list[str], list[list[str]]]]:
     """Report tables (title, header, rows): robustness per suite, and per suite and category."""
-    suites = summarize_suites(doc, baseline) if baseline or "suites" not in doc else doc["suites"]
+    suites = _suites(doc, baseline)
     if not suites:
         return []
     figures = {s.name: s.figures for s in REGISTRY.suites("video")}

@@ -30,12 +30,14 @@ def cannot_run(spec: Spec) -> bool:
     return spec.needs_model and not models.configured(spec.name)
 
 
-def runnable(selection: str | Iterable[str], option: str = "--text-perturbations") -> tuple[list[Spec], list[dict[str, Any]]]:
+def runnable(selection: str | Iterable[str],
+             option: str | None = "--text-perturbations") -> tuple[list[Spec], list[dict[str, Any]]]:
     """(the specs of ``selection`` that can run, a record of each one left out); UsageError when a
-    perturbation named on its own cannot run."""
+    perturbation named on its own in ``option`` cannot run (``option`` None: a selection nobody
+    typed, such as a build's, leaves every such one out)."""
     specs = REGISTRY.resolve(selection, "text")
     cannot = [s for s in specs if cannot_run(s)]
-    named = [s.name for s in cannot if s.name in _named(selection)]
+    named = [s.name for s in cannot if option is not None and s.name in _named(selection)]
     if named:
         raise UsageError(f"{option} {','.join(named)}: {' and '.join(named)} "
                          f"need{'s' if len(named) == 1 else ''} a model and none is configured; "
