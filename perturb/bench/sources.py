@@ -52,7 +52,8 @@ def _draw(name: str, severity: int | None, n_frames: int, seed: int, per_frame: 
     ``per_frame`` applies to the ops that take it."""
     from .. import video
     from ..video.api import takes_per_frame
-    return video.draw(name, severity, n_frames, seed=seed, per_frame=per_frame and takes_per_frame(name))
+    options = {"per_frame": True} if per_frame and takes_per_frame(name) else {}
+    return video.draw(name, severity, n_frames, seed=seed, **options)
 
 
 def _render_frames(clean: CleanClip, name: str, severity: int | None, seed: int,
