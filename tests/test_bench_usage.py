@@ -215,6 +215,8 @@ def test_build_per_frame_renders_and_records_it(capsys, dataset, tmp_path):
     assert main([*argv, "--per-frame"]) == 0
     info = json.loads((out / "dataset.json").read_text())
     assert info["per_frame"] is True and info["video_perturbations"][0]["params"]["1"]["per_frame"] is True
+    rows = [json.loads(line) for line in (out / "manifest.jsonl").read_text().splitlines()]
+    assert rows and all(r["params"]["per_frame"] is True for r in rows)       # every output says so
     item = read_dataset(dataset)[0]
     made = read(out / "videos" / "snow" / "1" / f"{item.item_id}.mkv")[0]
     clean = read(item.video_path)[0]

@@ -11,8 +11,9 @@ table is contrast's own). Per suite: γa and γr (mean ± std over its runs), pe
   corruption, CE = Σ_s E_s / Σ_s E_s^baseline over the severities run, with E = 1 − metric;
   mCE is the mean CE over the corruptions that have baseline errors.
 
-Baseline errors are a JSON object ``{"gaussian_noise": [e1, e2, e3, e4, e5], ...}`` (errors
-in [0, 1] at severities 1..5; a ``{"1": e1, ...}`` object works too; names or aliases).
+Baseline errors are a JSON object ``{"gaussian_noise": [e1, e2, e3, e4, e5], ...}`` (5 errors
+in [0, 1] at severities 1..5, not all 0; a ``{"1": e1, ..., "5": e5}`` object works too; names
+or aliases, one entry per operation).
 """
 from __future__ import annotations
 
