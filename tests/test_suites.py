@@ -80,8 +80,8 @@ def test_list_suite_shows_the_table_and_suites(capsys):
 def test_unknown_suite_is_a_one_line_usage_error(capsys):
     assert main(["list", "--suite", "imagenet-d"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == ("perturb list: error: unknown suite 'imagenet-d'; expected one of: "
-                   "msrvtt-p, imagenet-c, kinetics-c, all")
+    assert err == ("perturb list: error: unknown suite 'imagenet-d'; did you mean 'imagenet-c'? "
+                   "Expected one of: msrvtt-p, imagenet-c, kinetics-c, all")   # issue 27 item 13
 
 
 def test_a_suite_naming_unregistered_ops_says_which():
@@ -123,7 +123,7 @@ def test_suite_tables_hold_the_sources_constants():
     assert SUITE_PARAMS["kinetics-c"]["shot_noise"] == {"photons": (60, 25, 12, 5, 3)}
     assert SUITE_PARAMS["kinetics-c"]["contrast"] == {"factor": (0.5, 0.4, 0.3, 0.2, 0.1)}
     assert SUITE_PARAMS["kinetics-c"]["temporal_blur"] == {"c": (3, 5, 7, 9, 11)}
-    assert set(SUITE_PARAMS["kinetics-c"]) == {"shot_noise", "contrast", "temporal_blur"}
+    assert set(SUITE_PARAMS["kinetics-c"]) == {"shot_noise", "contrast", "temporal_blur", "saturate", "fog"}
     for suite, rows in SUITE_PARAMS.items():
         members = REGISTRY.suite(suite).members
         assert set(rows) <= set(members), f"{suite} has tables for non-members"

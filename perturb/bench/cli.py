@@ -80,9 +80,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--cache-key", metavar="STRING",
                    help="pin the model version the cache keys embeddings by (for callable/http models "
                    "without cache_version or GET /info); change it whenever the model changes")
-    p.add_argument("--backend", choices=("dask", "ray", "loky"), help="shard configurations over this engine")
+    p.add_argument("--backend", choices=("dask", "ray", "loky"), help="shard configurations over this engine "
+                   "(default: one loky replica per GPU where --device cuda/auto sees several, else this process)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler / Ray cluster")
-    p.add_argument("--jobs", type=int, default=2, help="workers of a local cluster (default 2)")
+    p.add_argument("--jobs", type=int, help="model replicas (default: one per GPU, else 2 CPU workers)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan (engine, replicas with device and "
+                   "host, shards, where texts and cross-encoders run) and exit, loading no model")
+    p.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
     p.add_argument("--ties", choices=("pessimistic", "optimistic"), default="pessimistic",
                    help="a negative scored like the positive ranks before it (pessimistic, default) or "
                         "after it; recorded in results.json, and compare refuses to mix the two")
@@ -161,13 +165,14 @@ def _data(args: argparse.Namespace):
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and write results and reports."""
-    from .adapters.factory import parse_spec
+    from .adapters.factory import check_available, parse_spec
     from .adapters.protocol import ModelSpecError
     from .report import print_summary, write_reports
     from ..results import write_csv, write_json
     from .encoder import Settings
     from .plan import plan
     from .options import check_bench, check_per_frame_option
+    from .dry_run import check_devices, print_plan, run_engine
     from .sources import Built
     from .suite_summary import load_baseline
     from ..text.availability import left_out_line
@@ -176,6 +181,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     metric = check_bench(args, pairs)        # every option, before any work
     try:
         parse_spec(args.model)
+        check_available(args.model)          # an hf model cached or reachable, its tokenizer there
         built = Built(args.built, seed=args.seed) if args.built else None
         severities, video, text, left_out = _selection(args, built)
         if args.per_frame:
@@ -185,8 +191,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
             check_built(built, data, plan(video, text, severities, pairs))
         if args.baseline_errors is not None:
             load_baseline(args.baseline_errors)
+        check_devices(args)
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e)) from e
+    if left_out:
+        print(f"perturb bench: note: {left_out_line(left_out)}", file=sys.stderr)
+    if args.dry_run or args.json:
+        return print_plan(args, data, plan(video, text, severities, pairs))
+    engine, reason = run_engine(args)
+    if args.backend is None and engine is not None:
+        print(f"perturb bench: note: {reason}", file=sys.stderr)
     out = Path(args.out)
     created = not out.exists()
     check_out_dir(out)
@@ -198,8 +212,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
                "dtype": args.dtype, "precision": args.precision, "device_map": args.device_map,
                "cache_key": args.cache_key, "frame_sampling": args.frame_sampling}
     stats: dict[str, Any] = {}
-    if left_out:
-        print(f"perturb bench: note: {left_out_line(left_out)}", file=sys.stderr)
     try:
         with model_loading_bars(not args.no_progress):
             doc = _run_benchmark(args, built, data, metric, video, text, severities, cache_dir, settings,

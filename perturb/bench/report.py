@@ -36,11 +36,16 @@ CARD_FIELDS = ("family", "checkpoint", "revision", "mode", "frames", "frame_samp
 
 
 def model_tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """The model card and the two-stage re-ranking set-up, where the results document has them."""
+    """The model card (with how many replicas ran) and the two-stage re-ranking set-up, where the
+    results document has them."""
     out = []
-    card = doc["model"].get("card")
-    if card:
-        out.append(("Model", list(CARD_FIELDS), [[str(card.get(k, "")) for k in CARD_FIELDS]]))
+    card, ran = doc["model"].get("card"), doc.get("provenance")
+    if card or ran:
+        fields = list(CARD_FIELDS) if card else ["id"]
+        row = [str(card.get(k, "")) for k in CARD_FIELDS] if card else [doc["model"]["id"]]
+        if ran:                                  # sharded: how many replicas ran, on which engine
+            fields, row = fields + ["replicas"], row + [f"{len(ran['replicas'])} ({ran['engine']})"]
+        out.append(("Model", fields, [row]))
     rr = doc.get("rerank")
     if rr:
         out.append(("Two-stage re-ranking", ["first stage", "top K re-scored", "pairs scored", "note"],

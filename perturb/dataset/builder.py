@@ -39,8 +39,6 @@ from .work_units import Output, Preprocess, TextTask, VideoTask
 from .work import run_task
 
 PAPER_PREPROCESS = Preprocess(short_side=224, fps=30.0)   # the paper's S3D input: 224 px, 30 fps
-
-
 SETTINGS = ("seed", "format", "preprocess", "per_frame")     # must match to resume into an existing DIR
 
 
@@ -135,7 +133,8 @@ def _complete(row: dict[str, Any] | None, out: Path, verify: bool) -> bool:
 
 
 def sweep_temporaries(out: Path) -> int:
-    """Delete temporary files a killed build left behind; returns how many."""
+    """Delete temporary files a killed build or worker left behind; returns how many. Run when a
+    build starts and when it ends, so a finished tree holds only finished files."""
     n = 0
     for sub in ("videos", "captions"):
         for p in (out / sub).rglob(f"*{TMP_MARK}*"):
@@ -186,7 +185,7 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
     Perturbations are names, categories, ``suite:NAME`` (default ``suite:msrvtt-p``), 'all',
     'none' or Spec objects; a suite's members come under the suite's tables. Per-output seeds come
     from ``item_seed(seed, item_id, perturbation, severity)``, so the bytes do not depend on
-    backend, worker count or order; ``per_frame`` (dataset.json) redraws weather ops every frame.
+    backend, worker count or order; ``per_frame`` redraws weather ops every frame (dataset.json).
     """
     t0 = time.perf_counter()
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
@@ -210,8 +209,7 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
     root.mkdir(parents=True, exist_ok=True)
     lock = _Lock(root)
     try:
-        info = {**_describe(dataset, reader, items, vspecs, tspecs, sevs, seed, fmt, pre, command),
-                "per_frame": per_frame}
+        info = _describe(dataset, reader, items, vspecs, tspecs, sevs, seed, fmt, pre, command)
         _check_compatible(root / "dataset.json", info)
         sweep_temporaries(root)
         manifest = Manifest(root / "manifest.jsonl")
@@ -222,10 +220,12 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
         try:
             _run(tasks, order, result, manifest, root, backend, jobs, scheduler, parquet, progress)
         except BaseException as e:          # never leave "running" behind a build that stopped
+            sweep_temporaries(root)
             stopped = "interrupted" if isinstance(e, KeyboardInterrupt) else "failed"
             write_json(root / "dataset.json", {**info, "status": stopped,
                                                "error": f"{type(e).__name__}: {e}"})
             raise
+        sweep_temporaries(root)     # a worker that died mid-write (its task ran again) left one
         result.seconds = time.perf_counter() - t0
         final = {k: manifest.rows[k] for k in order if k in manifest.rows}
         write_json(root / "dataset.json", {**info, "status": "complete" if result.ok
@@ -326,6 +326,7 @@ def _describe(dataset: Any, reader: str | None, items: Sequence[Item], vspecs: S
                                  "params": {str(v): s.params(v) for v in sevs} if s.has_severity
                                  else {}} for s in vspecs],
         "text_perturbations": [{"name": s.name, "category": s.category} for s in tspecs],
+        "per_frame": any(row.get("per_frame", False) for s in vspecs for row in (s.severities or {}).values()),
         "format": {"name": fmt.name, "ext": fmt.ext, "codec": fmt.codec,
                    "options": dict(fmt.options), "summary": fmt.summary},
         "preprocess": pre.as_dict(),

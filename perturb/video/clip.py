@@ -37,6 +37,12 @@ def _check_shape(shape: tuple[int, ...], channel_axis: int, layout: str, got: st
     if shape[0] == 0:
         raise ValueError(f"expected a clip with at least one frame; got shape {tuple(shape)}")
     if shape[channel_axis] != 3:
+        other = 1 if channel_axis == 3 else 3
+        if shape[other] == 3:            # the channels sit on the other axis: say which layout is wanted
+            want = "(T, H, W, 3) channels-last" if layout == "THWC" else "(T, 3, H, W) channels-first"
+            fix = "transpose(0, 2, 3, 1)" if layout == "THWC" else "permute(0, 3, 1, 2)"
+            raise ValueError(f"expected a {got} laid out {want}; got shape {tuple(shape)}, which has its "
+                             f"channels on the other axis (use clip.{fix})")
         raise ValueError(f"expected 3 RGB channels in a {layout} clip; got {shape[channel_axis]} "
                          f"channels in shape {tuple(shape)} (convert grayscale/RGBA to RGB first)")
     h, w = (shape[1], shape[2]) if layout == "THWC" else (shape[2], shape[3])
