@@ -63,6 +63,13 @@ class Spec:
         perturbation without levels (the dataset builder and the benchmark runner both expand so)."""
         return tuple(severities) if self.has_severity else (None,)
 
+    def with_per_frame(self) -> Spec:
+        """This op with ``per_frame=True`` at every severity where it takes the option (a new weather
+        layer every frame; ``extra["per_frame"]``), so a build renders and records it; else itself."""
+        if not self.extra.get("per_frame") or self.severities is None:
+            return self
+        return replace(self, severities={k: {**v, "per_frame": True} for k, v in self.severities.items()})
+
     def params(self, severity: int | None) -> dict[str, Any]:
         """The parameters at a severity (validated); {} for perturbations without severities."""
         if self.severities is None:

@@ -255,7 +255,7 @@ def test_size_model_decodes_straight_to_the_short_side_the_model_reads(tmp_path)
     doc = _bench(m, data, source=OnTheFly(size="model"), text=[])
     assert {c.shape[1:] for c in m.clips} == {(16, 16, 3)} and {len(c) for c in m.clips} == {2}
     assert doc["decode"] == {"source": "on the fly", "short_side": 16, "fps": None, "max_frames": None,
-                             "perturb_device": "numpy", "model_input_changed_by_size": True}
+                             "perturb_device": "numpy", "model_input_changed_by_size": True, "per_frame": False}
     whole = Recording(None)                                         # declares nothing: native size
     native = _bench(whole, data, source=OnTheFly(size="model"), text=[])["decode"]
     assert native["short_side"] is None and native["model_input_changed_by_size"] is False

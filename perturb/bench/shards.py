@@ -40,12 +40,11 @@ class Sharded:
 
     def serve(self, tasks: Sequence[Task], desc: str, progress: bool) -> list[Any]:
         """Every task's result, in task order (they run in completion order, pulled by replicas)."""
-        from tqdm.auto import tqdm
+        from ..progress import bar
 
         order = {t.label(): k for k, t in enumerate(tasks)}
         out: list[tuple[int, Any, dict[str, Any]]] = []
-        for result, at in tqdm(self.pool.map(run_task, tasks), total=len(tasks), desc=desc,
-                               disable=not progress):
+        for result, at in bar(self.pool.map(run_task, tasks), total=len(tasks), desc=desc, enabled=progress):
             out.append((order[at["shard"]], result, at))
             self.finished.append(at["shard"])
         out.sort(key=lambda r: r[0])
@@ -89,10 +88,10 @@ def _dual_on_replicas(encoder: Encoder, jobs: Sequence[Job], run: Sharded) -> di
 def _rank_all(encoder: Encoder, jobs: Iterable[Job], done: dict[Job, Ranked],
               skipped: dict[Job, dict[str, Any]], missing: dict[str, str]) -> None:
     """Rank here every job not done or skipped yet (a missing resource skips its job)."""
-    from tqdm.auto import tqdm
+    from ..progress import bar
 
     rest = [j for j in jobs if j not in done and j not in skipped]
-    for job in tqdm(rest, desc="configs", disable=not encoder.settings.progress or not rest):
+    for job in bar(rest, total=len(rest), desc="configs", enabled=encoder.settings.progress and bool(rest)):
         if job.text in missing:
             skipped[job] = skip_record(job, missing[job.text])
             continue

@@ -32,17 +32,23 @@ def load_model(spec: str, *, device: str = "auto", batch_size: int = 32, frames:
     ``cache_key`` pins the version the embedding cache keys the model by; ``frame_sampling``
     (centre, start, linspace, fps:N) overrides an hf family's own frame-sampling convention.
     """
-    if frame_sampling is not None:
-        try:
-            check_sampling(frame_sampling)
-        except ValueError as e:
-            raise ModelSpecError(f"--frame-sampling: {e}") from None
-        if parse_spec(spec)[0] not in ("hf", "clip"):
-            raise ModelSpecError(f"--frame-sampling applies to hf: and clip: models; {spec!r} picks its own frames")
+    check_frame_sampling(spec, frame_sampling)
     model = _load(spec, device=device, batch_size=batch_size, frames=frames, timeout=timeout,
                   dtype=dtype, precision=precision, device_map=device_map, frame_sampling=frame_sampling)
     model.cache_key = cache_key
     return model
+
+
+def check_frame_sampling(spec: str, frame_sampling: str | None) -> None:
+    """A frame-sampling rule that exists, for a model kind that takes one; else ModelSpecError."""
+    if frame_sampling is None:
+        return
+    try:
+        check_sampling(frame_sampling)
+    except ValueError as e:
+        raise ModelSpecError(f"--frame-sampling: {e}") from None
+    if parse_spec(spec)[0] not in ("hf", "clip"):
+        raise ModelSpecError(f"--frame-sampling applies to hf: and clip: models; {spec!r} picks its own frames")
 
 
 def _load(spec: str, *, device: str, batch_size: int, frames: int | None, timeout: float,
