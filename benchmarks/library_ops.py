@@ -120,6 +120,9 @@ def _kornia() -> dict[str, Peer]:
     def per_frame_angles(x, d):
         return torch.empty(len(x)).uniform_(-d, d)
 
+    def enhanced(fn, value):
+        return lambda x: getattr(enhance, fn)(x, float(value))
+
     def gaussian(p):
         k = 2 * math.ceil(4 * p["sigma"]) + 1                   # the support of scipy's truncate=4
         return lambda x: filters.gaussian_blur2d(x, (k, k), _pair(p["sigma"]))
@@ -151,11 +154,13 @@ def _kornia() -> dict[str, Peer]:
         "gaussian_blur": Peer("filters.gaussian_blur2d", "either", gaussian),
         "jpeg": Peer("enhance.jpeg_codec_differentiable", "either",
                      lambda p: lambda x: enhance.jpeg_codec_differentiable(x, torch.tensor([float(p["quality"])]))),
-        "brightness": Peer("enhance.adjust_brightness", "either", lambda p: lambda x: enhance.adjust_brightness(x, p["shift"])),
-        "contrast": Peer("enhance.adjust_contrast", "either", lambda p: lambda x: enhance.adjust_contrast(x, p["factor"])),
-        "saturate": Peer("enhance.adjust_saturation", "either", lambda p: lambda x: enhance.adjust_saturation(x, p["factor"])),
-        "static_rotate": Peer("geometry.rotate", "either", lambda p: lambda x: geo.rotate(x, torch.full((len(x),), float(p["degrees"])))),
-        "rotate": Peer("geometry.rotate", "frame", lambda p: lambda x: geo.rotate(x, per_frame_angles(x, p["max_degrees"]))),
+        "brightness": Peer("enhance.adjust_brightness", "either", lambda p: enhanced("adjust_brightness", p["shift"])),
+        "contrast": Peer("enhance.adjust_contrast", "either", lambda p: enhanced("adjust_contrast", p["factor"])),
+        "saturate": Peer("enhance.adjust_saturation", "either", lambda p: enhanced("adjust_saturation", p["factor"])),
+        "static_rotate": Peer("geometry.rotate", "either",
+                              lambda p: lambda x: geo.rotate(x, torch.full((len(x),), float(p["degrees"])))),
+        "rotate": Peer("geometry.rotate", "frame",
+                       lambda p: lambda x: geo.rotate(x, per_frame_angles(x, p["max_degrees"]))),
         "translate": Peer("geometry.translate", "frame", translate),
         "elastic_transform": Peer("geometry.elastic_transform2d", "frame", elastic),
         "snow": Peer("RandomSnow", "clip", lambda p: K.RandomSnow(
