@@ -10,7 +10,8 @@ from PIL import Image
 from perturb.video import imagenet_c_colour as colour
 from perturb.video.blur import zoom_blur
 from perturb.video.imagenet_c_pixelate import box_pass_plan, pixelate_size, render_pixelate
-from perturb.video._opencv_frames import centre_zoom_matrix
+from perturb.video._opencv_frames import centre_zoom_matrix, to_uint8
+from perturb.video.weather import composite_spatter
 from perturb.video.sample import sample_clip
 
 
@@ -132,3 +133,16 @@ def test_zoom_blur_equals_one_warp_per_factor(zooms: tuple[float, float, float])
     for frames in [sample_clip(2), rng.integers(0, 256, (2, 37, 53, 3), dtype=np.uint8),
                    rng.integers(0, 256, (1, 1, 1, 3), dtype=np.uint8)]:
         np.testing.assert_array_equal(zoom_blur(frames, None, zooms), zoom_reference(frames, zooms))
+
+
+# ----------------------------------------------------------------------------------- spatter
+@pytest.mark.parametrize("mud", [0, 1])
+def test_spatter_composite_equals_float32_numpy_even_at_ties(mud: int) -> None:
+    rng = np.random.default_rng(6)
+    frame = rng.integers(0, 256, (24, 24, 3), dtype=np.uint8)
+    layer = np.empty((24, 24, 4), np.float32)
+    layer[..., 0] = rng.uniform(0, 1, (24, 24)) if mud else 1.0
+    layer[..., 1:] = rng.uniform(-20, 300, (24, 24, 3))
+    layer[:4, :, 1:] = np.float32(0.50000006)            # x + add is a tie in float32, not in double
+    want = to_uint8(frame.astype(np.float32) * layer[..., :1] + layer[..., 1:], 1.0)
+    np.testing.assert_array_equal(composite_spatter(frame, layer, {"mud": mud}), want)
