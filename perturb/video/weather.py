@@ -160,7 +160,7 @@ def composite_spatter(frame: np.ndarray, layer: np.ndarray, params: Mapping[str,
     to nearest and saturated by OpenCV; water's keep is exactly 1, so its product is skipped.
     (Both terms float32: OpenCV adds uint8 to float32 in double, which rounds ties otherwise.)"""
     x = frame.astype(np.float32)
-    if params["mud"]:
+    if params.get("mud", True):                       # a layer of unknown kind keeps its product
         np.multiply(x, layer[..., :1], out=x)
     return cv2.add(x, np.ascontiguousarray(layer[..., 1:]), dtype=cv2.CV_8U)
 
