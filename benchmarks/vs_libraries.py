@@ -10,6 +10,7 @@ A peer that is not installed or fails is reported as such and the rest still run
 """
 from __future__ import annotations
 
+import itertools
 import time
 import warnings
 from typing import Any, Callable
@@ -47,9 +48,10 @@ def _guarded(build: Callable[[], Any]) -> tuple[Any, str]:
 def _contenders(name: str, severity: int, clip: np.ndarray, x: Any) -> tuple[dict[str, Callable], dict[str, Any]]:
     """Ours (numpy, torch) and the peers' callables for one row, and the row's peer notes."""
     params = REGISTRY.get(name, "video").params(severity)
-    runs: dict[str, Callable] = {"numpy": lambda: apply(clip, name, severity, seed=severity)}
+    seeds = itertools.count()             # a new draw per call, as the peers draw anew (no cached layers)
+    runs: dict[str, Callable] = {"numpy": lambda: apply(clip, name, severity, seed=next(seeds))}
     if x is not None:
-        runs["torch"] = lambda: apply(x, name, severity, seed=severity)
+        runs["torch"] = lambda: apply(x, name, severity, seed=next(seeds))
     notes: dict[str, Any] = {}
     albu, why = _guarded(lambda: albumentations_contenders(name, params, clip))
     if albu and albu[1]:
