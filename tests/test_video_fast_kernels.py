@@ -146,3 +146,16 @@ def test_spatter_composite_equals_float32_numpy_even_at_ties(mud: int) -> None:
     layer[:4, :, 1:] = np.float32(0.50000006)            # x + add is a tie in float32, not in double
     want = to_uint8(frame.astype(np.float32) * layer[..., :1] + layer[..., 1:], 1.0)
     np.testing.assert_array_equal(composite_spatter(frame, layer, {"mud": mud}), want)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1, 3), (2, 1, 2, 3), (1, 3, 1, 3)])
+def test_tiny_frames_render_as_the_references(shape: tuple[int, ...]) -> None:
+    frames = np.random.default_rng(8).integers(0, 256, shape, dtype=np.uint8)
+    frames[0, 0, 0] = 0                                                       # a black pixel
+    np.testing.assert_array_equal(colour.render_brightness(frames, 0.1), brightness_reference(frames, 0.1))
+    np.testing.assert_array_equal(colour.render_saturate(frames, 5, 0.1), saturate_reference(frames, 5, 0.1))
+    np.testing.assert_array_equal(render_pixelate(frames, 0.5), pillow_pixelate(frames, 0.5))
+    level = np.rint(frames.reshape(len(frames), -1, 3).mean(axis=1))      # one pixel a frame: the mean itself
+    if shape[1] * shape[2] == 1:
+        assert (colour.render_contrast(frames, 0.4) == level[:, None, None, :]).all()
+    np.testing.assert_array_equal(zoom_blur(frames, None, (1.0, 1.11, 0.01)), zoom_reference(frames, (1.0, 1.11, 0.01)))

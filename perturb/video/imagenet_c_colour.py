@@ -97,7 +97,7 @@ def render_brightness(frames: np.ndarray, shift: float) -> np.ndarray:
     from the 256x256 table."""
     table = brightness_table(shift)
     up, down, marks = brightness_gains(shift)
-    black = (int(table[0, 0]),) * 3
+    black = int(table[0, 0])
     any_tie, any_marked = bool((up != down).any()), bool(marks.any())
 
     def lift(frame: np.ndarray, _: int) -> np.ndarray:
@@ -107,8 +107,8 @@ def render_brightness(frames: np.ndarray, shift: float) -> np.ndarray:
         if any_tie:
             low = cv2.merge([cv2.multiply(c, g, dtype=cv2.CV_8U) for g in [cv2.LUT(v, down)] for c in channels])
             out = cv2.subtract(out, cv2.bitwise_and(cv2.subtract(out, low), out))   # odd and tied: down
-        if black[0]:
-            cv2.add(out, black, dst=out, mask=cv2.compare(v, 0, cv2.CMP_EQ))
+        if black:
+            out[v == 0] = black
         if any_marked:
             ys, xs = np.nonzero(cv2.LUT(v, marks))
             if len(ys):
