@@ -110,8 +110,10 @@ def main(argv: list[str] | None = None) -> int:
             ops = [o.strip() for o in args.ops.split(",") if o.strip()] if args.ops else None
             if key == "visual":
                 done[key] = runner.main(clip, settings, ops=ops)
+            elif key == "peers":
+                done[key] = runner.run(clip, settings, ops=ops)
             else:
-                done[key] = runner.run(clip, settings, ops=ops) if key == "peers" else runner.run(clip, settings)
+                done[key] = runner.run(clip, settings)
     suffix = f"-torch-{args.device.replace(':', '')}" if args.device else ""
     if set(done) == {"peers"}:
         suffix = "-peers"                     # a run of this section alone keeps the full run's file
