@@ -51,7 +51,7 @@ def _albumentations() -> dict[str, Peer]:
         "defocus_blur": Peer("Defocus", "either", lambda p: A.Defocus(
             radius=(p["radius"], p["radius"]), alias_blur=_pair(p["alias_blur"]), p=1)),
         "motion_blur": Peer("MotionBlur", "frame", lambda p: A.MotionBlur(
-            blur_limit=(2 * p["radius"] + 1,) * 2, angle_range=(-45, 45), allow_shifted=False, p=1)),
+            blur_limit=(2 * p["radius"] + 1,) * 2, angle_range=(0, 90), allow_shifted=False, p=1)),   # a 90° spread
         "zoom_blur": Peer("ZoomBlur", "either", lambda p: A.ZoomBlur(
             max_factor=_pair(p["zooms"][1]), step_factor=_pair(p["zooms"][2]), p=1)),
         "jpeg": Peer("ImageCompression", "either",
