@@ -138,6 +138,7 @@ register(Spec(
     deviation=f"Source: {SOURCE}. Pillow's BOX shrink and NEAREST enlargement re-stated in exact "
               "integers (Pillow's pixel boxes, fixed-point weights and rounding, pass by pass), "
               "so the output is Pillow's; the small side is at least one pixel (Pillow refuses "
-              "a zero size). " + MEASURED + "identical output. Speed: 0.5-0.7x the reference "
-              "(Pillow's C resampler takes about 0.25 ms a frame; this numpy re-statement is "
-              "slower), below the 5x target."))
+              "a zero size). " + MEASURED + "identical output. Speed: about the reference's "
+              "own two Pillow resizes (Pillow's C resampler takes about 0.25 ms a frame; the "
+              "OpenCV re-statement gathers and rounds each pass; benchmarks/README.md, peers), "
+              "below the 5x target."))
