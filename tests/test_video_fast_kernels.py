@@ -9,6 +9,7 @@ from PIL import Image
 
 from perturb.video import imagenet_c_colour as colour
 from perturb.video.blur import zoom_blur
+from perturb.video.imagenet_c import blur_levels, render_gaussian_blur
 from perturb.video.imagenet_c_pixelate import box_pass_plan, pixelate_size, render_pixelate
 from perturb.video._opencv_frames import centre_zoom_matrix, to_uint8
 from perturb.video.weather import composite_spatter
@@ -159,3 +160,13 @@ def test_tiny_frames_render_as_the_references(shape: tuple[int, ...]) -> None:
     if shape[1] * shape[2] == 1:
         assert (colour.render_contrast(frames, 0.4) == level[:, None, None, :]).all()
     np.testing.assert_array_equal(zoom_blur(frames, None, (1.0, 1.11, 0.01)), zoom_reference(frames, (1.0, 1.11, 0.01)))
+
+
+# ------------------------------------------------------------------------------ gaussian_blur
+@pytest.mark.parametrize("sigma", [0.5, 1, 1.7, 3, 6])
+def test_gaussian_blur_rounds_the_float32_filter(sigma: float) -> None:
+    rng = np.random.default_rng(9)
+    for frames in [sample_clip(2), rng.integers(0, 256, (2, 37, 53, 3), dtype=np.uint8),
+                   rng.integers(0, 256, (1, 3, 90, 3), dtype=np.uint8)]:
+        want = np.stack([cv2.convertScaleAbs(blur_levels(f, sigma)) for f in frames])
+        np.testing.assert_array_equal(render_gaussian_blur(frames, sigma), want)
