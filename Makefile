@@ -6,7 +6,25 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 TORCH  := torch==2.13.0
 
-.PHONY: install system-data test demo bench docs clean
+# System packages: installed with apt as root; anyone else is shown the one command to run.
+APT      ?= apt-get
+USER_ID  ?= $(shell id -u)
+WORDNET  ?= /usr/share/wordnet/data.noun
+CHROMIUM ?= chromium
+
+# $(call apt_need,TEST,PACKAGES,WHAT): when the shell TEST fails, install PACKAGES with apt as
+# root; otherwise print the command that would (make goes on: the tests that need them skip).
+define apt_need
+@if ! $(1) >/dev/null 2>&1; then \
+  if [ "$(USER_ID)" = 0 ] && command -v $(APT) >/dev/null 2>&1; then \
+    $(APT) update -qq && $(APT) install -y -qq --no-install-recommends $(2); \
+  else \
+    echo "$(3) is missing; to install it run: sudo apt-get install -y --no-install-recommends $(2)"; \
+  fi; \
+fi
+endef
+
+.PHONY: install system-data browser test demo bench docs clean
 
 install: $(STAMP) system-data
 
@@ -19,20 +37,15 @@ $(STAMP): setup.cfg pyproject.toml
 
 # WordNet 3.0 from Debian (NLTK's downloader cannot be used offline).
 system-data:
-	@if [ ! -f /usr/share/wordnet/data.noun ]; then \
-	  if command -v apt-get >/dev/null 2>&1; then \
-	    apt-get update -qq && apt-get install -y -qq --no-install-recommends wordnet-base wordnet-sense-index; \
-	  else echo "WordNet missing: install Debian's wordnet-base, or NLTK's wordnet corpus"; fi; \
-	fi
-# Chromium from Debian, for the test that renders report.html headless and checks its first screen.
-	@if ! command -v chromium >/dev/null 2>&1; then \
-	  if command -v apt-get >/dev/null 2>&1; then \
-	    apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium; \
-	  else echo "Chromium missing: install Debian's chromium for the report screenshot test"; fi; \
-	fi
+	$(call apt_need,test -f $(WORDNET),wordnet-base wordnet-sense-index,WordNet)
 
-test: install
-	$(PY) -m pytest -q -p no:cacheprovider
+# Chromium from Debian, only for the test that renders report.html headless and checks its
+# first screen (so `make test` installs it and `make demo` does not).
+browser:
+	$(call apt_need,command -v $(CHROMIUM),chromium,Chromium (for the report screenshot test))
+
+test: install browser
+	$(PY) -m pytest -q -p no:cacheprovider -n auto
 
 demo: install
 	$(PY) -m perturb.demo --out demo-out

@@ -11,7 +11,7 @@ __all__ = ["REGISTRY", "Spec", "describe", "list", "text", "video", "__version__
 
 # Subpackages imported on first use (``perturb.video``, ``perturb.text``, ``perturb.bench``...),
 # so that ``import perturb.gate`` loads neither OpenCV nor PyAV.
-_LAZY = ("text", "video", "contrast", "dataset", "bench", "gate", "testing")
+_LAZY = ("text", "video", "contrast", "dataset", "bench", "gate", "testing", "transforms")
 
 
 def __getattr__(name: str):

@@ -31,11 +31,8 @@ def default_jobs() -> int:
 
 
 def run(fn: Callable[[Any], Any], tasks: Iterable[Any], *, backend: str = "loky",
-        jobs: int | None = None, scheduler: str | None = None, gpus: float = 0) -> Iterator[Any]:
-    """Yield ``fn(task)`` for every task, in completion order, on the chosen backend.
-
-    ``gpus`` is the number of GPUs each Ray task reserves (``num_gpus``; other backends ignore it).
-    """
+        jobs: int | None = None, scheduler: str | None = None) -> Iterator[Any]:
+    """Yield ``fn(task)`` for every task, in completion order, on the chosen backend."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     if jobs is not None and jobs < 1:
@@ -46,7 +43,7 @@ def run(fn: Callable[[Any], Any], tasks: Iterable[Any], *, backend: str = "loky"
     if backend == "dask":
         return _dask(fn, tasks, jobs, scheduler)
     if backend == "ray":
-        return _ray(fn, tasks, jobs, scheduler, gpus)
+        return _ray(fn, tasks, jobs, scheduler)
     if jobs == 1:
         return _in_process(fn, tasks)
     return _loky(fn, tasks, jobs)
@@ -173,7 +170,7 @@ def _dask(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
 
 
 def _ray(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
-         scheduler: str | None, gpus: float = 0) -> Iterator[Any]:
+         scheduler: str | None) -> Iterator[Any]:
     try:
         import ray
     except ImportError as e:
@@ -185,7 +182,7 @@ def _ray(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
         else:
             ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
     try:
-        remote = ray.remote(num_cpus=1, num_gpus=gpus)(call_single_threaded)
+        remote = ray.remote(num_cpus=1)(call_single_threaded)
         workers = max(1, int(ray.cluster_resources().get("CPU", jobs)))
         refs: list[Any] = []
 

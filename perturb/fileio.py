@@ -93,3 +93,11 @@ def read_jsonl(path: str | os.PathLike, *, skip_invalid: bool = False,
                error: type[ValueError] = ValueError) -> list[Any]:
     """Every JSON value of a JSON Lines file (see numbered_jsonl)."""
     return [row for _, row in numbered_jsonl(path, skip_invalid=skip_invalid, error=error)]
+
+
+def remove_if_empty(folder: Path) -> None:
+    """Remove ``folder`` and its sub-folders when no file is in them (a refused run leaves no output)."""
+    if folder.is_dir() and not any(p.is_file() or p.is_symlink() for p in folder.rglob("*")):
+        for sub in sorted(folder.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+            sub.rmdir()
+        folder.rmdir()

@@ -79,14 +79,22 @@ def gamma_above_one(runs: Sequence[Mapping[str, Any]]) -> list[str]:
     return [run_label(r) for r in runs if (r.get("gamma_a") or 0) > 1 + MONOTONE_SLACK]
 
 
-def _rise_is_real(low: Mapping[str, Any], high: Mapping[str, Any]) -> bool:
-    """The higher severity's γa CI lies wholly above the lower one's (not a rise within noise)."""
-    lo_ci, hi_ci = ((r.get("ci") or {}).get("gamma_a") for r in (low, high))
-    return bool(lo_ci and hi_ci and None not in lo_ci and None not in hi_ci and hi_ci[0] > lo_ci[1])
+def _ci_of(run: Mapping[str, Any], key: str = "gamma_a") -> list[float] | None:
+    """A run's CI of ``key`` when one was computed (None with --bootstrap 0 or an undefined bound)."""
+    ci = (run.get("ci") or {}).get(key)
+    return ci if ci and None not in ci else None
 
 
-def non_monotone(runs: Sequence[Mapping[str, Any]]) -> list[tuple[str, bool]]:
-    """Each rise of γa from one severity to the next higher one, as ('jpeg 3→4', beyond its CIs)."""
+def _rise_is_real(low: Mapping[str, Any], high: Mapping[str, Any]) -> bool | None:
+    """Whether the higher severity's γa CI lies wholly above the lower one's (a rise beyond noise);
+    None when either has no CI, so nothing can be said."""
+    lo_ci, hi_ci = _ci_of(low), _ci_of(high)
+    return None if lo_ci is None or hi_ci is None else bool(hi_ci[0] > lo_ci[1])
+
+
+def non_monotone(runs: Sequence[Mapping[str, Any]]) -> list[tuple[str, bool | None]]:
+    """Each rise of γa from one severity to the next higher one, as ('jpeg 3→4', beyond its γa CIs,
+    or None without CIs)."""
     by_name: dict[str, list[Mapping[str, Any]]] = {}
     for r in runs:
         if r.get("severity") is not None and r.get("gamma_a") is not None:
@@ -97,6 +105,52 @@ def non_monotone(runs: Sequence[Mapping[str, Any]]) -> list[tuple[str, bool]]:
         out += [(f"{name} {a['severity']}→{b['severity']}", _rise_is_real(a, b)) for a, b in zip(points, points[1:])
                 if b["gamma_a"] > a["gamma_a"] + MONOTONE_SLACK]
     return out
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+NO_CI = "no γa CI was computed (--bootstrap 0), so whether {} noise is not known"
+NOISE = "not told apart from the noise of a finite gallery"
+
+
+def _gamma_above_one_message(runs: Sequence[Mapping[str, Any]], above: list[str]) -> str:
+    """What γ > 1 means for each run, judged by its own γa CI (or said to be unknown without one)."""
+    real = [run_label(r) for r in runs if run_label(r) in above and _ci_of(r) and _ci_of(r)[0] > 1]
+    no_ci = [label for label in above if label in {run_label(r) for r in runs if _ci_of(r) is None}]
+    within = [label for label in above if label not in real and label not in no_ci]
+    parts = []
+    if real:
+        parts.append(f"its γa CI lies above 1 for {', '.join(real)}: the perturbation removed something that "
+                     "misled the model")
+    if within:
+        parts.append(f"{'every' if not real and not no_ci else 'for ' + ', '.join(within) + ' the'} γa CI "
+                     f"reaches 1 or below: {NOISE}")
+    if no_ci:
+        parts.append(NO_CI.format("this is"))
+    return (f"γ > 1 in {len(above)} run(s) ({', '.join(above[:5])}{', ...' if len(above) > 5 else ''}): the "
+            "perturbed score beat the clean one. " + _sentence("; ".join(parts)))
+
+
+def _non_monotone_message(rising: list[tuple[str, bool | None]]) -> str:
+    """Where a higher severity scored better, judged by the two severities' γa CIs (not score CIs)."""
+    real = [label for label, beyond in rising if beyond]
+    within = [label for label, beyond in rising if beyond is False]
+    no_ci = [label for label, beyond in rising if beyond is None]
+    parts = []
+    if real:
+        parts.append(f"beyond the γa CIs (the higher severity's γa interval lies wholly above the lower one's): "
+                     f"{', '.join(real)}: there the strongest levels remove something the model relied on less "
+                     "than the milder ones did (e.g. a shuffle that lands near the original order)")
+    if within:
+        parts.append(f"{'every rise' if len(within) == len(rising) else ', '.join(within)} lies within the γa CIs "
+                     "(the two γa intervals overlap; this compares γa intervals, not the score intervals "
+                     f"of the tables): {NOISE}")
+    if no_ci:
+        parts.append(NO_CI.format("a rise is" if len(no_ci) == 1 else "these rises are"))
+    return (f"a higher severity scored better than a lower one in {len(rising)} place(s) "
+            f"({', '.join(label for label, _ in rising)}). " + _sentence("; ".join(parts)))
 
 
 def run_label(run: Mapping[str, Any]) -> str:
@@ -118,22 +172,10 @@ def flags(doc: Mapping[str, Any]) -> list[dict[str, str]]:
                            SIDE_TASK_WHY)
     above = gamma_above_one(doc["runs"])
     if above:
-        real = [run_label(r) for r in doc["runs"] if ((r.get("ci") or {}).get("gamma_a") or [None])[0] is not None
-                and r["ci"]["gamma_a"][0] > 1]
-        out.append({"kind": "gamma_above_1", "message": f"γ > 1 in {len(above)} run(s) ({', '.join(above[:5])}"
-                    f"{', ...' if len(above) > 5 else ''}): the perturbed score beat the clean one. "
-                    + (f"Its CI lies above 1 for {', '.join(real)}: the perturbation removed something that "
-                       "misled the model" if real else "Every such CI reaches 1 or below: noise of a finite "
-                       "gallery, not a gain")})
+        out.append({"kind": "gamma_above_1", "message": _gamma_above_one_message(doc["runs"], above)})
     rising = non_monotone(doc["runs"])
     if rising:
-        real = [label for label, beyond in rising if beyond]
-        out.append({"kind": "non_monotone", "message": f"a higher severity scored better than a lower one in "
-                    f"{len(rising)} place(s) ({', '.join(label for label, _ in rising)}). "
-                    + (f"Beyond the CIs: {', '.join(real)}: there the strongest levels remove something the "
-                       "model relied on less than the milder ones did (e.g. a shuffle that lands near the "
-                       "original order); the rest is noise" if real else
-                       "Every rise lies within the bootstrap CIs: noise of a finite gallery")})
+        out.append({"kind": "non_monotone", "message": _non_monotone_message(rising)})
     skipped = doc.get("skipped") or []
     if skipped:
         out.append({"kind": "skipped", "message": f"{len(skipped)} requested configuration(s) did not run: "

@@ -24,5 +24,5 @@ def unknown_name(kind: str, name: str, spellings: Mapping[str, str], listed: Ite
     suggestions = list(dict.fromkeys(keys[k] for k in close))
     msg = f"unknown {kind} {name!r}"
     if suggestions:
-        msg += f"; did you mean {', '.join(repr(s) for s in suggestions)}?"
-    return f"{msg} Expected one of: {', '.join(listed)}"
+        return f"{msg}; did you mean {', '.join(repr(s) for s in suggestions)}? Expected one of: {', '.join(listed)}"
+    return f"{msg}; expected one of: {', '.join(listed)}"

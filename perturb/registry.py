@@ -63,6 +63,13 @@ class Spec:
         perturbation without levels (the dataset builder and the benchmark runner both expand so)."""
         return tuple(severities) if self.has_severity else (None,)
 
+    def with_per_frame(self) -> Spec:
+        """This op with ``per_frame=True`` at every severity where it takes the option (a new weather
+        layer every frame; ``extra["per_frame"]``), so a build renders and records it; else itself."""
+        if not self.extra.get("per_frame") or self.severities is None:
+            return self
+        return replace(self, severities={k: {**v, "per_frame": True} for k, v in self.severities.items()})
+
     def params(self, severity: int | None) -> dict[str, Any]:
         """The parameters at a severity (validated); {} for perturbations without severities."""
         if self.severities is None:
@@ -155,7 +162,15 @@ class Registry:
         self._load(modality)
         canonical = self._keys.get(normalize(name))
         spec = self._specs.get(canonical) if canonical else None
-        if spec is None or (modality is not None and spec.modality != modality):
+        if spec is None and modality is not None:      # perhaps a perturbation of another modality
+            self._load()
+            canonical = self._keys.get(normalize(name))
+            spec = self._specs.get(canonical) if canonical else None
+        if spec is not None and modality is not None and spec.modality != modality:
+            raise UnknownPerturbationError(
+                f"{name!r} is a {spec.modality} perturbation, not a {modality} one; apply it with "
+                f"perturb.{spec.modality}.apply (or select it with --{spec.modality}-perturbations)")
+        if spec is None:
             pool = [s for s in self._specs.values() if modality is None or s.modality == modality]
             raise UnknownPerturbationError(self._unknown_message(name, pool, modality))
         return spec
@@ -189,8 +204,8 @@ class Registry:
         self._load()
         found = self._suites.get(normalize(str(name).removeprefix(SUITE_PREFIX)))
         if found is None:
-            raise UnknownPerturbationError(f"unknown suite {name!r}; expected one of: "
-                                           f"{', '.join(s.name for s in self.suites())}")
+            names = [s.name for s in self.suites()]
+            raise UnknownPerturbationError(unknown_name("suite", name, {n: n for n in names}, names))
         return found
 
     def suites(self, modality: str | None = None) -> list[Suite]:

@@ -19,7 +19,8 @@ def parse_severities(value: str | int | Iterable[int]) -> tuple[int, ...]:
         parts: list[int] = [value]
     elif isinstance(value, str):
         parts = []
-        for tok in filter(None, (t.strip() for t in value.split(","))):
+        for tok in split_items(value, "severity", f"levels in {SEVERITY_LEVELS[0]}..{SEVERITY_LEVELS[-1]} "
+                               "as e.g. '1-5' or '1,3'"):
             m = re.fullmatch(r"(\d+)\s*-\s*(\d+)|(\d+)", tok)
             if not m:
                 raise ValueError(f"bad severity {tok!r}; expected e.g. '1-5' or '1,3'")
@@ -32,6 +33,27 @@ def parse_severities(value: str | int | Iterable[int]) -> tuple[int, ...]:
         raise ValueError(f"severities must be in {SEVERITY_LEVELS[0]}..{SEVERITY_LEVELS[-1]}; "
                          f"got {value!r}")
     return tuple(sorted(set(parts)))
+
+
+def split_items(value: str, what: str, expected: str = "comma-separated items") -> list[str]:
+    """The comma-separated items of ``value``, stripped; a ValueError for an empty one (``""``,
+    ``","``, ``"1,,3"``): an empty item selects nothing, which is never meant (``none`` is)."""
+    items = [t.strip() for t in value.split(",")]
+    if not all(items):
+        raise ValueError(f"an empty {what} item in {value!r}; expected {expected}")
+    return items
+
+
+def selection_option(text: str) -> str:
+    """argparse type of ``--video-perturbations`` / ``--text-perturbations``: no empty item (``none``
+    is the way to select nothing); names are checked against the registry later."""
+    try:
+        split_items(text, "selection")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"has an empty item in {text!r}; expected all, none, "
+                                         "suite:NAME, CATEGORY or NAME items, comma-separated "
+                                         "(none selects nothing)") from None
+    return text
 
 
 def severities_option(text: str) -> str:
@@ -48,11 +70,13 @@ def severities_option(text: str) -> str:
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     """The perturbation and severity options shared by ``perturb build`` and ``perturb bench``."""
-    sel = "all | none | CATEGORY,... | NAME,... (default: all)"
+    sel = ("all | none | CATEGORY,... | NAME,... (default: all that can run here: a model-based one "
+           "runs once its model is configured, docs/benchmark.md)")
     lo, hi = SEVERITY_LEVELS[0], SEVERITY_LEVELS[-1]
     parser.add_argument("--video-perturbations", default=DEFAULT_VIDEO_SELECTION, metavar="SEL",
+                        type=selection_option,
                         help="suite:NAME (msrvtt-p, imagenet-c, kinetics-c, all) | all | none | "
                         f"CATEGORY,... | NAME[:SUITE],... (default: {DEFAULT_VIDEO_SELECTION})")
     parser.add_argument("--severities", default=f"{lo}-{hi}", type=severities_option,
                         help=f"video severities, e.g. {lo}-{hi} or 1,3,5 (default: {lo}-{hi})")
-    parser.add_argument("--text-perturbations", default="all", metavar="SEL", help=sel)
+    parser.add_argument("--text-perturbations", default="all", metavar="SEL", type=selection_option, help=sel)

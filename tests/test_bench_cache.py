@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from perturb.bench import cache as cache_mod
+from perturb.bench import cache_cli
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
 from perturb.bench.cache import BadEmbeddingsError, CacheKey, EmbeddingCache, check_rows
@@ -267,12 +268,23 @@ def test_cache_ls_rm_and_prune(dataset, tmp_path, capsys, monkeypatch):
     assert main(["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(out), *BENCH]) == 0
     capsys.readouterr()
     cache = out / "cache"
+    monkeypatch.setattr(cache_cli, "to_terminal", lambda: True)
     assert main(["cache", "ls", str(cache)]) == 0
     listing = capsys.readouterr().out.splitlines()
     assert len(listing) == 4                                  # video clean, video translate@1, text clean
     assert sum("toy:8" in line and "4 rows" in line for line in listing) == 2
     assert any("8 rows" in line and " text clean" in line for line in listing)
     assert listing[-1].endswith(f"in 3 entries under {cache}")
+    monkeypatch.undo()
+    assert main(["cache", "ls", str(cache)]) == 0             # piped: plain rows, the total on stderr
+    captured = capsys.readouterr()
+    rows = [line.split("\t") for line in captured.out.splitlines()]
+    assert [len(r) for r in rows] == [len(cache_cli.PLAIN_FIELDS)] * 3
+    fields = [dict(zip(cache_cli.PLAIN_FIELDS, r)) for r in rows]
+    assert sorted((f["modality"], f["perturbation"], f["severity"], f["rows"]) for f in fields) == \
+        [("text", "clean", "", "8"), ("video", "clean", "", "4"), ("video", "translate", "1", "4")]
+    assert all(f["model"] == "toy:8" and int(f["bytes"]) > 0 and f["damaged"] == "0" for f in fields)
+    assert captured.err.strip().endswith(f"in 3 entries under {cache}")
     spec = REGISTRY.get("translate", "video")
     monkeypatch.setitem(REGISTRY._specs, "translate", dataclasses.replace(spec, version=spec.version + 1))
     assert main(["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(out), *BENCH]) == 0

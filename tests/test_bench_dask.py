@@ -16,9 +16,12 @@ def test_dask_sharding_gives_the_local_results(tmp_path):
     data = tiny_data(5)
     kw = dict(video=["translate", "jumble"], severities=[1, 3], text=["Typos"], pairs=[("translate", "Typos")],
               bootstrap=100, settings=Settings(progress=False))
-    local = benchmark(MODEL, data, **kw)
+    here: dict = {}
+    local = benchmark(MODEL, data, stats=here, **kw)
     stats: dict = {}
     sharded = benchmark(MODEL, data, backend="dask", n_workers=2, cache_dir=str(tmp_path), stats=stats, **kw)
     assert sharded["runs"] == local["runs"]
     assert sharded["summary"] == local["summary"] and sharded["clean"] == local["clean"]
-    assert stats["forward_passes"] == 2          # only the clean texts and videos were encoded here
+    assert stats["forward_passes"] == here["forward_passes"] == 7   # texts clean, Typos; 5 video batches: none twice
+    assert "provenance" not in local
+    assert {r["device"] for r in sharded["provenance"]["replicas"]} == {"cpu"}

@@ -141,6 +141,58 @@ def test_missing_or_configless_folder_is_one_line_exit_2(demo, tmp_path, capsys,
         assert "\n" not in err and "resume" not in err
 
 
+@pytest.mark.parametrize("why", ["HF_HUB_OFFLINE is set", "the hub cannot be reached (no network)"])
+def test_a_hub_model_not_in_the_cache_without_network_is_one_line_exit_2(demo, tmp_path, capsys, monkeypatch,
+                                                                           why):
+    """Issue 27 item 9: no retrying, no resume hint, no transformers argument; nothing written."""
+    from perturb.bench.adapters.hf import checkpoint
+
+    if why.startswith("HF_HUB"):
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    else:                            # online by request, but no route: the probe says so at once
+        monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+        monkeypatch.setattr(checkpoint, "_hub_unreachable", lambda: True)
+    name = "perturb-tests/no-such-model-anywhere"
+    assert main(["bench", "--model", f"hf:{name}", "--dataset", str(demo), "--out", str(tmp_path / "o"),
+                 *QUICK]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(
+        f"perturb bench: error: hf:{name} is not in the local Hugging Face cache (")
+    assert f"and {why}; download it where there is network (huggingface-cli download {name})" in err
+    assert "or pass a local folder (hf:FOLDER" in err
+    assert "resume" not in err and "local_files_only" not in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+    from perturb.bench.adapters.factory import load_model
+    with pytest.raises(ValueError, match="is not in the local Hugging Face cache"):
+        load_model(f"clip:{name}", device="cpu")
+
+
+def test_a_folder_saved_without_its_tokenizer_is_one_line_exit_2(demo, ckpt, tmp_path, capsys):
+    """Issue 27 item 10: a CLIPModel saved alone is refused, naming the tokenizer files looked for,
+    instead of benchmarking captions that all became unknown tokens."""
+    import shutil
+
+    from tiny_models import build_clip
+    full = build_clip(tmp_path / "full")
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    for name in ("config.json", "model.safetensors"):        # what model.save_pretrained writes
+        shutil.copy(full / name, alone / name)
+    capsys.readouterr()
+    assert main(["bench", "--model", f"hf:{alone}", "--dataset", str(demo), "--out", str(tmp_path / "o"),
+                 *QUICK]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"perturb bench: error: hf:{alone}: the folder has no tokenizer files (none of tokenizer.json, "
+                   "vocab.json, vocab.txt, spiece.model, tokenizer.model, sentencepiece.bpe.model); save the "
+                   "tokenizer or processor next to the model (processor.save_pretrained(FOLDER), or "
+                   "tokenizer.save_pretrained)\n")
+    assert not (tmp_path / "o").exists()
+    from perturb.bench.adapters.factory import load_model
+    with pytest.raises(ValueError, match="the folder has no tokenizer files"):
+        load_model(f"hf:{alone}", device="cpu")
+    assert load_model(f"hf:{full}", device="cpu", frames=2).encode_texts(["a dog"]).shape == (1, 16)
+
+
 def test_no_progress_in_a_fresh_process_prints_no_warning(demo, ckpt, tmp_path):
     """huggingface_hub first imported under --no-progress reads its variable once; nothing re-enables
     it afterwards, so no 'Cannot enable progress bars' warning ends the run."""

@@ -53,10 +53,14 @@ def test_clean_score_at_chance_gamma_above_one_and_rising_severities_are_flagged
     assert kinds["chance"].startswith("clean t2v.R@5 0.833 is near chance (0.833)")
     assert "γ > 1 in 1 run(s) (Typos)" in kinds["gamma_above_1"]
     assert non_monotone(runs) == [("jpeg 1→2", False)]                 # both γa CIs are [0.5, 1.0]
-    assert "Every rise lies within the bootstrap CIs" in kinds["non_monotone"]
-    assert "Every such CI reaches 1 or below" in kinds["gamma_above_1"]
+    assert kinds["non_monotone"].endswith(". Every rise lies within the γa CIs (the two γa intervals overlap; this "
+                                          "compares γa intervals, not the score intervals of the tables): not told "
+                                          "apart from the noise of a finite gallery")
+    assert kinds["gamma_above_1"].endswith("beat the clean one. Every γa CI reaches 1 or below: not told apart "
+                                           "from the noise of a finite gallery")
     runs[1]["ci"]["gamma_a"] = [1.01, 1.2]
     assert non_monotone(runs) == [("jpeg 1→2", True)]
+    assert "Beyond the γa CIs" in {f["kind"]: f["message"] for f in flags(_doc(clean, runs))}["non_monotone"]
     assert {f["kind"] for f in flags(_doc(0.99, [], chance=0.05))} == {"saturated"}
     assert flags(_doc(0.6, [_run("jpeg", 1, 0.5, 0.6)], chance=0.05)) == []
     side = _doc(0.6, [], chance=0.05) | {"entailment": {"roc_auc": 0.53, "chance": 0.5, "n": 100},
@@ -65,6 +69,25 @@ def test_clean_score_at_chance_gamma_above_one_and_rising_severities_are_flagged
         "MC accuracy 0.970 is near 1: the task is too easy to separate models",
         "entailment ROC-AUC 0.530 is near chance (0.500): the model barely tells the matching caption from "
         "the others, so the score says little"]
+
+
+def test_without_cis_no_sentence_claims_anything_about_them():
+    """--bootstrap 0: a rise or a γ > 1 is said to be of unknown meaning, never 'within the CIs'."""
+    clean = 0.6
+    runs = [_run("jpeg", 1, 0.3, clean), _run("jpeg", 2, 0.4, clean), _run("Typos", None, 0.7, clean, "text")]
+    for r in runs:
+        r.pop("ci")
+    doc = _doc(clean, runs, chance=0.05) | {"bootstrap": None}
+    doc["clean"].pop("ci")
+    kinds = {f["kind"]: f["message"] for f in flags(doc)}
+    assert non_monotone(runs) == [("jpeg 1→2", None)]
+    assert kinds["non_monotone"] == ("a higher severity scored better than a lower one in 1 place(s) (jpeg 1→2). "
+                                     "No γa CI was computed (--bootstrap 0), so whether a rise is noise is not known")
+    assert kinds["gamma_above_1"].endswith("beat the clean one. No γa CI was computed (--bootstrap 0), so "
+                                           "whether this is noise is not known")
+    text = markdown([doc])
+    assert "within" not in text and "noise of a finite gallery" not in text and "CIs:" not in text
+    assert "no confidence intervals (--bootstrap 0)" in text
 
 
 def test_report_leads_with_headline_and_explains(data, tmp_path):  # noqa: F811

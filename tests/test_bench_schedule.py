@@ -155,12 +155,13 @@ def test_dask_shards_over_videos_give_the_single_process_results(tmp_path):
     kw = dict(video=["translate", "jumble"], severities=[1, 3], text=["Typos"],
               settings=Settings(progress=False, batch_size=2))
     model = "callable:perturb.bench.adapters.toy:ToyEncoder"
-    local = benchmark(model, data, bootstrap=50, **kw)
+    here: dict = {}
+    local = benchmark(model, data, bootstrap=50, stats=here, **kw)
     stats: dict = {}
     sharded = benchmark(model, data, bootstrap=50, backend="dask", n_workers=2, cache_dir=str(tmp_path),
                         stats=stats, **kw)
     assert sharded["runs"] == local["runs"] and sharded["clean"] == local["clean"]
-    assert stats["forward_passes"] == 10              # texts only: 5 batches of 2 x (clean, Typos)
+    assert stats["forward_passes"] == here["forward_passes"]      # on replicas, nothing encoded twice
 
 
 def test_results_are_identical_on_the_numpy_and_torch_perturbation_paths():
@@ -254,7 +255,7 @@ def test_size_model_decodes_straight_to_the_short_side_the_model_reads(tmp_path)
     doc = _bench(m, data, source=OnTheFly(size="model"), text=[])
     assert {c.shape[1:] for c in m.clips} == {(16, 16, 3)} and {len(c) for c in m.clips} == {2}
     assert doc["decode"] == {"source": "on the fly", "short_side": 16, "fps": None, "max_frames": None,
-                             "perturb_device": "numpy", "model_input_changed_by_size": True}
+                             "perturb_device": "numpy", "model_input_changed_by_size": True, "per_frame": False}
     whole = Recording(None)                                         # declares nothing: native size
     native = _bench(whole, data, source=OnTheFly(size="model"), text=[])["decode"]
     assert native["short_side"] is None and native["model_input_changed_by_size"] is False

@@ -45,6 +45,33 @@ def test_list_json_and_filters(capsys):
     assert all(r["modality"] == "text" for r in json.loads(capsys.readouterr().out))
 
 
+def test_list_piped_is_one_perturbation_a_line(capsys):
+    """Issue 27 item 8: not a terminal, so plain tab-separated rows: nothing wrapped or split."""
+    from perturb.video.cli import PLAIN_COLUMNS
+
+    assert main(["list", "--suite", "kinetics-c"]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 12 and all(len(r) == len(PLAIN_COLUMNS) for r in rows)
+    by_name = {r[0]: dict(zip(PLAIN_COLUMNS, r)) for r in rows}
+    assert set(by_name) == set(perturb.REGISTRY.suite("kinetics-c").members)
+    assert by_name["shot_noise"]["aliases"] == "Shot,Shot Noise,poisson_noise"
+    assert by_name["shot_noise"]["table"] == "kinetics-c" and by_name["rain"]["severities"] == "1-5"
+    assert main(["list"]) == 0
+    names = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
+    assert names == [s.name for s in perturb.REGISTRY]
+
+
+def test_list_a_filter_that_selects_nothing_says_why(capsys):
+    """Issue 27 item 8: suites hold video ops, so --modality text with a suite is refused."""
+    assert main(["list", "--suite", "kinetics-c", "--modality", "text"]) == 2
+    err = capsys.readouterr()
+    assert err.out == "" and err.err == (
+        "perturb list: error: suite kinetics-c holds video perturbations only, so --modality text "
+        "selects none; drop --modality or use --modality video\n")
+    assert main(["list", "--suite", "msrvtt-p", "--category", "weather", "--json"]) == 2
+    assert "suite msrvtt-p has no perturbations in category 'weather'" in capsys.readouterr().err
+
+
 def test_list_bad_category(capsys):
     assert main(["list", "--category", "nosuch"]) == 2
     assert "expected one of" in capsys.readouterr().err

@@ -84,6 +84,24 @@ def test_verb_sisters_come_from_the_corpus_and_are_never_synonyms():
         assert lemma not in {"speak", "address", "utter"}
 
 
+@pytest.mark.parametrize("caption,participle", [
+    ("a smiling woman astronaut", "smiling"),
+    ("a smiling woman astronaut floats in space", "smiling"),
+    ("a man sits in a moving car", "moving"),
+    ("people walk past a parked car", "parked"),
+    ("a crying baby lies in a cot", "crying"),
+])
+def test_verb_leaves_adjectival_participles_alone(caption, participle):
+    """Issue 27 item 18: a participle modifying a noun is an adjective; only verbs are swapped
+    ("a smiling woman astronaut" never becomes "a suggesting woman astronaut")."""
+    found = generate(caption, "verb", seed=0, n=None)
+    for c in found:
+        assert c.span.original.split()[0] != participle, c.text
+        assert f" {participle} " in f" {c.text} "
+    if caption.split()[1:] != ["smiling", "woman", "astronaut"]:
+        assert found                                  # the main verb is still swapped
+
+
 def test_person_id_park_example():
     cast = {"Jenko": "m", "Schmidt": "m", "Zach": "m", "Molly": "f"}
     src = "His gaze steely, Jenko lowers his gun."

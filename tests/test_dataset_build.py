@@ -286,6 +286,29 @@ def test_parquet_keeps_seeds_above_2_63(dataset, tmp_path):
     assert json.loads((out / "dataset.json").read_text())["status"] == "complete"
 
 
+def test_a_worker_dying_mid_write_leaves_no_temporary_in_a_complete_build(dataset, reference, tmp_path,
+                                                                           monkeypatch):
+    """Issue 27 item 15: a worker killed while writing leaves its partial file and its task runs
+    again elsewhere; the build sweeps temporaries when it ends, so a build ending "complete"
+    holds exactly the uninterrupted build's files."""
+    from perturb.dataset import builder
+
+    out = tmp_path / "out"
+    run = builder.engines.run
+
+    def dying_worker(fn, tasks, **kwargs):
+        for i, rows in enumerate(run(fn, tasks, **kwargs)):
+            if i == 1:                      # the dead worker's partial output, 0 bytes
+                (out / "videos" / "gaussian_noise").mkdir(parents=True, exist_ok=True)
+                (out / "videos" / "gaussian_noise" / f".x{TMP_MARK}4242").write_bytes(b"")
+            yield rows
+    monkeypatch.setattr(builder.engines, "run", dying_worker)
+    result = build(dataset, out, jobs=1, **OPTS)
+    assert result.ok and json.loads((out / "dataset.json").read_text())["status"] == "complete"
+    assert temporaries(out) == []
+    assert checksums(out) == checksums(reference)
+
+
 def test_failed_build_does_not_stay_running(dataset, tmp_path, monkeypatch):
     from perturb.dataset import builder
 

@@ -136,6 +136,24 @@ def test_missing_perturbation_fails_and_new_one_is_informational():
     assert not any(o.failed for o in reverse.values())
 
 
+def test_a_note_both_files_share_is_printed_once(capsys, tmp_path):
+    """Two files with one flag (here: a clean score near 1) give one note naming both, not two notes."""
+    import json
+    from perturb.cli import main
+
+    saturated = make_results(clean=0.97)
+    paths = [tmp_path / "base.json", tmp_path / "cur.json"]
+    for p in paths:
+        p.write_text(json.dumps(saturated))
+    notes = compare(validate(saturated), validate(saturated)).notes
+    assert notes == ["baseline and current: clean t2v.R@5 0.970 is near 1: the task is too easy to separate "
+                     "models, and no perturbation can show a gain"]
+    main(["compare", str(paths[0]), str(paths[1])])
+    assert capsys.readouterr().out.count("is near 1") == 1
+    other = compare(validate(saturated), validate(make_results(clean=0.6))).notes
+    assert [n.split(":")[0] for n in other] == ["baseline"]
+
+
 def test_notes_when_the_runs_are_not_like_for_like():
     notes = compare(validate(make_results(subset=20)), validate(make_results(subset=10))).notes
     assert notes == ["dataset subset differs: baseline 20, current 10"]

@@ -84,6 +84,24 @@ def test_the_issue_cases_come_out_as_the_processors_make_them(checkpoints):
     assert q.pixels.resize_size(360, 640) == (364, 644)
 
 
+@pytest.mark.parametrize("length", [9, 1, 2])
+@pytest.mark.parametrize("family", ["qwen2_vl", "qwen2_5_vl"])
+def test_qwen_under_fps_pads_an_odd_frame_count_as_the_processor(checkpoints, family, length):
+    """Issue 27 item 11: under fps:N a clip of any frame count is preprocessed; a count that is
+    not a multiple of temporal_patch_size gets copies of its last frame, as Qwen2VLVideoProcessor
+    pads (the reference: the PIL processor on the frames so padded)."""
+    case = CASES[family]
+    a = load_hf(str(checkpoints(family)), device="cpu", frame_sampling="fps:2", batch_size=8)
+    clip = video(64, 48, length, np.arange(length), seed=length)
+    padded = np.concatenate([clip, np.repeat(clip[-1:], -length % a.tp, axis=0)])
+    want, got = official(case, padded), ours(case, a, clip)
+    assert got["grid"] == want["grid"] and got["grid"][0] == (length + 1) // 2
+    assert got["tokens"] == want["tokens"]
+    diff = np.abs(levels(case, got["frames"].float()) - levels(case, want["frames"].float()))
+    assert (diff <= 1.0 + 1e-4).mean() >= 0.999 and diff.max() <= 3.0 + 1e-4
+    assert np.array_equal(got["frames"][-1].numpy(), got["frames"][length - 1].numpy())
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("precision", PRECISIONS)
 @pytest.mark.parametrize("family", sorted(CASES))

@@ -321,7 +321,7 @@ def test_cache_prune_and_rm_refuse_nonsense(capsys, tmp_path):
     (["--rerank", "5", "--first-stage", "toy:8"], "--model toy:8 is a dual encoder"),
     (["--model", "clip:/nonexistent/dir"], "clip:/nonexistent/dir: no such folder"),
     (["--model", "precomputed:/nonexistent"], "/nonexistent is not a directory"),
-    (["--model", "callable:os:sep"], "os:sep is not callable"),
+    (["--model", "callable:os:sep"], "os:sep is not a model; expected an object with encode_videos"),
     (["--model", "http:not a url"], "expected http:http://HOST:PORT"),
 ])
 def test_bad_bench_options_exit_2_before_any_work(capsys, dataset, tmp_path, extra, message):

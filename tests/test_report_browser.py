@@ -12,7 +12,7 @@ import pytest
 from perturb.bench.report import html_report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (make install adds it)")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (make test adds it)")
 HEADLINE_RGB = (245, 248, 255)          # the headline box's background (#f5f8ff in report.CSS)
 SCREEN = (1280, 900)
 

@@ -80,8 +80,8 @@ def test_list_suite_shows_the_table_and_suites(capsys):
 def test_unknown_suite_is_a_one_line_usage_error(capsys):
     assert main(["list", "--suite", "imagenet-d"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == ("perturb list: error: unknown suite 'imagenet-d'; expected one of: "
-                   "msrvtt-p, imagenet-c, kinetics-c, all")
+    assert err == ("perturb list: error: unknown suite 'imagenet-d'; did you mean 'imagenet-c'? "
+                   "Expected one of: msrvtt-p, imagenet-c, kinetics-c, all")   # issue 27 item 13
 
 
 def test_a_suite_naming_unregistered_ops_says_which():
@@ -123,7 +123,7 @@ def test_suite_tables_hold_the_sources_constants():
     assert SUITE_PARAMS["kinetics-c"]["shot_noise"] == {"photons": (60, 25, 12, 5, 3)}
     assert SUITE_PARAMS["kinetics-c"]["contrast"] == {"factor": (0.5, 0.4, 0.3, 0.2, 0.1)}
     assert SUITE_PARAMS["kinetics-c"]["temporal_blur"] == {"c": (3, 5, 7, 9, 11)}
-    assert set(SUITE_PARAMS["kinetics-c"]) == {"shot_noise", "contrast", "temporal_blur"}
+    assert set(SUITE_PARAMS["kinetics-c"]) == {"shot_noise", "contrast", "temporal_blur", "saturate", "fog"}
     for suite, rows in SUITE_PARAMS.items():
         members = REGISTRY.suite(suite).members
         assert set(rows) <= set(members), f"{suite} has tables for non-members"
@@ -289,14 +289,36 @@ def test_mpc_and_rpc_of_kinetics_c():
     assert kin["figures"]["mPC"] == pytest.approx(0.5)
     assert kin["figures"]["rPC"] == pytest.approx(0.625) == pytest.approx(kin["gamma_r_mean"])
     assert kin["gamma_a_mean"] == pytest.approx(1 - 0.8 + 0.5)          # mean γa = 1 − A_c + mPC
-    assert summarize_suites(doc)["msrvtt-p"]["configurations"] == 1
+    assert "msrvtt-p" not in summarize_suites(doc)           # one member alone does not select a suite
+
+
+def test_a_kinetics_c_bench_leads_with_its_figures_and_shows_no_partial_imagenet_c(capsys):
+    """fog, brightness and saturate are imagenet-c members too, under the same table: no
+    "imagenet-c 3/19" row; the mPC/rPC line comes in the headline, before any table."""
+    from perturb.bench.adapters.toy import ToyEncoder
+    from perturb.bench.api import benchmark
+    from perturb.bench.encoder import Settings
+    from perturb.bench.report import markdown, print_summary
+    from bench_fixtures import tiny_data
+
+    video = [s.ref for s in REGISTRY.resolve("suite:kinetics-c", "video")]
+    doc = benchmark(ToyEncoder(8), tiny_data(3, frames=8, size=32), video=video, severities=(1,), bootstrap=0,
+                    settings=Settings(seed=0, progress=False))
+    assert list(doc["suites"]) == ["kinetics-c"]
+    kin = doc["suites"]["kinetics-c"]
+    line = f"kinetics-c (12/12 operations): mPC {kin['figures']['mPC']:.3f}, rPC {kin['figures']['rPC']:.3f}"
+    report = markdown([doc])
+    assert report.index(line) < report.index("most damaging configurations") < report.index("### ")
+    print_summary(doc)
+    assert line in capsys.readouterr().out
 
 
 def test_mce_against_baseline_errors(tmp_path):
     doc = _doc([("shot_noise:imagenet-c", 1, 0.6), ("shot_noise:imagenet-c", 2, 0.4),
                 ("gaussian_noise", 1, 0.9), ("jpeg", 1, 0.5)])
     path = tmp_path / "base.json"
-    path.write_text(json.dumps({"shot_noise": [0.5, 0.5, 0.5, 0.5, 0.5], "Gaussian": {"1": 0.2}}))
+    path.write_text(json.dumps({"shot_noise": [0.5, 0.5, 0.5, 0.5, 0.5],
+                                "Gaussian": {"1": 0.2, "2": 0.3, "3": 0.4, "4": 0.5, "5": 0.6}}))
     figures = summarize_suites(doc, load_baseline(path))["imagenet-c"]["figures"]
     assert figures["CE"] == {"shot_noise": pytest.approx(1.0), "gaussian_noise": pytest.approx(0.5)}
     assert figures["mCE"] == pytest.approx(0.75) and figures["without_baseline"] == ["jpeg"]
@@ -305,13 +327,20 @@ def test_mce_against_baseline_errors(tmp_path):
 
 @pytest.mark.parametrize("bad, message", [
     ({"fog_x": [0.1] * 5}, "unknown video perturbation 'fog_x'"),
-    ({"jpeg": [0.1, 2.0]}, "'jpeg' must map to errors in \\[0, 1\\]"),
+    ({"jpeg": [0.1, 0.1, 0.1, 0.1, 2.0]}, "'jpeg' must map to 5 errors in \\[0, 1\\]"),
     ({"jpeg": {"7": 0.1}}, "at severities 1..5"),
     ([0.1], "expected a JSON object"),
+    ({"fog": [0.1] * 4}, "'fog' must map to 5 errors"),                    # 4: mCE read "over 0"
+    ({"fog": {"1": 0.1, "2": 0.1, "3": 0.1, "4": 0.1}}, "'fog' must map to 5 errors"),
+    ('{"fog": [0.1, 0.1, 0.1, 0.1, 0.1], "FOG": [0.5, 0.5, 0.5, 0.5, 0.5]}', "'fog' and 'FOG' both name fog"),
+    ('{"jpeg": [0.1, 0.1, 0.1, 0.1, 0.1], "jpeg": [0.5, 0.5, 0.5, 0.5, 0.5]}', "'jpeg' and 'jpeg' both name jpeg"),
+    ({"jpeg": [0.1] * 5, "jpeg_compression": [0.2] * 5}, "'jpeg' and 'jpeg_compression' both name jpeg"),
+    ({"fog": [0] * 5, "jpeg": [0.0] * 5}, "'fog' has every error 0"),
+    ({}, "no operation"),
 ])
 def test_bad_baseline_errors(bad, message, tmp_path):
     path = tmp_path / "b.json"
-    path.write_text(json.dumps(bad))
+    path.write_text(bad if isinstance(bad, str) else json.dumps(bad))
     with pytest.raises(ValueError, match=message):
         load_baseline(path)
 
@@ -354,8 +383,8 @@ def test_benchmark_api_mechanism_with_registered_ops():
     doc = benchmark(load_model("toy:8"), tiny_data(3), video=["jpeg", "speckle_noise:imagenet-c"],
                     severities=[2], bootstrap=0, settings=Settings(progress=False))
     assert [r["perturbation"] for r in doc["runs"]] == ["jpeg", "speckle_noise:imagenet-c"]
-    assert doc["suites"]["imagenet-c"]["configurations"] == 2 and "msrvtt-p" in doc["suites"]
-    assert doc["suites"]["msrvtt-p"]["operations"] == ["jpeg"]
+    assert doc["suites"]["imagenet-c"]["configurations"] == 2 and "msrvtt-p" not in doc["suites"]   # jpeg alone
+    assert doc["suites"]["imagenet-c"]["operations"] == ["jpeg", "speckle_noise"]
 
 
 def test_cli_apply_and_gallery_take_suite_tables(tmp_path, capsys):

@@ -54,10 +54,42 @@ def test_bad_severity(name, severity, small):
         Perturbation(name, severity)
 
 
+def test_a_text_perturbation_is_named_as_one(small):
+    """Issue 27 item 13: a text op given to the video API says where it belongs."""
+    with pytest.raises(ValueError, match=r"'Typos' is a text perturbation, not a video one; apply it with "
+                       r"perturb\.text\.apply"):
+        apply(small, "Typos")
+
+
+def test_a_channels_first_clip_is_told_the_layout(small):
+    """Issue 27 item 13: (T, 3, H, W) numpy is answered with the channels-last layout expected."""
+    with pytest.raises(ValueError, match=r"laid out \(T, H, W, 3\) channels-last; got shape \(12, 3, 48, 48\)"
+                       r".*clip\.transpose\(0, 2, 3, 1\)") as info:
+        apply(np.ascontiguousarray(small.transpose(0, 3, 1, 2)), "contrast")
+    assert "grayscale" not in str(info.value)
+    with pytest.raises(ValueError, match=r"\(T, 3, H, W\) channels-first.*permute\(0, 3, 1, 2\)"):
+        apply(torch.from_numpy(small).float() / 255, "contrast")        # float torch is (T, 3, H, W)
+
+
+def test_sample_clip_is_writable_and_torch_takes_it_quietly():
+    """Issue 27 item 14: the README's torch.from_numpy(sample_clip()) warns about nothing, and
+    writing to one copy leaves the next call's clip as it was."""
+    import warnings
+
+    clip = sample_clip(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tensor = torch.from_numpy(clip)
+        torch.from_numpy(sample_clip())
+    tensor[0, 0, 0] = 0
+    clip[1] = 255
+    assert sample_clip(4)[1].min() < 255 and clip.flags.writeable
+
+
 def test_unknown_name_suggests():
     with pytest.raises(ValueError, match="did you mean 'motion_blur'"):
         apply(np.zeros((1, 8, 8, 3), np.uint8), "motion_blurr")
-    with pytest.raises(ValueError, match="unknown video perturbation"):
+    with pytest.raises(ValueError, match="is a text perturbation, not a video one"):
         perturb.video.get("Typos")                  # a text perturbation is not a video one
 
 

@@ -10,7 +10,8 @@ from PIL import Image
 from perturb.video import imagenet_c_colour as colour
 from perturb.video.blur import zoom_blur
 from perturb.video.imagenet_c import blur_levels, render_gaussian_blur
-from perturb.video.imagenet_c_pixelate import box_pass_plan, pixelate_size, render_pixelate
+from perturb.video.imagenet_c_pixelate import (box_pass_plan, box_ranges, box_reduce, pixelate_size, render_pixelate,
+                                               rounded_mean)
 from perturb.video._opencv_frames import centre_zoom_matrix, to_uint8
 from perturb.video.weather import composite_spatter
 from perturb.video.sample import sample_clip
@@ -170,3 +171,12 @@ def test_gaussian_blur_rounds_the_float32_filter(sigma: float) -> None:
                    rng.integers(0, 256, (1, 3, 90, 3), dtype=np.uint8)]:
         want = np.stack([cv2.convertScaleAbs(blur_levels(f, sigma)) for f in frames])
         np.testing.assert_array_equal(render_gaussian_blur(frames, sigma), want)
+
+
+def test_one_box_pass_equals_box_sums_rounded_in_pillows_fixed_point() -> None:
+    image = np.random.default_rng(10).integers(0, 256, (5, 224, 3), dtype=np.uint8)
+    for n_out in (134, 112, 89, 56, 17):
+        start, stop, weight = box_ranges(224, n_out)
+        sums = np.add.reduceat(image.astype(np.int64), start, axis=1)          # boxes partition the row
+        want = rounded_mean(sums, weight[None, :, None])
+        np.testing.assert_array_equal(box_reduce(image, box_pass_plan(224, n_out, 5, 1)), want)

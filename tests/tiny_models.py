@@ -75,9 +75,13 @@ def build_seq2seq(path: Path, seed: int = 0) -> Path:
     return path
 
 
-def build_clip(path: Path, seed: int = 0, image_size: int = 32, patch_size: int = 8) -> Path:
+def build_clip(path: Path, seed: int = 0, image_size: int = 32, patch_size: int = 8, *,
+               text: dict | None = None, vision: dict | None = None, projection_dim: int = 16,
+               processor_size: int = 32) -> Path:
     """A 1-layer CLIPModel (hidden 32, 32x32 images, 16-d projection) with a byte-level CLIP
-    tokenizer and a preprocessor config, saved under ``path``."""
+    tokenizer and a preprocessor config, saved under ``path``. ``text`` / ``vision`` override
+    the towers' config entries and ``processor_size`` the preprocessor's (``benchmarks/gpu.py``
+    builds a ViT-B/32-sized model this way)."""
     import json
 
     import torch
@@ -92,16 +96,17 @@ def build_clip(path: Path, seed: int = 0, image_size: int = 32, patch_size: int 
     vocab["<|startoftext|>"], vocab["<|endoftext|>"] = len(vocab), len(vocab) + 1
     CLIPTokenizer(vocab=vocab, merges=[]).save_pretrained(path)
     cfg = CLIPConfig(
-        text_config=dict(vocab_size=len(vocab), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                         num_attention_heads=2, max_position_embeddings=64,
-                         bos_token_id=vocab["<|startoftext|>"], eos_token_id=vocab["<|endoftext|>"]),
-        vision_config=dict(image_size=image_size, patch_size=patch_size, hidden_size=32, intermediate_size=64,
-                           num_hidden_layers=1, num_attention_heads=2),
-        projection_dim=16)
+        text_config=dict(dict(vocab_size=len(vocab), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                              num_attention_heads=2, max_position_embeddings=64,
+                              bos_token_id=vocab["<|startoftext|>"], eos_token_id=vocab["<|endoftext|>"]),
+                         **(text or {})),
+        vision_config=dict(dict(image_size=image_size, patch_size=patch_size, hidden_size=32, intermediate_size=64,
+                                num_hidden_layers=1, num_attention_heads=2), **(vision or {})),
+        projection_dim=projection_dim)
     with torch.random.fork_rng():          # seeded weights without touching the global stream
         torch.manual_seed(seed)
         model = CLIPModel(cfg)
     model.save_pretrained(path)
     (path / "preprocessor_config.json").write_text(json.dumps(
-        {"size": {"shortest_edge": 32}, "crop_size": {"height": 32, "width": 32}, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.25, 0.25, 0.25]}))
+        {"size": {"shortest_edge": processor_size}, "crop_size": {"height": processor_size, "width": processor_size}, "image_mean": [0.5, 0.5, 0.5], "image_std": [0.25, 0.25, 0.25]}))
     return path

@@ -3,20 +3,24 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..results import Metric, gamma_metric
 from ..selection import SEVERITY_LEVELS
-from .adapters.factory import load_model
+from .adapters.factory import load_model, parse_spec
 from .adapters.frames import frame_spec_of
 from .adapters.protocol import Model, wrap
 from .cache import EmbeddingCache
 from .contrast_eval import evaluate_entailment, evaluate_mc
 from .data import BenchData
 from .encoder import Encoder, Settings
+from .placement import default_engine, replica_options, replica_perturb_device
 from .plan import plan
+from .replica_tasks import ContrastTask, Describe, WorkerContext, for_replicas
+from .replicas import open_replicas
 from .results import build_results
-from .shards import run_jobs
+from .shards import Sharded, described_model, run_jobs
 from .sources import OnTheFly
 from .suite_summary import load_baseline, summarize_suites
 
@@ -55,14 +59,11 @@ def model_record(m: Model) -> dict[str, Any]:
     return record
 
 
-def _two_stage(m: Model, k: int, first_stage: Any, encoder: Encoder, options: dict[str, Any] | None,
-               backend: str | None) -> Encoder:
+def _two_stage(m: Model, k: int, first_stage: Any, encoder: Encoder, options: dict[str, Any] | None) -> Encoder:
     from .rerank import RerankEncoder
 
     if first_stage is None:
         raise ValueError("--rerank needs --first-stage MODEL (a dual encoder that ranks first)")
-    if backend:
-        raise ValueError("--rerank runs in this process; drop --backend")
     first = load_model(first_stage, **(options or {})) if isinstance(first_stage, str) \
         else wrap(first_stage, _default_id(first_stage))
     first_encoder = Encoder(first, encoder.data, encoder.source, encoder.cache, encoder.settings)
@@ -75,7 +76,7 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
               pairs: Sequence[tuple[str, str]] = (), metric: str | Metric = "t2v.R@5",
               bootstrap: int = 1000, level: float = 0.95, source: OnTheFly | None = None,
               cache_dir: str | None = None, settings: Settings | None = None,
-              backend: str | None = None, scheduler: str | None = None, n_workers: int = 2,
+              backend: str | None = None, scheduler: str | None = None, n_workers: int | None = None,
               model_options: dict[str, Any] | None = None,
               stats: dict[str, Any] | None = None, mc: str | None = None,
               entailment: str | None = None, cache_key: str | None = None, rerank: int | None = None,
@@ -84,12 +85,17 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     """Run clean + every configuration and return the results.json document.
 
     ``model`` is a :class:`Model`, any encoder object, or a spec string (``clip:...``,
-    ``callable:MODULE:ATTR``...); sharding over ``backend="dask"`` needs the spec string.
+    ``callable:MODULE:ATTR``...); sharding over ``backend`` ("loky", "dask", "ray") needs the spec
+    string: the model then lives only on replicas, one per GPU (``n_workers`` caps them; on CPUs
+    ``n_workers`` replicas, default 2), and the driver holds none (:mod:`perturb.bench.replicas`).
+    Without ``backend``, a spec string whose model goes on ``device`` cuda or auto runs on local
+    loky replicas where several GPUs are usable here (:func:`~.placement.default_engine`); with
+    one GPU, or on the CPU, it runs in this process.
     ``bootstrap=0`` turns confidence intervals off. ``mc`` / ``entailment`` name contrast-set
     files evaluated on the clean videos (top-level ``mc`` and ``entailment`` keys). ``rerank=K`` with a
     dual-encoder ``first_stage`` re-scores only each caption's top K videos with the cross-encoder
     ``model`` (see :mod:`perturb.bench.rerank`). ``stats``, if given, receives the run time and
-    the number of forward passes made in this process, and (also when the run fails) under
+    the number of forward passes made (here and on replicas), and (also when the run fails) under
     ``progress`` the configurations finished and rows cached. ``cache_key`` pins the version the
     embedding cache keys the model by (else its checkpoint, revision, ``cache_version`` or name).
     Video runs are also grouped by suite (top-level ``suites``, :mod:`perturb.bench.suite_summary`);
@@ -99,39 +105,85 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     metric = gamma_metric(metric)            # parsed once, here (a Metric passes through)
     baseline = load_baseline(baseline_errors) if baseline_errors is not None else None
     spec = model if isinstance(model, str) else None
-    m = load_model(model, **(model_options or {})) if spec else wrap(model, _default_id(model))
-    if cache_key is not None:
-        m.cache_key = cache_key
-    if cache_dir is not None and m.needs_media:
-        notice_unversioned(m)
     source = source or OnTheFly(seed=settings.seed)
-    if hasattr(source, "fit_to"):
-        source.fit_to(frame_spec_of(m.impl))
-    jobs = plan(video, text, severities, pairs)
-    with_ap = data.extra_positives > 0 or metric.key == "mAP"
-    encoder = Encoder(m, data, source, EmbeddingCache(cache_dir), settings, with_ap=with_ap)
-    if stats is not None:
-        stats["progress"] = encoder.progress
-    if rerank is not None:
-        encoder = _two_stage(m, rerank, first_stage, encoder, model_options, backend)
-    t0 = time.perf_counter()
-    before = m.forward_passes()
-    clean, runs, skipped = run_jobs(encoder, jobs, backend=backend, scheduler=scheduler, n_workers=n_workers,
-                           model_spec=spec, model_options=model_options)
-    boot = {"n": bootstrap, "seed": settings.seed, "level": level} if bootstrap else None
-    extra: dict[str, Any] = {"skipped": skipped} if skipped else {}
-    if mc:
-        extra["mc"] = evaluate_mc(encoder, mc, {"n": bootstrap, "seed": settings.seed, "level": level}
-                                  if bootstrap else None)
-    if entailment:
-        extra["entailment"] = evaluate_entailment(encoder, entailment)
-    if rerank is not None:
-        extra["rerank"] = encoder.describe()
-    if hasattr(source, "describe"):
-        extra["decode"] = source.describe()
-    doc = build_results(model_record(m), data, metric, clean, runs, boot, extra=extra, ties=settings.ties)
-    doc["suites"] = summarize_suites(doc, baseline)
-    if stats is not None:
-        stats.update(seconds=round(time.perf_counter() - t0, 2), forward_passes=m.forward_passes() - before,
-                     configs=len(jobs))
-    return doc
+    if backend and spec is None:
+        raise ValueError("sharding needs the model as a spec string (e.g. callable:MODULE:ATTR)")
+    if backend is None and spec is not None:           # several GPUs here: one local replica each
+        backend = default_engine(parse_spec(spec)[0], (model_options or {}).get("device"), n_workers,
+                                 device_map=(model_options or {}).get("device_map"),
+                                 rerank=rerank is not None)[0]
+    if backend and rerank is not None:
+        raise ValueError("--rerank runs in this process; drop --backend")
+    run = Run(data, metric, baseline, source, cache_dir, settings,
+              data.extra_positives > 0 or metric.key == "mAP", stats)
+    kw = dict(mc=mc, entailment=entailment, bootstrap=bootstrap, level=level, cache_key=cache_key)
+    if not backend or parse_spec(spec)[0] == "precomputed":      # embeddings read from files: no replicas
+        m = load_model(model, **(model_options or {})) if spec else wrap(model, _default_id(model))
+        return run.execute(m, plan(video, text, severities, pairs), rerank=rerank, first_stage=first_stage,
+                           model_options=model_options, **kw)
+    options = model_options or {}
+    with open_replicas(backend, scheduler, n_workers, options.get("device"), getattr(source, "device", None)) as pool:
+        ctx = for_replicas(WorkerContext(spec, {}, data, source, cache_dir, settings, run.with_ap),
+                           replica_options(options, pool.replicas),
+                           replica_perturb_device(getattr(source, "device", None), pool.replicas))
+        sharded = Sharded(pool, ctx)
+        m = described_model(sharded.call(Describe(ctx)))
+        ctx.source.fit_to(frame_spec_of(m.impl))
+        return run.execute(m, plan(video, text, severities, pairs), sharded=sharded, **kw)
+
+
+@dataclass
+class Run:
+    """One benchmark's inputs, run with a model held here or described by its replicas."""
+
+    data: BenchData
+    metric: Metric
+    baseline: dict[str, Any] | None
+    source: Any
+    cache_dir: str | None
+    settings: Settings
+    with_ap: bool
+    stats: dict[str, Any] | None
+
+    def execute(self, m: Model, jobs: list[Any], *, mc: str | None, entailment: str | None, bootstrap: int,
+                level: float, cache_key: str | None, rerank: int | None = None, first_stage: Any = None,
+                model_options: dict[str, Any] | None = None, sharded: Sharded | None = None) -> dict[str, Any]:
+        settings, stats, source = self.settings, self.stats, self.source
+        if cache_key is not None:
+            m.cache_key = cache_key
+        if self.cache_dir is not None and m.needs_media:
+            notice_unversioned(m)
+        if hasattr(source, "fit_to"):
+            source.fit_to(frame_spec_of(m.impl))
+        encoder = Encoder(m, self.data, source, EmbeddingCache(self.cache_dir), settings, with_ap=self.with_ap)
+        if stats is not None:
+            stats["progress"] = encoder.progress
+        if rerank is not None:
+            encoder = _two_stage(m, rerank, first_stage, encoder, model_options)
+        t0 = time.perf_counter()
+        before = m.forward_passes()
+        clean, runs, skipped = run_jobs(encoder, jobs, sharded=sharded)
+        boot = {"n": bootstrap, "seed": settings.seed, "level": level} if bootstrap else None
+        extra: dict[str, Any] = {"skipped": skipped} if skipped else {}
+        for kind, path in (("mc", mc), ("entailment", entailment)):
+            if not path:
+                continue
+            boot_mc = boot if kind == "mc" else None
+            if sharded is not None:
+                extra[kind] = sharded.call(ContrastTask(sharded.ctx, kind, path, boot_mc))
+            else:
+                extra[kind] = evaluate_mc(encoder, path, boot_mc) if kind == "mc" else \
+                    evaluate_entailment(encoder, path)
+        if rerank is not None:
+            extra["rerank"] = encoder.describe()
+        if hasattr(source, "describe"):
+            extra["decode"] = source.describe()
+        if sharded is not None:
+            extra["provenance"] = sharded.provenance()
+        doc = build_results(model_record(m), self.data, self.metric, clean, runs, boot, extra=extra,
+                            ties=settings.ties)
+        doc["suites"] = summarize_suites(doc, self.baseline)
+        if stats is not None:
+            passes = m.forward_passes() - before + (sharded.passes if sharded is not None else 0)
+            stats.update(seconds=round(time.perf_counter() - t0, 2), forward_passes=passes, configs=len(jobs))
+        return doc

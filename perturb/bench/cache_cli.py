@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..listing import print_rows, to_terminal
 from ..options import positive_number
 from .cache import KEY_FILE, _read_part, clean_temporaries, entries
 
@@ -20,7 +22,9 @@ def register(subparsers: Any) -> None:
                               description="Each entry holds one model version's embeddings of one dataset "
                               "under one perturbation, severity, seed and decoding setting.")
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    ls = sub.add_parser("ls", help="list entries with their size and what they hold")
+    ls = sub.add_parser("ls", help="list entries with their size and what they hold",
+                        epilog="Piped or redirected: one entry a line, tab-separated: "
+                        + ", ".join(PLAIN_FIELDS) + "; the total goes to stderr.")
     rm = sub.add_parser("rm", help="remove the entries matching every filter given")
     prune = sub.add_parser("prune", help="remove damaged parts, stale temporaries, entries superseded by a "
                            "newer model or perturbation version, and (with --older-than) old entries")
@@ -82,14 +86,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
         raise UsageError(f"{root} is not a directory (expected a perturb bench cache, e.g. OUT/cache)")
     found = entries(root)
     if args.action == "ls":
-        total = 0
-        for e in (e for e in found if _matches(e, args)):
-            rows, damaged = _rows(e)
-            total += e["bytes"]
-            note = f", {damaged} damaged" if damaged else ""
-            print(f"{_size(e['bytes']):>10}  {len(e['parts'])} parts, {rows} rows{note}  {_describe(e, root)}")
-        print(f"{_size(total)} in {sum(_matches(e, args) for e in found)} entries under {root}")
-        return 0
+        return _ls(root, [e for e in found if _matches(e, args)])
     if args.action == "rm":
         _check_filters(args)
         chosen = [e for e in found if _matches(e, args)]
@@ -97,6 +94,30 @@ def cmd_cache(args: argparse.Namespace) -> int:
         print(f"removed {len(chosen)} entries ({_size(freed)}) from {root}")
         return 0
     return _prune(root, found, args.older_than)
+
+
+# `cache ls` piped: one entry a line, these tab-separated fields (the total goes to stderr)
+PLAIN_FIELDS = ("bytes", "parts", "rows", "damaged", "model", "model_version", "dataset_name", "dataset",
+                "modality", "perturbation", "severity", "seed", "folder")
+
+
+def _ls(root: Path, chosen: list[dict[str, Any]]) -> int:
+    """Entries with their size: aligned lines and a total on a terminal; plain rows otherwise."""
+    terminal = to_terminal()
+    plain = []
+    for e in chosen:
+        rows, damaged = _rows(e)
+        if terminal:
+            note = f", {damaged} damaged" if damaged else ""
+            print(f"{_size(e['bytes']):>10}  {len(e['parts'])} parts, {rows} rows{note}  {_describe(e, root)}")
+            continue
+        k = e["key"]
+        plain.append([e["bytes"], len(e["parts"]), rows, damaged, *(k.get(f, "") for f in PLAIN_FIELDS[4:-1]),
+                      e["folder"].relative_to(root)])
+    print_rows(plain)
+    total = f"{_size(sum(e['bytes'] for e in chosen))} in {len(chosen)} entries under {root}"
+    print(total, file=None if terminal else sys.stderr)
+    return 0
 
 
 def _check_filters(args: argparse.Namespace) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import PerturbError, UsageError
-from ..fileio import write_atomic
+from ..fileio import remove_if_empty, write_atomic
 from ..selection import add_selection_arguments
 
 
@@ -71,6 +71,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--fps", type=float, help="decode at this frame rate (default: native)")
     p.add_argument("--max-frames", type=int, help="decode at most this many frames")
     p.add_argument("--workers", type=int, default=2, help="decode/perturb threads (default 2)")
+    p.add_argument("--per-frame", action="store_true", help="a new weather layer every frame (fog, frost, "
+                   "rain, snow, spatter), as the image suites draw every image; recorded in results.json")
     p.add_argument("--perturb-device", metavar="DEVICE",
                    help="perturb on torch on this device (cpu, cuda); default: numpy on the CPU")
     p.add_argument("--cache", metavar="DIR", help="embedding cache (default OUT/cache)")
@@ -78,9 +80,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--cache-key", metavar="STRING",
                    help="pin the model version the cache keys embeddings by (for callable/http models "
                    "without cache_version or GET /info); change it whenever the model changes")
-    p.add_argument("--backend", choices=("dask", "ray", "loky"), help="shard configurations over this engine")
+    p.add_argument("--backend", choices=("dask", "ray", "loky"), help="shard configurations over this engine "
+                   "(default: one loky replica per GPU where --device cuda/auto sees several, else this process)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler / Ray cluster")
-    p.add_argument("--jobs", type=int, default=2, help="workers of a local cluster (default 2)")
+    p.add_argument("--jobs", type=int, help="model replicas (default: one per GPU, else 2 CPU workers)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan (engine, replicas with device and "
+                   "host, shards, where texts and cross-encoders run) and exit, loading no model")
+    p.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
     p.add_argument("--ties", choices=("pessimistic", "optimistic"), default="pessimistic",
                    help="a negative scored like the positive ranks before it (pessimistic, default) or "
                         "after it; recorded in results.json, and compare refuses to mix the two")
@@ -114,16 +120,20 @@ def _short_side(value: str) -> int | str:
     return size
 
 
-def _selection(args: argparse.Namespace, built: Any) -> tuple[tuple[int, ...], list[str], list[str]]:
-    """Severities, video and text perturbations: the options given, else what ``built`` holds, else all."""
+def _selection(args: argparse.Namespace,
+               built: Any) -> tuple[tuple[int, ...], list[str], list[str], list[dict[str, Any]]]:
+    """Severities, video and text perturbations: the options given, else what ``built`` holds, else
+    the defaults; then the text perturbations left out because they cannot run here."""
     from ..registry import REGISTRY
     from ..selection import DEFAULT_VIDEO_SELECTION, SEVERITY_LEVELS, parse_severities
+    from ..text.availability import runnable
 
     video, text, sevs = built.selection() if built is not None else (DEFAULT_VIDEO_SELECTION, "all", SEVERITY_LEVELS)
     severities = parse_severities(args.severities if args.severities is not None else sevs or SEVERITY_LEVELS)
     video = REGISTRY.resolve(args.video_perturbations if args.video_perturbations is not None else video, "video")
-    text = REGISTRY.resolve(args.text_perturbations if args.text_perturbations is not None else text, "text")
-    return severities, [s.ref for s in video], [s.name for s in text]
+    given = args.text_perturbations is not None
+    text, left_out = runnable(args.text_perturbations if given else text, "--text-perturbations" if given else None)
+    return severities, [s.ref for s in video], [s.name for s in text], left_out
 
 
 def check_built(built: Any, data: Any, jobs: list[Any]) -> None:
@@ -155,30 +165,44 @@ def _data(args: argparse.Namespace):
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and write results and reports."""
-    from .adapters.factory import parse_spec
+    from .adapters.factory import check_available, parse_spec
     from .adapters.protocol import ModelSpecError
     from .report import print_summary, write_reports
     from ..results import write_csv, write_json
     from .encoder import Settings
     from .plan import plan
-    from .options import check_bench
+    from .options import check_bench, check_per_frame_option
+    from .dry_run import check_devices, print_plan, run_engine
     from .sources import Built
     from .suite_summary import load_baseline
+    from ..text.availability import left_out_line
 
     pairs = _pairs(args.pairs)
     metric = check_bench(args, pairs)        # every option, before any work
     try:
         parse_spec(args.model)
+        check_available(args.model)          # an hf model cached or reachable, its tokenizer there
         built = Built(args.built, seed=args.seed) if args.built else None
-        severities, video, text = _selection(args, built)
+        severities, video, text, left_out = _selection(args, built)
+        if args.per_frame:
+            check_per_frame_option(video, built)
         data = _data(args)
         if built is not None:
             check_built(built, data, plan(video, text, severities, pairs))
         if args.baseline_errors is not None:
             load_baseline(args.baseline_errors)
+        check_devices(args)
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e)) from e
+    if left_out:
+        print(f"perturb bench: note: {left_out_line(left_out)}", file=sys.stderr)
+    if args.dry_run or args.json:
+        return print_plan(args, data, plan(video, text, severities, pairs))
+    engine, reason = run_engine(args)
+    if args.backend is None and engine is not None:
+        print(f"perturb bench: note: {reason}", file=sys.stderr)
     out = Path(args.out)
+    created = not out.exists()
     check_out_dir(out)
     cache_dir = None if args.no_cache else (args.cache or str(out / "cache"))
     settings = Settings(seed=args.seed, batch_size=args.batch_size, workers=args.workers, ties=args.ties,
@@ -192,12 +216,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
         with model_loading_bars(not args.no_progress):
             doc = _run_benchmark(args, built, data, metric, video, text, severities, cache_dir, settings,
                                  options, stats)
+        if left_out:
+            doc["left_out"] = left_out
         if args.allow_skips and doc.get("skipped"):
             doc["skips_allowed"] = True              # `perturb check` then lists them without failing
         write_json(doc, out / "results.json")
         write_csv(doc, out / "results.csv")
         paths = write_reports([doc], out)
-    except ModelSpecError as e:          # e.g. callable:MODULE:ATTR naming no module or attribute
+    except ModelSpecError as e:          # e.g. an hf checkpoint refusing an option: nothing ran
+        if created:
+            remove_if_empty(out)
         raise UsageError(str(e)) from None
     except UsageError:
         raise
@@ -238,7 +266,8 @@ def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, metric: Any,
     from .sources import OnTheFly
 
     source = built if built is not None else OnTheFly(
-        seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device)
+        seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device,
+        per_frame=args.per_frame)
     return benchmark(args.model, data, video=video, text=text, severities=severities,
                      pairs=_pairs(args.pairs), metric=metric, bootstrap=args.bootstrap,
                      level=args.level, source=source, cache_dir=cache_dir, settings=settings,

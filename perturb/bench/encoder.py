@@ -54,9 +54,10 @@ def _host(frames: Any) -> np.ndarray:
     return frames.cpu().numpy() if hasattr(frames, "cpu") else np.asarray(frames)
 
 
-def _bar(total: int, desc: str, enabled: bool) -> Any:
-    from tqdm.auto import tqdm
-    return tqdm(total=total, desc=desc, unit="item", leave=False, disable=not enabled)
+def _bar(total: int, desc: str, enabled: bool, nested: bool = True) -> Any:
+    """A bar that is erased when done; a nested one (inside the configurations' bar) only on a terminal."""
+    from ..progress import bar
+    return bar(total=total, desc=desc, unit="item", enabled=enabled, nested=nested, leave=False)
 
 
 def _video_desc(cfg: Config) -> str:
@@ -160,7 +161,7 @@ class Encoder:
         total = sum(map(len, todo.values()))
         if total:
             spec = frame_spec_of(self.model.impl)
-            with _bar(total, "videos", self.settings.progress) as bar:
+            with _bar(total, "videos", self.settings.progress, nested=False) as bar:
                 for cfg, ks, frames in video_batches(self.source, self.data.items, configs, todo, spec,
                                                      self.settings.batch_size, self.settings.workers):
                     if not getattr(self.model.impl, "accepts_tensors", False):

@@ -41,13 +41,14 @@ def check_model(spec: str, option: str = "--model") -> str:
     URL; returns its kind (hf:/clip: folders are checked by parse_spec). Nothing is loaded (a
     callable's module is imported)."""
     from .adapters.factory import import_target, parse_spec
-    from .adapters.protocol import ModelSpecError
+    from .adapters.protocol import ModelSpecError, wrappable
 
     try:
         kind, target = parse_spec(spec)
-        if kind == "callable" and not callable(import_target(target)):
-            raise UsageError(f"{option} {spec}: {target} is not callable; expected a function or class "
-                             "that builds the model")
+        if kind == "callable" and not wrappable(import_target(target)):
+            raise UsageError(f"{option} {spec}: {target} is not a model; expected an object with "
+                             "encode_videos/encode_texts or score, a class or zero-argument factory "
+                             "returning one, or a function (clips, texts) -> scores")
     except ModelSpecError as e:
         raise UsageError(str(e)) from None
     path = os.path.expanduser(target)
@@ -136,10 +137,32 @@ def check_rerank(args: argparse.Namespace) -> None:
                          "encoder (expected hf:...#itm, hf:...#logits, hf:...#yesno or http:URL#cross)")
 
 
+def check_frames(args: argparse.Namespace) -> None:
+    """--frame-sampling names a rule, for a model kind that takes one."""
+    from .adapters.factory import check_frame_sampling
+    from .adapters.protocol import ModelSpecError
+
+    try:
+        check_frame_sampling(args.model, args.frame_sampling)
+    except ModelSpecError as e:
+        raise UsageError(str(e)) from None
+
+
+def check_per_frame_option(video: Sequence[str], built: Any) -> None:
+    """--per-frame perturbs on the fly, and some selected op must take it."""
+    from ..video.api import check_per_frame
+
+    if built is not None:
+        raise UsageError("--per-frame renders on the fly; --built benches the clips as built (build them "
+                         "with `perturb build --per-frame`)")
+    check_per_frame(video)
+
+
 def check_bench(args: argparse.Namespace, pairs: Sequence[tuple[str, str]]) -> Metric:
     """Every check above, in the order a reader of the command line would make them; the parsed metric."""
     check_numbers(args)
     check_model(args.model)
+    check_frames(args)
     metric = check_metric(args)
     check_rerank(args)
     check_pairs(pairs)

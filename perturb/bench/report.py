@@ -10,7 +10,7 @@ from ..fileio import write_atomic
 from ..honesty import chance_of, flags, run_label
 from . import plots
 from .bootstrap import METHOD
-from .suite_summary import suite_tables
+from .suite_summary import figure_lines, suite_tables
 
 MODALITIES = ("video", "text", "both")
 
@@ -36,11 +36,16 @@ CARD_FIELDS = ("family", "checkpoint", "revision", "mode", "frames", "frame_samp
 
 
 def model_tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """The model card and the two-stage re-ranking set-up, where the results document has them."""
+    """The model card (with how many replicas ran) and the two-stage re-ranking set-up, where the
+    results document has them."""
     out = []
-    card = doc["model"].get("card")
-    if card:
-        out.append(("Model", list(CARD_FIELDS), [[str(card.get(k, "")) for k in CARD_FIELDS]]))
+    card, ran = doc["model"].get("card"), doc.get("provenance")
+    if card or ran:
+        fields = list(CARD_FIELDS) if card else ["id"]
+        row = [str(card.get(k, "")) for k in CARD_FIELDS] if card else [doc["model"]["id"]]
+        if ran:                                  # sharded: how many replicas ran, on which engine
+            fields, row = fields + ["replicas"], row + [f"{len(ran['replicas'])} ({ran['engine']})"]
+        out.append(("Model", fields, [row]))
     rr = doc.get("rerank")
     if rr:
         out.append(("Two-stage re-ranking", ["first stage", "top K re-scored", "pairs scored", "note"],
@@ -146,6 +151,9 @@ def clean_score(doc: dict[str, Any]) -> str:
 def notes(doc: dict[str, Any]) -> list[str]:
     """What the reader must know before trusting the numbers: flags, and how the CIs were made."""
     out = [f["message"] for f in (doc.get("flags") if "flags" in doc else flags(doc))]
+    if doc.get("left_out"):
+        from ..text.availability import left_out_line
+        out.append(left_out_line(doc["left_out"]))
     boot = doc.get("bootstrap")
     out.append("CIs: " + METHOD.format(**boot) if boot else "no confidence intervals (--bootstrap 0)")
     return out
@@ -154,7 +162,7 @@ def notes(doc: dict[str, Any]) -> list[str]:
 def headline(doc: dict[str, Any]) -> dict[str, Any]:
     """What a reader asks first: the clean score, mean γ per modality, the worst configurations."""
     mod = doc["summary"]["modality"]
-    return {"clean": f"clean {doc['metric']}: {clean_score(doc)}", "side": side_task_lines(doc),
+    return {"clean": f"clean {doc['metric']}: {clean_score(doc)}", "side": side_task_lines(doc) + figure_lines(doc),
             "modalities": [(m, _f(mod[m].get("gamma_a_mean"), 3), _ci((mod[m].get("ci") or {}).get("gamma_a")),
                             _f(mod[m].get("gamma_r_mean"), 3), _ci((mod[m].get("ci") or {}).get("gamma_r")))
                            for m in MODALITIES if m in mod],
@@ -302,7 +310,7 @@ def side_task_lines(doc: dict[str, Any]) -> list[str]:
 
 def summary_lines(doc: dict[str, Any]) -> list[str]:
     """The lines printed under the table: clean score with chance, MC and entailment, the flags."""
-    lines = [f"clean {doc['metric']}: {clean_score(doc)}", *side_task_lines(doc)]
+    lines = [f"clean {doc['metric']}: {clean_score(doc)}", *side_task_lines(doc), *figure_lines(doc)]
     lines += [f"note: {f['message']}" for f in (doc.get("flags") if "flags" in doc else flags(doc))]
     return lines
 

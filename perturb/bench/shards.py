@@ -1,78 +1,27 @@
-"""Running configurations across workers: video shards and remote jobs on dask or ray, merged
-back into one :class:`~perturb.bench.encoder.Encoder`."""
+"""Running a benchmark's configurations: in this process, or on model replicas (one per GPU, see
+:mod:`.replicas`) where the driver holds no model. Replicas embed video shards and caption sets
+(dual encoders) or rank whole configurations (cross-encoders); their results are merged back into
+one :class:`~perturb.bench.encoder.Encoder`, which ranks.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from ..errors import MissingResourceError
-from .adapters.factory import load_model
-from .adapters.protocol import Model
-from .cache import EmbeddingCache
-from .data import BenchData
-from .encoder import Encoder, Ranked, Settings
+from .encoder import Encoder, Ranked
+from .placement import on_gpus, provenance, replica_record, shards
 from .plan import Job
 from .schedule import Config
-from .sources import CLEAN, OnTheFly
-
-@dataclass
-class WorkerContext:
-    """What every worker process needs: the model (rebuilt from its spec), data, source, cache."""
-
-    model_spec: str
-    model_options: dict[str, Any]
-    data: BenchData
-    source: OnTheFly
-    cache_root: str | None
-    settings: Settings
-
-
-@dataclass
-class RemoteTask(WorkerContext):
-    """Everything a worker process needs to run one job."""
-
-    with_ap: bool
-    job: Job
-    preset: dict[tuple[str, str, int | None], np.ndarray]
-
-
-@dataclass
-class VideoShard(WorkerContext):
-    """Everything a worker needs to embed some videos under every video configuration."""
-
-    configs: list[Config]
-    positions: list[int]
-
-
-def run_video_shard(task: VideoShard) -> dict[Config, dict[str, np.ndarray]]:
-    """Embed one shard of videos (video-major, cached as it goes) in a worker."""
-    model = _worker_model(task.model_spec, tuple(sorted(task.model_options.items())))
-    settings = Settings(**{**task.settings.__dict__, "progress": False})
-    enc = Encoder(model, task.data, task.source, EmbeddingCache(task.cache_root), settings)
-    return enc.video_rows(task.configs, task.positions)
+from .sources import CLEAN
+from .replica_tasks import (RemoteTask, Task, TextTask, VideoShard, WorkerContext,  # noqa: F401
+                            _worker_model, run_task, skip_record)
 
 
 def _shards(n: int, batch_size: int, workers: int) -> list[list[int]]:
-    """Item positions in contiguous shards of whole batches, about two per worker."""
-    per = max(1, -(-n // max(1, 2 * workers)))
-    per = -(-per // batch_size) * batch_size
-    return [list(range(i, min(i + per, n))) for i in range(0, n, per)]
-
-
-def _uses_cuda(options: dict[str, Any] | None) -> bool:
-    device = str((options or {}).get("device", "auto"))
-    if device.startswith("cuda"):
-        return True
-    if device != "auto":
-        return False
-    try:
-        import torch
-        return bool(torch.cuda.is_available())
-    except ImportError:
-        return False
+    """Item positions in contiguous shards of whole batches, about two per CPU worker."""
+    return shards(n, batch_size, workers)
 
 
 def _video_configs(jobs: Sequence[Job]) -> list[Config]:
@@ -80,96 +29,135 @@ def _video_configs(jobs: Sequence[Job]) -> list[Config]:
                                                   if j.modality in ("video", "both")]))
 
 
-def shard_videos(encoder: Encoder, configs: Sequence[Config], *, backend: str, scheduler: str | None,
-                 n_workers: int, model_spec: str, model_options: dict[str, Any] | None) -> None:
-    """Embed the videos under every configuration sharded over videos on ``backend``, then merge."""
-    from tqdm.auto import tqdm
+class Sharded:
+    """A run's replicas and the context every task carries; it keeps where each task ran."""
 
-    from ..engines import run as run_engine
-    root = str(encoder.cache.root) if encoder.cache.root is not None else None
-    configs = list(configs)
-    tasks = [VideoShard(model_spec, model_options or {}, encoder.data, encoder.source, root,
-                        encoder.settings, configs, shard)
-             for shard in _shards(len(encoder.data.items), encoder.settings.batch_size, n_workers)]
-    gpus = 1 if backend == "ray" and _uses_cuda(model_options) else 0
+    def __init__(self, pool: Any, ctx: WorkerContext) -> None:
+        self.pool, self.ctx = pool, ctx
+        self.ledger: list[dict[str, Any]] = []
+        self.passes = 0
+        self.finished: list[str] = []          # the run's progress list: shards done, for a failure's message
+
+    def serve(self, tasks: Sequence[Task], desc: str, progress: bool) -> list[Any]:
+        """Every task's result, in task order (they run in completion order, pulled by replicas)."""
+        from ..progress import bar
+
+        order = {t.label(): k for k, t in enumerate(tasks)}
+        out: list[tuple[int, Any, dict[str, Any]]] = []
+        for result, at in bar(self.pool.map(run_task, tasks), total=len(tasks), desc=desc, enabled=progress):
+            out.append((order[at["shard"]], result, at))
+            self.finished.append(at["shard"])
+        out.sort(key=lambda r: r[0])
+        for _, _, at in out:
+            self.passes += at["passes"]
+            self.ledger.append({"shard": at["shard"], **replica_record(at)})
+        return [result for _, result, _ in out]
+
+    def call(self, task: Task) -> Any:
+        return self.serve([task], task.label(), False)[0]
+
+    def provenance(self) -> dict[str, Any]:
+        return provenance(self.pool.engine, self.ledger)
+
+
+def _dual_on_replicas(encoder: Encoder, jobs: Sequence[Job], run: Sharded) -> dict[str, str]:
+    """Caption sets and video shards embedded on replicas, memoised here; text skips by name."""
+    ctx, settings = run.ctx, encoder.settings
+    texts = list(dict.fromkeys([CLEAN] + [j.text for j in jobs if j.modality in ("text", "both")]))
+    positions = shards(len(encoder.data.items), settings.batch_size, len(run.pool.replicas),
+                       on_gpus(run.pool.replicas))
+    configs = _video_configs(jobs)
+    tasks: list[Task] = [TextTask(ctx, t) for t in texts] + [VideoShard(ctx, configs, p) for p in positions]
+    results = run.serve(tasks, "shards", settings.progress)
+    missing: dict[str, str] = {}
     merged: dict[Config, dict[str, np.ndarray]] = {cfg: {} for cfg in configs}
-    results = run_engine(run_video_shard, tasks, backend=backend, jobs=n_workers, scheduler=scheduler,
-                         gpus=gpus)
-    for rows in tqdm(results, total=len(tasks), desc="video shards", disable=not encoder.settings.progress):
-        for cfg, by_id in rows.items():
-            merged[cfg].update(by_id)
+    for task, result in zip(tasks, results):
+        if isinstance(task, TextTask) and isinstance(result, str):
+            if task.perturbation == CLEAN:
+                raise MissingResourceError(result)
+            missing[task.perturbation] = result
+        elif isinstance(task, TextTask):
+            encoder.memo[("text", task.perturbation, None)] = result
+        else:
+            for cfg, by_id in result.items():
+                merged[cfg].update(by_id)
     encoder.merge_rows(merged)
+    return missing
 
 
-@lru_cache(maxsize=4)
-def _worker_model(spec: str, options: tuple[tuple[str, Any], ...]) -> Model:
-    return load_model(spec, **dict(options))
+def _rank_all(encoder: Encoder, jobs: Iterable[Job], done: dict[Job, Ranked],
+              skipped: dict[Job, dict[str, Any]], missing: dict[str, str]) -> None:
+    """Rank here every job not done or skipped yet (a missing resource skips its job)."""
+    from ..progress import bar
 
-
-def skip_record(job: Job, error: Exception) -> dict[str, Any]:
-    """Why a job was skipped (e.g. a text perturbation whose model is not installed)."""
-    return {"modality": job.modality, "perturbation": job.perturbation, "severity": job.severity,
-            "reason": str(error)}
-
-
-def run_remote(task: RemoteTask) -> tuple[Job, Ranked | dict[str, Any], dict[tuple[str, str, int | None], np.ndarray]]:
-    """Run one job in a worker: its ranks (or why it was skipped) and the embeddings it made."""
-    model = _worker_model(task.model_spec, tuple(sorted(task.model_options.items())))
-    settings = Settings(**{**task.settings.__dict__, "progress": False})
-    enc = Encoder(model, task.data, task.source, EmbeddingCache(task.cache_root), settings, task.with_ap)
-    enc.memo.update(task.preset)
-    try:
-        return task.job, enc.rank(task.job), enc.produced(task.job)
-    except MissingResourceError as e:
-        return task.job, skip_record(task.job, e), {}
-
-
-def run_jobs(encoder: Encoder, jobs: Sequence[Job], *, backend: str | None = None,
-             scheduler: str | None = None, n_workers: int = 2, model_spec: str | None = None,
-             model_options: dict[str, Any] | None = None) -> tuple[Ranked, list[Ranked], list[dict[str, Any]]]:
-    """Clean ranks, one :class:`Ranked` per job (job order), and the skipped jobs with reasons.
-
-    A dual encoder's videos are embedded first, for every configuration at once (video-major),
-    locally or sharded over videos on ``backend`` ("dask", "ray", "loky": the builder's engines);
-    a cross-encoder's jobs are sharded by configuration. A job whose perturbation lacks an
-    optional resource (MissingResourceError) is skipped.
-    """
-    from tqdm.auto import tqdm
-
-    dual = encoder.model.kind == "dual" and encoder.model.needs_media
-    if backend and model_spec is None:
-        raise ValueError("sharding needs the model as a spec string (e.g. callable:MODULE:ATTR)")
-    if dual:
-        encoder.texts(CLEAN)     # cheap, and fixes the embedding width before any video row is cached
-    if dual and backend:
-        shard_videos(encoder, _video_configs(jobs), backend=backend, scheduler=scheduler,
-                     n_workers=n_workers, model_spec=model_spec, model_options=model_options)
-    elif dual:
-        encoder.prepare_videos(_video_configs(jobs))
-    clean = encoder.rank(Job(CLEAN))
-    singles = [j for j in jobs if j.modality != "both"]
-    done: dict[Job, Ranked] = {}
-    skipped: dict[Job, dict[str, Any]] = {}
-    if backend and singles and not dual:
-        if model_spec is None:
-            raise ValueError("sharding needs the model as a spec string (e.g. callable:MODULE:ATTR)")
-        from ..engines import run as run_engine
-        preset = {k: v for k, v in encoder.memo.items() if CLEAN in k}
-        root = str(encoder.cache.root) if encoder.cache.root is not None else None
-        tasks = [RemoteTask(model_spec, model_options or {}, encoder.data, encoder.source, root,
-                            encoder.settings, encoder.with_ap, j, preset) for j in singles]
-        results = run_engine(run_remote, tasks, backend=backend, jobs=n_workers, scheduler=scheduler)
-        for job, ranked, produced in tqdm(results, total=len(tasks), desc="configs",
-                                          disable=not encoder.settings.progress):
-            if isinstance(ranked, Ranked):
-                done[job] = ranked
-            else:
-                skipped[job] = ranked
-            encoder.memo.update(produced)
     rest = [j for j in jobs if j not in done and j not in skipped]
-    for job in tqdm(rest, desc="configs", disable=not encoder.settings.progress or not rest):
+    for job in bar(rest, total=len(rest), desc="configs", enabled=encoder.settings.progress and bool(rest)):
+        if job.text in missing:
+            skipped[job] = skip_record(job, missing[job.text])
+            continue
         try:
             done[job] = encoder.rank(job)
         except MissingResourceError as e:
             skipped[job] = skip_record(job, e)
+
+
+def run_jobs(encoder: Encoder, jobs: Sequence[Job], *,
+             sharded: Sharded | None = None) -> tuple[Ranked, list[Ranked], list[dict[str, Any]]]:
+    """Clean ranks, one :class:`Ranked` per job (job order), and the skipped jobs with reasons.
+
+    In this process, a dual encoder's videos are embedded first, for every configuration at once
+    (video-major). On replicas (``sharded``), a dual encoder's captions and video shards are
+    embedded there and ranked here; a cross-encoder's configurations are ranked there, one task
+    each. A job whose perturbation lacks an optional resource (MissingResourceError) is skipped.
+    """
+    done: dict[Job, Ranked] = {}
+    skipped: dict[Job, dict[str, Any]] = {}
+    missing: dict[str, str] = {}
+    dual = encoder.model.kind == "dual" and encoder.model.needs_media
+    if sharded is not None:
+        sharded.finished = encoder.progress["finished"]
+    if sharded is not None and dual:
+        missing = _dual_on_replicas(encoder, jobs, sharded)
+    elif sharded is not None:
+        tasks = [RemoteTask(sharded.ctx, j) for j in [Job(CLEAN), *jobs]]
+        for job, ranked in sharded.serve(tasks, "configs", encoder.settings.progress):
+            (done if isinstance(ranked, Ranked) else skipped)[job] = ranked
+    elif dual:
+        encoder.texts(CLEAN)     # cheap, and fixes the embedding width before any video row is cached
+        encoder.prepare_videos(_video_configs(jobs))
+    clean = done.pop(Job(CLEAN)) if Job(CLEAN) in done else encoder.rank(Job(CLEAN))
+    _rank_all(encoder, jobs, done, skipped, missing)
     return clean, [done[j] for j in jobs if j in done], [skipped[j] for j in jobs if j in skipped]
+
+
+class _Described:
+    """The driver's stand-in for a model that lives on replicas: what it reads of it, nothing it runs."""
+
+    def __init__(self, info: dict[str, Any]) -> None:
+        self.frame_spec, self.cache_version = info["frame_spec"], info["cache_version"]
+        self.accepts_tensors = info["accepts_tensors"]
+        if info["card"] is not None:
+            self.card = lambda: info["card"]
+        if not info["needs_media"]:
+            self.load_embeddings = self._remote
+
+    def _remote(self, *_: Any) -> Any:
+        raise RuntimeError("this model runs on the replicas; the driver holds no copy of it")
+
+
+class _DescribedDual(_Described):
+    encode_videos = encode_texts = _Described._remote
+
+
+class _DescribedCross(_Described):
+    score = _Described._remote
+
+
+def described_model(info: dict[str, Any]) -> Any:
+    """A :class:`Model` the driver can key caches and write results with, built from a replica's
+    description (:class:`~perturb.bench.replica_tasks.Describe`)."""
+    from .adapters.protocol import Model
+
+    impl = (_DescribedDual if info["kind"] == "dual" else _DescribedCross)(info)
+    model = Model(impl, info["id"])
+    return model

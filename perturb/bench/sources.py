@@ -47,17 +47,20 @@ class CleanClip:
         return self.frames[pos]
 
 
-def _draw(name: str, severity: int | None, n_frames: int, seed: int) -> Any:
-    """The perturbation's parameters drawn for a clip of ``n_frames`` frames (:func:`perturb.video.draw`)."""
+def _draw(name: str, severity: int | None, n_frames: int, seed: int, per_frame: bool = False) -> Any:
+    """The perturbation's parameters drawn for a clip of ``n_frames`` frames (:func:`perturb.video.draw`);
+    ``per_frame`` applies to the ops that take it."""
     from .. import video
-    return video.draw(name, severity, n_frames, seed=seed)
+    from ..video.api import takes_per_frame
+    options = {"per_frame": True} if per_frame and takes_per_frame(name) else {}
+    return video.draw(name, severity, n_frames, seed=seed, **options)
 
 
 def _render_frames(clean: CleanClip, name: str, severity: int | None, seed: int,
-                   frames: np.ndarray | None) -> np.ndarray:
+                   frames: np.ndarray | None, per_frame: bool = False) -> np.ndarray:
     """Output frames ``frames`` (None: all) of ``name`` at ``severity`` on a clean clip: the one
     place where the runner turns (perturbation, clip, seed) into pixels, as ``apply`` does."""
-    draw = clean.draws.get((name, severity)) or _draw(name, severity, clean.n_frames, seed)
+    draw = clean.draws.get((name, severity)) or _draw(name, severity, clean.n_frames, seed, per_frame)
     out_idx = np.arange(clean.n_frames) if frames is None else np.asarray(frames)
     if clean.kept is None:                       # the whole clip: no gather of its source frames
         return draw.render_clip(clean.frames, out_idx)
@@ -68,8 +71,10 @@ class OnTheFly:
     """Decode with :func:`perturb.video.io.read`, perturb with :func:`perturb.video.apply`."""
 
     def __init__(self, seed: int = 0, size: int | None = None, fps: float | None = None,
-                 max_frames: int | None = None, memory_mb: int = 1024, device: str | None = None) -> None:
+                 max_frames: int | None = None, memory_mb: int = 1024, device: str | None = None,
+                 per_frame: bool = False) -> None:
         self.seed, self.size, self.fps, self.max_frames = seed, size, fps, max_frames
+        self.per_frame = per_frame      # a new weather layer every frame, for the ops that take it
         self.device = device            # perturb on torch here ("cpu", "cuda"); None: numpy
         self.budget = memory_mb * 2**20
         self._clips: dict[str, np.ndarray] = {}
@@ -88,7 +93,8 @@ class OnTheFly:
     def settings(self) -> str:
         """Decoding options that change pixels (part of the cache key)."""
         device = ":torch" if self.device is not None else ""     # interpolating torch kernels: +-1 level
-        return f"fly:size={self.size}:fps={self.fps}:max={self.max_frames}{device}"
+        return f"fly:size={self.size}:fps={self.fps}:max={self.max_frames}{device}" + (
+            ":per_frame" if self.per_frame else "")
 
     def fit_to(self, spec: FrameSpec | None) -> None:
         """Resolve ``size="model"``: decode straight to the short side the model reads (native
@@ -100,7 +106,8 @@ class OnTheFly:
         """How clips were decoded and perturbed, for results.json."""
         return {"source": "on the fly", "short_side": self.size, "fps": self.fps,
                 "model_input_changed_by_size": self.size is not None,     # a resize before the model's own
-                "max_frames": self.max_frames, "perturb_device": self.device or "numpy"}
+                "max_frames": self.max_frames, "perturb_device": self.device or "numpy",
+                "per_frame": self.per_frame}
 
     def decode(self, item: Item) -> np.ndarray:
         """The clean clip of an item (memoised within the memory budget)."""
@@ -129,7 +136,7 @@ class OnTheFly:
         if perturbation == "clean":
             return clean
         return _render_frames(CleanClip(clean, len(clean)), perturbation, severity,
-                              self.seed_of(item, perturbation, severity), None)
+                              self.seed_of(item, perturbation, severity), None, self.per_frame)
 
     def seed_of(self, item: Item, perturbation: str, severity: int | None) -> int:
         """The builder's per-output seed."""
@@ -158,7 +165,7 @@ class OnTheFly:
             out_idx = spec.indices(n, rate)
             for p, s in configs:
                 if p != CLEAN:
-                    draws[p, s] = _draw(p, s, n, self.seed_of(item, p, s))
+                    draws[p, s] = _draw(p, s, n, self.seed_of(item, p, s), self.per_frame)
             return np.concatenate([out_idx] + [np.asarray(d.source_indices(out_idx)) for d in draws.values()])
 
         frames, kept, n = self._read_some(item, needed)
@@ -187,7 +194,8 @@ class OnTheFly:
         idx = None if spec is None else spec.indices(clean.n_frames, clean.fps)
         if perturbation == CLEAN:
             return clean.take(idx)
-        return _render_frames(clean, perturbation, severity, self.seed_of(item, perturbation, severity), idx)
+        return _render_frames(clean, perturbation, severity, self.seed_of(item, perturbation, severity), idx,
+                              self.per_frame)
 
     def identity(self, item: Item, perturbation: str, severity: int | None) -> str:
         """What a perturbed clip is read from beyond the item's video ("" when made here)."""
@@ -241,7 +249,7 @@ class Built(OnTheFly):
 
     def describe(self) -> dict[str, Any]:
         return {"source": "built", "built": str(self.root), "short_side": self.size, "fps": self.fps,
-                "max_frames": self.max_frames}
+                "max_frames": self.max_frames, "per_frame": bool(self.info.get("per_frame", False))}
 
     def selection(self) -> tuple[list[str], list[str], list[int]]:
         """The video perturbations, text perturbations and severities the build was asked for."""

@@ -13,6 +13,9 @@ from . import explain, lexicon, tables
 
 VERB_TAGS = ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ")
 _SUBJECT_DEPS = ("nsubj", "nsubjpass")
+# A participle in these relations modifies a noun ("a smiling woman", "a parked car"): it is an
+# adjective there, not an action, so it is never swapped for another verb.
+ADJECTIVAL_DEPS = ("amod", "compound")
 
 
 def lemma_of(token: Any) -> str:
@@ -24,9 +27,11 @@ def lemma_of(token: Any) -> str:
 
 
 def targets(doc: Any, stop: frozenset[str] | None = None) -> list[Any]:
-    """Content verbs of a Doc that may be replaced: the root verb first, then in order."""
+    """Content verbs of a Doc that may be replaced, adjectival participles left out: the root verb
+    first, then in order."""
     stop = tables.verb_stoplist() if stop is None else stop
     found = [t for t in doc if t.pos_ == "VERB" and t.tag_ in VERB_TAGS and t.text.isalpha()
+             and t.dep_ not in ADJECTIVAL_DEPS
              and lemma_of(t) not in stop and lexicon.synsets(lemma_of(t), "v")]
     return sorted(found, key=lambda t: (t.dep_ != "ROOT", t.i))
 

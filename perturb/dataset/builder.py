@@ -39,9 +39,7 @@ from .work_units import Output, Preprocess, TextTask, VideoTask
 from .work import run_task
 
 PAPER_PREPROCESS = Preprocess(short_side=224, fps=30.0)   # the paper's S3D input: 224 px, 30 fps
-
-
-SETTINGS = ("seed", "format", "preprocess")     # must match to resume into an existing DIR
+SETTINGS = ("seed", "format", "preprocess", "per_frame")     # must match to resume into an existing DIR
 
 
 class BuildConflictError(PerturbError, ValueError):
@@ -79,10 +77,8 @@ class BuildResult:
 # --------------------------------------------------------------------------------- selection
 def resolve(selection: str | Iterable[str | Spec] | None, modality: str) -> list[Spec]:
     """Names, categories, 'all'/'none' or Spec objects → Specs of one modality."""
-    if selection is None:
-        return []
-    if isinstance(selection, str):
-        return REGISTRY.resolve(selection, modality)
+    if selection is None or isinstance(selection, str):
+        return REGISTRY.resolve(selection or "none", modality)
     specs: list[Spec] = []
     for s in selection:
         specs += [s] if isinstance(s, Spec) else REGISTRY.resolve(s, modality)
@@ -137,7 +133,8 @@ def _complete(row: dict[str, Any] | None, out: Path, verify: bool) -> bool:
 
 
 def sweep_temporaries(out: Path) -> int:
-    """Delete temporary files a killed build left behind; returns how many."""
+    """Delete temporary files a killed build or worker left behind; returns how many. Run when a
+    build starts and when it ends, so a finished tree holds only finished files."""
     n = 0
     for sub in ("videos", "captions"):
         for p in (out / sub).rglob(f"*{TMP_MARK}*"):
@@ -181,14 +178,14 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
           jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
           format: str = "lossless", short_side: int | None = None, fps: float | None = None,
           limit: int | None = None, verify: bool = True, parquet: bool = False,
-          progress: bool = True, command: str | None = None) -> BuildResult:
+          progress: bool = True, command: str | None = None, per_frame: bool = False) -> BuildResult:
     """Build a perturbed copy of ``dataset`` in ``out``; resumes what an earlier run left.
 
     ``dataset`` is a path (reader inferred unless given) or a list of :class:`Item`.
     Perturbations are names, categories, ``suite:NAME`` (default ``suite:msrvtt-p``), 'all',
     'none' or Spec objects; a suite's members come under the suite's tables. Per-output seeds come
     from ``item_seed(seed, item_id, perturbation, severity)``, so the bytes do not depend on
-    backend, worker count or order.
+    backend, worker count or order; ``per_frame`` redraws weather ops every frame (dataset.json).
     """
     t0 = time.perf_counter()
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
@@ -202,7 +199,7 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
     else:
         items = list(dataset)
     items = [_absolute(it) for it in (items[:limit] if limit is not None else items)]
-    vspecs = resolve(video_perturbations, "video")
+    vspecs = [s.with_per_frame() if per_frame else s for s in resolve(video_perturbations, "video")]
     tspecs = resolve(text_perturbations, "text")
     sevs = parse_severities(severities)
     fmt = encode.get_format(format)
@@ -223,10 +220,12 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
         try:
             _run(tasks, order, result, manifest, root, backend, jobs, scheduler, parquet, progress)
         except BaseException as e:          # never leave "running" behind a build that stopped
+            sweep_temporaries(root)
             stopped = "interrupted" if isinstance(e, KeyboardInterrupt) else "failed"
             write_json(root / "dataset.json", {**info, "status": stopped,
                                                "error": f"{type(e).__name__}: {e}"})
             raise
+        sweep_temporaries(root)     # a worker that died mid-write (its task ran again) left one
         result.seconds = time.perf_counter() - t0
         final = {k: manifest.rows[k] for k in order if k in manifest.rows}
         write_json(root / "dataset.json", {**info, "status": "complete" if result.ok
@@ -295,12 +294,12 @@ def _progress(results: Iterator[Any], total: int, show: bool, desc: str = "build
     if not show:
         yield from results
         return
-    from tqdm.auto import tqdm
+    from ..progress import bar
 
-    with tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True, smoothing=0.1) as bar:
+    with bar(total=total, desc=desc, unit=unit, dynamic_ncols=True, smoothing=0.1) as shown:
         for r in results:
             yield r
-            bar.update(len(r) if isinstance(r, list) else 1)
+            shown.update(len(r) if isinstance(r, list) else 1)
 
 
 def _counts(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -327,6 +326,7 @@ def _describe(dataset: Any, reader: str | None, items: Sequence[Item], vspecs: S
                                  "params": {str(v): s.params(v) for v in sevs} if s.has_severity
                                  else {}} for s in vspecs],
         "text_perturbations": [{"name": s.name, "category": s.category} for s in tspecs],
+        "per_frame": any(row.get("per_frame", False) for s in vspecs for row in (s.severities or {}).values()),
         "format": {"name": fmt.name, "ext": fmt.ext, "codec": fmt.codec,
                    "options": dict(fmt.options), "summary": fmt.summary},
         "preprocess": pre.as_dict(),

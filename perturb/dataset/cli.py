@@ -73,6 +73,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--no-verify", action="store_true",
                    help="on resume trust recorded sizes instead of re-hashing outputs")
     p.add_argument("--parquet", action="store_true", help="also write manifest.parquet")
+    p.add_argument("--per-frame", action="store_true", help="a new weather layer every frame (fog, frost, "
+                   "rain, snow, spatter), as the image suites draw every image; recorded in dataset.json")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=run)
 
@@ -101,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
     """Run a build; print the summary and the failed outputs."""
     from .builder import PAPER_PREPROCESS, BuildConflictError, build, resolve
     from .readers import DatasetFormatError
+    from ..text.availability import left_out_line, runnable
+    from ..video.api import check_per_frame
 
     _check(args)
     short, fps = args.short_side, args.fps
@@ -108,19 +112,23 @@ def run(args: argparse.Namespace) -> int:
         short, fps = short or PAPER_PREPROCESS.short_side, fps or PAPER_PREPROCESS.fps
     try:
         parse_severities(args.severities)
-        resolve(args.video_perturbations, "video")
-        resolve(args.text_perturbations, "text")
+        video = resolve(args.video_perturbations, "video")
+        text, left_out = runnable(args.text_perturbations)
+        if args.per_frame:
+            check_per_frame(video)
     except (UnknownPerturbationError, ValueError) as e:
         raise UsageError(str(e)) from None
+    if left_out:
+        print(f"perturb build: note: {left_out_line(left_out)}", file=sys.stderr)
     try:
         with stoppable():
             result = build(args.dataset, args.out, reader=args.reader,
                            video_perturbations=args.video_perturbations, severities=args.severities,
-                           text_perturbations=args.text_perturbations, seed=args.seed, jobs=args.jobs,
+                           text_perturbations=[t.name for t in text], seed=args.seed, jobs=args.jobs,
                            backend=args.backend, scheduler=args.scheduler, format=args.format,
                            short_side=short, fps=fps, limit=args.limit, verify=not args.no_verify,
                            parquet=args.parquet, progress=not args.no_progress,
-                           command=command_line(args))
+                           command=command_line(args), per_frame=args.per_frame)
     except (DatasetFormatError, FileNotFoundError, MissingResourceError, BuildConflictError) as e:
         raise UsageError(str(e)) from None
     print(result.summary())

@@ -167,7 +167,9 @@ def _meaning_notes(baseline: Results, current: Results, outcomes: list[Outcome])
     """Flags of either file (clean score near chance or 1, γ above 1...) and large drops passed as noise."""
     from .check import notes
 
-    out = [f"{which}: {n}" for which, r in (("baseline", baseline), ("current", current)) for n in notes(r)]
+    b_notes, c_notes = notes(baseline), notes(current)
+    out = [f"{'baseline and current' if n in c_notes else 'baseline'}: {n}" for n in b_notes]
+    out += [f"current: {n}" for n in c_notes if n not in b_notes]       # each note once
     large = [o for o in outcomes if o.cells.get("verdict") == "noise"
              and float(o.cells["drop"]) > LARGE_NOISE]
     if large:

@@ -143,6 +143,6 @@ def apply_batch(texts: Iterable[str], name: str, severity: int | None = None, *,
         docs = parse_batch(texts, pipeline_key(spec), batch_size)
     items = zip(texts, docs)
     if progress:
-        from tqdm.auto import tqdm
-        items = tqdm(items, total=len(texts), desc=spec.name, unit="caption")
+        from ..progress import bar
+        items = bar(items, total=len(texts), desc=spec.name, unit="caption")
     return [_run(spec, t, d, base, params, strict) for t, d in items]

@@ -24,6 +24,25 @@ from ..errors import MissingResourceError
 
 ModelRef = Union[str, os.PathLike]
 MAX_NEW_TOKENS = 64
+# Each model-based perturbation -> (the environment variables naming its model, the first set wins;
+# what the model is).
+MODEL_ENV: dict[str, tuple[tuple[str, ...], str]] = {
+    "BackTrans": (("PERTURB_BACKTRANS_MODELS",), "two translation models, 'FWD,BACK'"),
+    "MLM": (("PERTURB_MLM_MODEL",), "a masked language model"),
+    "Casual": (("PERTURB_CASUAL_MODEL", "PERTURB_STYLE_MODEL"), "a seq2seq style-transfer model"),
+    "Formal": (("PERTURB_FORMAL_MODEL", "PERTURB_STYLE_MODEL"), "a seq2seq style-transfer model"),
+}
+
+
+def configured(name: str) -> bool:
+    """Whether the model of a model-based perturbation is named by its environment variable."""
+    return any(os.environ.get(var, "").strip() for var in MODEL_ENV.get(name, ((), ""))[0])
+
+
+def how_to_configure(name: str) -> str:
+    """``set PERTURB_MLM_MODEL to a masked language model``, for a model-based perturbation."""
+    variables, what = MODEL_ENV[name]
+    return f"set {' or '.join(variables)} to {what}"
 
 
 def resolve(option: Optional[ModelRef], env: Sequence[str], what: str) -> str:

@@ -27,7 +27,7 @@ def _rule(transform: Callable[[Any], Optional[str]]) -> Callable[..., tuple[str,
 
 def _style(style: str) -> Callable[..., tuple[str, bool]]:
     """A kernel running the ``style`` transfer model (option ``model=``, ``prefix=``)."""
-    env = (f"PERTURB_{style.upper()}_MODEL", "PERTURB_STYLE_MODEL")
+    env = models.MODEL_ENV[style.capitalize()][0]
 
     def kernel(text: str, rng: np.random.Generator, *, doc: Any = None,
                model: Optional[str] = None, prefix: str = "") -> tuple[str, bool]:

@@ -215,7 +215,7 @@ def mlm(text: str, rng: np.random.Generator, *, doc: Any = None,
         model: Optional[str] = None, top_k: int = 5) -> tuple[str, bool]:
     """Kernel: one random noun or adjective masked and refilled by a masked language model."""
     doc = _need_doc(doc)
-    ref = models.resolve(model, ("PERTURB_MLM_MODEL",), "MLM")
+    ref = models.resolve(model, models.MODEL_ENV["MLM"][0], "MLM")
     spots = [t.i for t in doc if t.tag_ in MLM_TAGS and is_content(t)]
     if not spots:
         return text, False
@@ -233,7 +233,7 @@ def mlm(text: str, rng: np.random.Generator, *, doc: Any = None,
 def back_translate(text: str, rng: np.random.Generator, *, doc: Any = None,
                    model: Any = None) -> tuple[str, bool]:
     """Kernel: English → X → English with two seq2seq models (``model=('fwd', 'back')``)."""
-    fwd, back = models.resolve_pair(model, "PERTURB_BACKTRANS_MODELS", "BackTrans")
+    fwd, back = models.resolve_pair(model, models.MODEL_ENV["BackTrans"][0][0], "BackTrans")
     middle = models.generate(fwd, text)
     new = models.generate(back, middle) if middle else ""
     return (new, True) if new and new != text else (text, False)

@@ -48,8 +48,11 @@ def _mix_numpy(x: np.ndarray) -> np.ndarray:
 
 def _mix_torch(x: Any) -> Any:
     """The mixer applied in place to an int64 tensor of values in 0..2^32-1 (returned)."""
+    import torch
+
+    tmp = torch.empty_like(x)                      # one scratch tensor for the three shifts
     for shift, mult in zip(SHIFTS, (M1, M2, None)):
-        x ^= x >> shift
+        x ^= torch.bitwise_right_shift(x, shift, out=tmp)
         if mult is not None:
             x.mul_(mult).bitwise_and_(MASK)
     return x
@@ -111,12 +114,34 @@ def words_numpy(seed: int, values: int, start: int, stop: int) -> np.ndarray:
     return _mix_numpy(h).view(np.uint16)[:stop - start]
 
 
+def _pair_bases_torch(pairs: int, device: Any) -> Any:
+    """mix(i) for the value pairs i of a frame, int64 on ``device``; cached per frame size and
+    device up to CACHED_PAIRS pairs. Never written: :func:`words_torch` mixes a new tensor."""
+    import torch
+
+    if pairs <= CACHED_PAIRS:
+        return _cached_bases_torch(pairs, str(torch.device(device)))
+    return _mix_torch(torch.arange(pairs, dtype=torch.int64, device=device))
+
+
+@lru_cache(maxsize=4)
+def _cached_bases_torch(pairs: int, device: str) -> Any:
+    import torch
+
+    return _mix_torch(torch.arange(pairs, dtype=torch.int64, device=device))
+
+
 def words_torch(seeds: np.ndarray, values: int, device: Any) -> Any:
-    """The words (int64, 0..65535) of ``values`` values per frame, one row per seed, on ``device``."""
+    """The words (int32, 0..65535) of ``values`` values per frame, one row per seed, on ``device``.
+
+    The uint32 hashes are read as little-endian uint16 pairs through an int16 view of the int64
+    tensor (low half first), as :func:`words_numpy` views its uint32 array.
+    """
     import torch
 
     pairs = (values + 1) // 2
-    base = _mix_torch(torch.arange(pairs, dtype=torch.int64, device=device))
-    s = torch.as_tensor(np.asarray(seeds, dtype=np.int64), device=device)[:, None]
+    base = _pair_bases_torch(pairs, device)
+    s = torch.as_tensor(np.asarray(seeds, dtype=np.int64), device=base.device)[:, None]
     h = _mix_torch(base[None] ^ s)                     # a new tensor, mixed in place
-    return torch.stack((h & 0xFFFF, h >> 16), dim=-1).reshape(len(seeds), 2 * pairs)[:, :values]
+    halves = h.view(torch.int16).view(len(seeds), pairs, 4)[..., :2]     # bytes 0-1, 2-3 of each hash
+    return halves.to(torch.int32).bitwise_and_(0xFFFF).view(len(seeds), 2 * pairs)[:, :values]

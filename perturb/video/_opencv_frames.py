@@ -34,6 +34,11 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=MAX_THREADS, thread_name_prefix="perturb")
 
 
+# A forked child (a DataLoader worker) inherits the pool object but none of its threads, so
+# work handed to it would wait forever: the child starts a pool of its own on first use.
+os.register_at_fork(after_in_child=_pool.cache_clear)
+
+
 def run_parallel(fn: Callable[[Any], None], items: Sequence[Any]) -> None:
     """``fn(item)`` for every item, on the thread pool when :func:`threads` allows (never nested)."""
     if threads() <= 1 or len(items) <= 1:

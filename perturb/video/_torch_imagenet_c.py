@@ -1,8 +1,8 @@
 """Torch kernels of the ImageNet-C ops (:mod:`.imagenet_c`, :mod:`.imagenet_c_pixelate`,
 :mod:`.imagenet_c_colour`).
 
-Registered as ``kernel(x, ids, drawn, params)``. Blurs, glass and elastic take float
-(N, 3, H, W) levels; pixelate and the colour ops take uint8 (N, H, W, 3) frames. Whatever is
+Registered as ``kernel(x, ids, drawn, params)``. Blurs, glass, elastic and pixelate take float
+(N, 3, H, W) levels (pixelate also uint8 frames); the colour ops take uint8 (N, H, W, 3) frames. Whatever is
 random (glass's pixel sources, displacement fields) and every lookup table is computed on the host by the
 numpy module's own functions, so both backends use the same draw. Pixelate is exact integer
 work and the colour ops gathers from the same tables (the same pixels); the blurs and the
@@ -20,18 +20,35 @@ from . import imagenet_c as ic
 from . import imagenet_c_colour as colour
 from . import imagenet_c_pixelate as pix
 from ._torch_kernels import _border
+from .noise_kernels import _lookup
 
 
 # ------------------------------------------------------------------------------------- blurs
+@lru_cache(maxsize=16)
+def _band(n: int, taps: bytes) -> np.ndarray:
+    """(n, n) float32 M with (M·v)[i] = sum_k taps[k]·v[clamp(i + k - r, 0, n - 1)]: a 1-D
+    correlation with replicated edges as one matrix (r = len(taps) // 2)."""
+    k = np.frombuffer(taps, np.float64)
+    src = np.clip(np.arange(n)[:, None] + np.arange(len(k))[None] - len(k) // 2, 0, n - 1)
+    band = np.zeros((n, n))
+    np.add.at(band, (np.repeat(np.arange(n), len(k)), src.ravel()), np.tile(k, n))
+    band = band.astype(np.float32)
+    band.setflags(write=False)
+    return band
+
+
 def _separable(x: torch.Tensor, taps: np.ndarray) -> torch.Tensor:
-    """Levels (N, C, H, W) correlated with ``taps`` along columns then rows, replicated edges."""
+    """Levels (N, C, H, W) correlated with ``taps`` along columns then rows, replicated edges.
+
+    Each pass is one matrix product with a banded matrix that holds the taps and the edges: a
+    GEMM costs the same at every width and beats a direct convolution of one channel on CPU.
+    """
     n, c, h, w = x.shape
-    k = torch.as_tensor(np.asarray(taps, np.float32), device=x.device)
-    pad = len(taps) // 2
-    y = x.reshape(n * c, 1, h, w)
-    y = F.conv2d(y[:, :, :, _border(w, pad, "replicate", x.device)], k.view(1, 1, 1, -1))
-    y = F.conv2d(y[:, :, _border(h, pad, "replicate", x.device)], k.view(1, 1, -1, 1))
-    return y.reshape(n, c, h, w)
+    taps = np.ascontiguousarray(taps, np.float64).tobytes()
+    cols = torch.from_numpy(_band(w, taps).T.copy()).to(x.device)
+    rows = torch.from_numpy(_band(h, taps).copy()).to(x.device)
+    y = torch.matmul(x.reshape(n * c * h, w), cols).view(n * c, h, w)
+    return torch.matmul(rows, y).view(n, c, h, w)
 
 
 def gaussian_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
@@ -44,8 +61,9 @@ def glass_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     n, c, h, w = x.shape
     source = torch.tensor(ic.glass_sources(int(drawn["key"]), h, w, delta, iterations), device=x.device)
     taps = ic.gaussian_taps(sigma)
-    blurred = _separable(x, taps).round().clamp_(0, 255).reshape(n, c, h * w)[:, :, source]
-    return _separable(blurred.reshape(n, c, h, w), taps)
+    blurred = _separable(x, taps).round_().clamp_(0, 255).reshape(n, c, h * w)
+    moved = torch.gather(blurred, 2, source.expand(n, c, -1))           # faster than index_select here
+    return _separable(moved.reshape(n, c, h, w), taps)
 
 
 def elastic_transform(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
@@ -64,43 +82,85 @@ def elastic_transform(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.
 
 
 # ---------------------------------------------------------------------------------- pixelate
-def _box_mean(x: torch.Tensor, dim: int, ranges: tuple[np.ndarray, np.ndarray, np.ndarray]) -> torch.Tensor:
-    """Box sums over [start, stop) along ``dim``, weighted and rounded in Pillow's fixed point (int64)."""
-    start, stop, weight = (torch.tensor(r, device=x.device) for r in ranges)
-    sums = torch.cumsum(x.long(), dim=dim)
-    sums = torch.cat([torch.zeros_like(sums.narrow(dim, 0, 1)), sums], dim=dim)
-    total = sums.index_select(dim, stop) - sums.index_select(dim, start)
-    shape = [1] * x.ndim
-    shape[dim] = -1
-    fixed = total * weight.view(shape) + (1 << (pix.PILLOW_BITS - 1))
-    return torch.clamp(fixed >> pix.PILLOW_BITS, 0, 255)
+@lru_cache(maxsize=32)
+def _box_matrix(n_in: int, n_out: int) -> np.ndarray:
+    """(n_in, n_out) 0/1 float32 matrix: column i sums input pixels [start_i, stop_i) of
+    :func:`pix.box_ranges` (read-only)."""
+    start, stop, _ = pix.box_ranges(n_in, n_out)
+    j = np.arange(n_in)[:, None]
+    box = ((j >= start[None]) & (j < stop[None])).astype(np.float32)
+    box.setflags(write=False)
+    return box
+
+
+@lru_cache(maxsize=32)
+def _nearest_matrix(n_small: int, n_out: int) -> np.ndarray:
+    """(n_small, n_out) 0/1 float32 matrix picking :func:`pix.nearest_sources` (read-only)."""
+    pick = (np.arange(n_small)[:, None] == pix.nearest_sources(n_small, n_out)[None]).astype(np.float32)
+    pick.setflags(write=False)
+    return pick
+
+
+def _box_mean(sums: torch.Tensor, weight: np.ndarray) -> torch.Tensor:
+    """Box sums (exact integers in float32) times Pillow's fixed-point weights, rounded and
+    clipped as Pillow does, in int32 (below 255·2^22 + n, as :func:`pix.rounded_mean`): float levels."""
+    fixed = sums.to(torch.int32) * torch.from_numpy(np.array(weight, np.int32)).to(sums.device)
+    fixed.add_(1 << (pix.PILLOW_BITS - 1)).bitwise_right_shift_(pix.PILLOW_BITS).clamp_(0, 255)
+    return fixed.to(torch.float32)
 
 
 def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """Pillow's BOX shrink (columns, then rows, each pass rounded in its fixed point) and its
+    NEAREST enlargement. The box sums are products with 0/1 matrices: integers below 2^24
+    (255 times at most 65,793 pixels a box), so float32 holds every partial sum exactly and
+    the result is the numpy kernel's, pixel for pixel. uint8 (N, H, W, 3) frames are taken
+    too, and given back in kind."""
+    if x.dtype == torch.uint8:
+        levels = pixelate(x.permute(0, 3, 1, 2).to(torch.float32), ids, drawn, params)
+        return levels.to(torch.uint8).permute(0, 2, 3, 1).contiguous()
     scale = ic._positive("scale", params["scale"], "pixelate")
     if scale > 1:
         raise ValueError(f"pixelate: expected scale in (0, 1]; got {scale!r}")
-    _, h, w, _ = x.shape
+    _, _, h, w = x.shape
+    if max(h, w) * 255 >= 1 << 24:
+        raise ValueError(f"pixelate: frames up to 65,792 pixels a side; got {h}x{w}")
     sh, sw = pix.pixelate_size(h, scale), pix.pixelate_size(w, scale)
-    small = _box_mean(_box_mean(x, 2, pix.box_ranges(w, sw)), 1, pix.box_ranges(h, sh)).to(torch.uint8)
-    rows, cols = (torch.as_tensor(pix.nearest_sources(s, n), device=x.device) for s, n in ((sh, h), (sw, w)))
-    return small[:, rows][:, :, cols]
+    cols, rows = (torch.tensor(_box_matrix(n, s), device=x.device) for n, s in ((w, sw), (h, sh)))
+    small = _box_mean(x @ cols, pix.box_ranges(w, sw)[2])                           # (N, 3, H, sw)
+    small = _box_mean(torch.matmul(rows.T, small), pix.box_ranges(h, sh)[2][:, None])  # (N, 3, sh, sw)
+    near_rows = torch.tensor(pix.nearest_sources(sh, h), device=x.device)
+    near_cols = torch.tensor(_nearest_matrix(sw, w), device=x.device)
+    return (small @ near_cols).index_select(2, near_rows)      # columns: a product (exact), rows: whole-row copies
 
 
 # ------------------------------------------------------------------------------------ colour
+def _extremes(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-pixel max and min over the channels of uint8 (N, H, W, 3) frames, (N, H, W, 1) each:
+    elementwise over the three channel slices (a reduction over a last axis of 3 is slow on CPU)."""
+    r, g, b = x[..., 0:1], x[..., 1:2], x[..., 2:3]
+    return torch.maximum(torch.maximum(r, g), b), torch.minimum(torch.minimum(r, g), b)
+
+
+@lru_cache(maxsize=8)
+def _brightness_table(shift: float, device: str) -> torch.Tensor:
+    return torch.from_numpy(colour.brightness_table(shift).reshape(-1).copy()).to(device)
+
+
 def brightness(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    lut = torch.tensor(colour.brightness_table(params["shift"]), device=x.device).reshape(-1)
-    v = x.amax(dim=3, keepdim=True).long()
-    return lut[v * 256 + x.long()]
+    """table[V·256 + c] for every channel c of a pixel whose max is V (int32 indices)."""
+    lut = _brightness_table(params["shift"], str(x.device))
+    r, g, b = x[..., 0:1], x[..., 1:2], x[..., 2:3]
+    v = torch.maximum(torch.maximum(r, g), b)
+    return _lookup(lut, (v.int() << 8) + x)                      # uint8 + int32: int32
 
 
 def contrast(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """Frame n's channel c through its table: luts[(n·3 + c)·256 + level]."""
     n, h, w, _ = x.shape
     sums = x.sum(dim=(1, 2), dtype=torch.int64).cpu().numpy()                  # exact, (N, 3)
     luts = torch.as_tensor(colour.contrast_tables(sums, h * w, params["factor"]), device=x.device)
-    frame = torch.arange(n, device=x.device).view(n, 1, 1, 1)
-    channel = torch.arange(3, device=x.device).view(1, 1, 1, 3)
-    return luts.reshape(-1)[(frame * 3 + channel) * 256 + x.long()]
+    base = (torch.arange(n * 3, dtype=torch.int32, device=x.device) * 256).view(n, 1, 1, 3)
+    return _lookup(luts.reshape(-1), base + x)
 
 
 @lru_cache(maxsize=8)
@@ -112,9 +172,10 @@ def _saturate_tables(factor: float, offset: float, device: str) -> tuple[torch.T
 def saturate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """The numpy path's table of S'/S and its float32 operations, in the same order."""
     scale, grey = _saturate_tables(params["factor"], params["offset"], str(x.device))
-    v, m = x.amax(dim=3, keepdim=True), x.amin(dim=3, keepdim=True)
-    gain = scale[v.long() * 256 + m.long()]
+    v, m = _extremes(x)
+    gain = _lookup(scale, (v.int() << 8) + m)
     vf = v.to(torch.float32)
-    out = torch.round(vf - (vf - x.to(torch.float32)) * gain).to(torch.uint8)
-    out[..., 1:] = torch.where(v == m, grey[v.long()], out[..., 1:])
+    d = torch.sub(vf, x, out=torch.empty(x.shape, dtype=torch.float32, device=x.device))
+    out = torch.sub(vf, d.mul_(gain), out=d).round_().to(torch.uint8)
+    out[..., 1:] = torch.where(v == m, _lookup(grey, v.int()), out[..., 1:])
     return out

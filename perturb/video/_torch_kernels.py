@@ -30,8 +30,11 @@ def _depthwise(x: torch.Tensor, kernels: torch.Tensor, pad: int, mode: str) -> t
     """Correlate frame t's channels with kernels[t] ((T, k, k), k = 2·pad + 1), padded by ``mode``."""
     t, c, h, w = x.shape
     weight = kernels.to(x).repeat_interleave(c, dim=0)[:, None]          # (T·C, 1, k, k)
-    rows, cols = _border(h, pad, mode, x.device), _border(w, pad, mode, x.device)
-    padded = x.reshape(1, t * c, h, w)[:, :, rows][:, :, :, cols]
+    if pad < min(h, w):                       # torch's own pad (its "reflect" is reflect-101): a plain copy
+        padded = F.pad(x.reshape(1, t * c, h, w), (pad, pad, pad, pad), mode="reflect" if mode == "reflect" else "replicate")
+    else:                                     # pads past the frame: fold the indices
+        rows, cols = _border(h, pad, mode, x.device), _border(w, pad, mode, x.device)
+        padded = x.reshape(1, t * c, h, w)[:, :, rows][:, :, :, cols]
     return F.conv2d(padded, weight, groups=t * c).reshape(t, c, h, w)
 
 
@@ -44,35 +47,44 @@ def defocus_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tenso
 
 def motion_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Frame t blurred along its drawn angle: a weighted sum of 2·radius+1 shifted copies (the
-    streak kernel's taps, replicated edges), one batched gather per tap."""
+    streak kernel's taps, replicated edges). The clip is padded once; every tap of a frame is a
+    window of it, added in place (no gathers)."""
     t, c, h, w = x.shape
-    weights = motion_weights(params["radius"], params["sigma"])
-    offsets = streak_offsets(len(weights), drawn["angles"][ids])               # (N, taps) each
-    dx, dy = (torch.as_tensor(o, device=x.device) for o in offsets)
-    ys, xs = torch.arange(h, device=x.device)[None], torch.arange(w, device=x.device)[None]
-    flat = x.reshape(t, c, h * w)
-    out = torch.zeros_like(flat)
-    for k, weight in enumerate(weights.tolist()):       # one pass per tap, over every frame at once
-        rows = (ys + dy[:, k:k + 1]).clamp_(0, h - 1)                       # (T, H)
-        cols = (xs + dx[:, k:k + 1]).clamp_(0, w - 1)                       # (T, W)
-        src = (rows[:, :, None] * w + cols[:, None, :]).reshape(t, 1, h * w).expand(t, c, h * w)
-        out.add_(torch.gather(flat, 2, src), alpha=weight)
-    return out.reshape(t, c, h, w)
+    weights = motion_weights(params["radius"], params["sigma"]).tolist()
+    dx, dy = streak_offsets(len(weights), drawn["angles"][ids])               # (N, taps) each
+    top, left = max(0, -int(dy.min())), max(0, -int(dx.min()))               # rows/cols before 0
+    bottom, right = max(0, int(dy.max())), max(0, int(dx.max()))
+    padded = F.pad(x, (left, right, top, bottom), mode="replicate")          # any size, even past the frame
+    out = torch.empty_like(x)
+    for i in range(t):                                  # one in-place add per tap and frame
+        frame, acc = padded[i], out[i]
+        for k, weight in enumerate(weights):
+            y0, x0 = top + int(dy[i, k]), left + int(dx[i, k])
+            window = frame[:, y0:y0 + h, x0:x0 + w]
+            if k == 0:
+                torch.mul(window, weight, out=acc)
+            else:
+                acc.add_(window, alpha=weight)
+    return out
 
 
 def _source_grid(inverse: np.ndarray, h: int, w: int, device: torch.device) -> torch.Tensor:
     """grid_sample grid (align_corners=True) of per-frame pixel maps dst (x, y) -> src = A·(x, y, 1).
 
-    Built on the device, in float64 where the device has it, so positions round as OpenCV's do.
+    Built on the device, in float64 where the device has it, so positions round as OpenCV's do:
+    each coordinate is a row term plus a column term, scaled, one add per grid value.
     """
     dtype = torch.float32 if device.type == "mps" else torch.float64
-    ys, xs = torch.meshgrid(torch.arange(h, dtype=dtype, device=device),
-                            torch.arange(w, dtype=dtype, device=device), indexing="ij")
-    base = torch.stack([xs, ys, torch.ones_like(xs)], dim=-1)                  # (H, W, 3)
     mats = torch.tensor(np.asarray(inverse), dtype=dtype, device=device)       # (N, 2, 3)
-    src = torch.einsum("hwk,tjk->thwj", base, mats)
+    xs = torch.arange(w, dtype=dtype, device=device)
+    ys = torch.arange(h, dtype=dtype, device=device)
     scale = torch.tensor([2.0 / max(w - 1, 1), 2.0 / max(h - 1, 1)], dtype=dtype, device=device)
-    return (src * scale - 1).to(torch.float32)
+    mats = mats * scale[None, :, None]                                       # rows scaled
+    col = mats[:, None, :, 0] * xs[None, :, None]                            # (N, W, 2)
+    row = mats[:, None, :, 1] * ys[None, :, None] + (mats[:, None, :, 2] - 1)   # (N, H, 2)
+    grid = torch.empty((len(mats), h, w, 2), dtype=torch.float32, device=device)
+    return torch.add(row[:, :, None], col[:, None], out=grid) if dtype == torch.float32 \
+        else grid.copy_(row[:, :, None] + col[:, None])
 
 
 def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection") -> torch.Tensor:
@@ -86,17 +98,35 @@ def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection") -> t
     return F.grid_sample(x, grid, mode="bilinear", padding_mode=padding, align_corners=True)
 
 
-def zoom_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    """Rounded mean of the frame and its centre zooms, each zoom rounded like the uint8 path."""
-    _, _, h, w = x.shape
-    factors = zoom_factors(params["zooms"])
+def _zoom_grid(h: int, w: int, z: float, n: int, device: torch.device) -> torch.Tensor:
+    """:func:`_source_grid` of the centre zoom by z, one grid shared by n frames: (n, H, W, 2)."""
     cx, cy = (w - 1) / 2, (h - 1) / 2
-    acc = x.clone()
-    for z in factors:                                   # one batched warp per zoom factor
-        inverse = np.array([[1 / z, 0, cx - cx / z], [0, 1 / z, cy - cy / z]])
-        acc += warp(x, inverse[None], padding="border").round()
+    inverse = np.array([[[1 / z, 0, cx - cx / z], [0, 1 / z, cy - cy / z]]])
+    return _source_grid(inverse, h, w, device).expand(n, -1, -1, -1)
+
+
+ZOOM_CHUNK = 4        # frames per pass on the CPU: the running sum of a few frames stays in cache
+
+
+def zoom_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """Rounded mean of the frame and its centre zooms, each zoom rounded like the uint8 path.
+
+    On the CPU the frames go a few at a time, so the sum of every zoom is added while it is in
+    cache (frames are independent: the same values as one batch)."""
+    n_frames, _, h, w = x.shape
+    factors = zoom_factors(params["zooms"])
+    chunk = ZOOM_CHUNK if x.device.type == "cpu" else n_frames
+    grids = [_zoom_grid(h, w, float(z), min(chunk, n_frames), x.device) for z in factors]
     n = len(factors) + 1
-    return torch.floor((acc + n // 2) / n)
+    out = torch.empty_like(x)
+    for start in range(0, n_frames, chunk):
+        part = x[start:start + chunk]
+        acc = part.clone()
+        for grid in grids:                              # one batched warp per zoom factor
+            acc += F.grid_sample(part, grid[:len(part)], mode="bilinear", padding_mode="border",
+                                 align_corners=True).round_()
+        out[start:start + chunk] = torch.floor(acc.add_(n // 2).div_(n))
+    return out
 
 
 # ------------------------------------------------------------------------------------- camera
@@ -108,8 +138,8 @@ def _rotations(x: torch.Tensor, angles: np.ndarray) -> torch.Tensor:
 
 
 def static_rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    """Every frame turned by the same angle (bilinear, mirrored borders)."""
-    return _rotations(x, static_angles(x.shape[0], params["degrees"]))
+    """Every frame turned by the same angle (bilinear, mirrored borders): one sampling grid for the clip."""
+    return _rotations(x, static_angles(1, params["degrees"]))
 
 
 def rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
@@ -127,22 +157,38 @@ def _reflect101(i: torch.Tensor, n: int) -> torch.Tensor:
 
 
 def translate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    """Output (y, x) of frame t = input (y + dy_t, x + dx_t), mirrored past the edge; exact."""
+    """Output (y, x) of frame t = input (y + dy_t, x + dx_t), mirrored past the edge; exact.
+
+    The clip is mirrored once by the largest shift (reflect-101, F.pad's "reflect") and each
+    frame copies its window; shifts past a whole frame fold again, through index maps."""
     t, c, h, w = x.shape
-    off = torch.as_tensor(drawn["offsets"][ids], device=x.device)
-    rows = _reflect101(torch.arange(h, device=x.device)[None] + off[:, 1:2], h)        # (T, H)
-    cols = _reflect101(torch.arange(w, device=x.device)[None] + off[:, 0:1], w)        # (T, W)
-    frames = torch.arange(t, device=x.device)[:, None, None]
-    return x.permute(0, 2, 3, 1)[frames, rows[:, :, None], cols[:, None, :]].permute(0, 3, 1, 2)
+    offsets = np.asarray(drawn["offsets"][ids], dtype=np.int64)                 # (T, 2): dx, dy
+    pad_x, pad_y = (int(np.abs(offsets[:, i]).max()) for i in (0, 1))
+    if pad_x >= w or pad_y >= h:
+        off = torch.as_tensor(offsets, device=x.device)
+        rows = _reflect101(torch.arange(h, device=x.device)[None] + off[:, 1:2], h)    # (T, H)
+        cols = _reflect101(torch.arange(w, device=x.device)[None] + off[:, 0:1], w)    # (T, W)
+        frames = torch.arange(t, device=x.device)[:, None, None]
+        return x.permute(0, 2, 3, 1)[frames, rows[:, :, None], cols[:, None, :]].permute(0, 3, 1, 2)
+    padded = F.pad(x, (pad_x, pad_x, pad_y, pad_y), mode="reflect")
+    out = torch.empty_like(x)
+    for i, (dx, dy) in enumerate(offsets.tolist()):
+        out[i] = padded[i, :, pad_y + dy:pad_y + dy + h, pad_x + dx:pad_x + dx + w]
+    return out
 
 
 # ------------------------------------------------------------------------------ temporal blur
 def temporal_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Window means as the numpy kernel: exact integer sums of 2c gathered frames, then
-    floor((s + c) / 2c) (the division is a quarter step clear of every integer)."""
+    floor((s + c) / 2c) (the division is a quarter step clear of every integer).
+
+    The sums are one matrix product of per-window frame counts with the frames: every partial
+    sum is an integer below 2^24, so float32 adds them exactly, in any order."""
     c = check_c(params["c"])
-    pos = torch.as_tensor(window_positions(ids, drawn), device=x.device)
-    acc = torch.zeros((len(ids), *x.shape[1:]), dtype=x.dtype, device=x.device)
-    for tap in pos.T:                                   # the window's 2c frames, one gather each
-        acc += x[tap]
-    return torch.floor((acc + c) / (2 * c))
+    pos = window_positions(ids, drawn)                                     # (N, 2c)
+    counts = np.zeros((len(ids), x.shape[0]), np.float32)
+    np.add.at(counts, (np.repeat(np.arange(len(ids)), pos.shape[1]), pos.ravel()), 1)
+    if 2 * c * 255 >= 1 << 24:
+        raise ValueError(f"temporal_blur: c = {c} is too large for exact float32 sums")
+    acc = torch.from_numpy(counts).to(x) @ x.reshape(x.shape[0], -1)
+    return torch.floor((acc.add_(c)).div_(2 * c)).reshape(len(ids), *x.shape[1:])

@@ -52,10 +52,27 @@ def with_options(spec: Spec, params: dict[str, Any], per_frame: bool) -> dict[st
         raise ValueError(f"per_frame must be True or False; got {per_frame!r}")
     if per_frame:
         if not spec.extra.get("per_frame"):
-            takers = sorted(s.name for s in REGISTRY.select("video") if s.extra.get("per_frame"))
+            takers = sorted(per_frame_ops())
             raise ValueError(f"{spec.name} has no per_frame option; ops that take it: {', '.join(takers)}")
         params = {**params, "per_frame": True}
     return params
+
+
+def per_frame_ops() -> list[str]:
+    """The ops that take ``per_frame=True`` (a new weather layer every frame)."""
+    return [s.name for s in REGISTRY.select("video") if s.extra.get("per_frame")]
+
+
+def takes_per_frame(name: str | Spec) -> bool:
+    """Whether an op (a name, ``NAME:SUITE`` or a Spec) takes ``per_frame=True``."""
+    return bool(REGISTRY.get(name, "video").extra.get("per_frame"))
+
+
+def check_per_frame(selected: Iterable[str | Spec]) -> None:
+    """``--per-frame`` needs a selected op that takes it; a ValueError naming those that do."""
+    if not any(takes_per_frame(s) for s in selected):
+        raise ValueError(f"--per-frame applies to {', '.join(sorted(per_frame_ops()))}; none of them is selected "
+                         "(--video-perturbations)")
 
 
 def _level(spec: Spec, severity: Any) -> int:

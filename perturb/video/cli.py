@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ..errors import UsageError
+from ..listing import print_rows, to_terminal
 from ..options import check_output, int_at_least
 from ..selection import SEVERITY_LEVELS
 
@@ -22,6 +23,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--suite", help="only this suite's members (msrvtt-p, imagenet-c, kinetics-c, all)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_list)
+    p.epilog = ("On a terminal: a table. Piped or redirected: one perturbation a line, tab-separated: "
+                + ", ".join(PLAIN_COLUMNS) + " (lists joined by commas).")
 
     p = subparsers.add_parser("describe", help="what a perturbation does and its parameters")
     p.add_argument("name", help="perturbation name or alias")
@@ -54,8 +57,11 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_gallery)
 
 
+PLAIN_COLUMNS = ("name", "modality", "category", "severities", "table", "flags", "aliases", "summary")
+
+
 def cmd_list(args: argparse.Namespace) -> int:
-    """Print the registry as a table (or JSON)."""
+    """Print the registry: a table on a terminal, tab-separated rows when piped, or JSON."""
     import perturb
 
     try:
@@ -63,15 +69,22 @@ def cmd_list(args: argparse.Namespace) -> int:
         missing = perturb.REGISTRY.missing(args.suite) if args.suite else []
     except ValueError as e:
         raise UsageError(str(e)) from e
-    if args.category and not rows:
-        raise UsageError(f"no perturbations in category {args.category!r}; expected one of: "
-                         f"{', '.join(perturb.REGISTRY.categories(args.modality))}")
+    if not rows:
+        raise UsageError(_nothing_listed(args))
     if missing:
         print(f"perturb list: note: suite {perturb.REGISTRY.suite(args.suite).name} also names "
               f"{', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} not registered in "
               f"this installation", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
+        return 0
+    cells = [{"name": r["name"], "modality": r["modality"], "category": r["category"],
+              "severities": f"{min(r['severities'])}-{max(r['severities'])}" if r["severities"] else "-",
+              "flags": ",".join(f for f in ("temporal", "random", "needs_model") if r[f]),
+              "aliases": ",".join(r["aliases"]), "summary": r["summary"], "table": r["table"] or "own"}
+             for r in rows]
+    if not to_terminal():                       # one perturbation a line, the same columns always
+        print_rows([c[col] for col in PLAIN_COLUMNS] for c in cells)
         return 0
     from rich.console import Console
     from rich.table import Table
@@ -87,15 +100,27 @@ def cmd_list(args: argparse.Namespace) -> int:
     for col in columns:
         table.add_column(col, **({"overflow": "fold"} if col in FOLDED
                                  else {"no_wrap": True}))
-    for r in rows:
-        cells = {"name": r["name"], "modality": r["modality"], "category": r["category"],
-                 "severities": f"{min(r['severities'])}-{max(r['severities'])}" if r["severities"] else "-",
-                 "flags": ", ".join(f for f in ("temporal", "random", "needs_model") if r[f]),
-                 "aliases": ", ".join(r["aliases"]), "summary": r["summary"],
-                 "table": r["table"] or "own"}
-        table.add_row(*(cells[c] for c in columns))
+    for c in cells:
+        table.add_row(*(c[col].replace(",", ", ") if col in ("flags", "aliases") else c[col]
+                        for col in columns))
     console.print(table)
     return 0
+
+
+def _nothing_listed(args: argparse.Namespace) -> str:
+    """Why a `perturb list` whose filters are each valid selects nothing, and what would."""
+    from ..registry import REGISTRY
+
+    if args.suite:
+        suite = REGISTRY.suite(args.suite)
+        if args.modality and args.modality != suite.modality:
+            return (f"suite {suite.name} holds {suite.modality} perturbations only, so --modality "
+                    f"{args.modality} selects none; drop --modality or use --modality {suite.modality}")
+        cats = list(dict.fromkeys(s.category for s in REGISTRY.suite_specs(suite.name, missing_ok=True)))
+        return (f"suite {suite.name} has no perturbations in category {args.category!r}; "
+                f"expected one of: {', '.join(cats)}")
+    return (f"no perturbations in category {args.category!r}; expected one of: "
+            f"{', '.join(REGISTRY.categories(args.modality))}")
 
 
 def cmd_describe(args: argparse.Namespace) -> int:

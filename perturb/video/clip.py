@@ -37,6 +37,12 @@ def _check_shape(shape: tuple[int, ...], channel_axis: int, layout: str, got: st
     if shape[0] == 0:
         raise ValueError(f"expected a clip with at least one frame; got shape {tuple(shape)}")
     if shape[channel_axis] != 3:
+        other = 1 if channel_axis == 3 else 3
+        if shape[other] == 3:            # the channels sit on the other axis: say which layout is wanted
+            want = "(T, H, W, 3) channels-last" if layout == "THWC" else "(T, 3, H, W) channels-first"
+            fix = "transpose(0, 2, 3, 1)" if layout == "THWC" else "permute(0, 3, 1, 2)"
+            raise ValueError(f"expected a {got} laid out {want}; got shape {tuple(shape)}, which has its "
+                             f"channels on the other axis (use clip.{fix})")
         raise ValueError(f"expected 3 RGB channels in a {layout} clip; got {shape[channel_axis]} "
                          f"channels in shape {tuple(shape)} (convert grayscale/RGBA to RGB first)")
     h, w = (shape[1], shape[2]) if layout == "THWC" else (shape[2], shape[3])
@@ -63,8 +69,8 @@ def torch_layout(clip: Any) -> str:
         return "THWC"
     if clip.is_floating_point():
         _check_shape(tuple(clip.shape), 1, "TCHW", got)
-        t = clip.detach()
-        _check_float_range(float(t.min()), float(t.max()), got)
+        lo, hi = torch.aminmax(clip.detach())                    # one pass for both ends
+        _check_float_range(float(lo), float(hi), got)
         return "TCHW"
     raise ValueError(f"expected {EXPECTED}; got {got}")
 
@@ -108,22 +114,24 @@ def from_numpy(arr: np.ndarray, kind: ClipKind) -> Any:
 
 
 def to_levels(clip: Any, layout: str) -> Any:
-    """A torch clip as float32 (T, 3, H, W) holding integer levels 0..255 (float clips quantised)."""
+    """A validated torch clip (:func:`torch_layout`) as float32 (T, 3, H, W) holding integer
+    levels 0..255 (float clips quantised: values in [0, 1] need no clipping)."""
     import torch
 
-    if layout == "THWC":
-        return clip.detach().permute(0, 3, 1, 2).to(torch.float32)
-    return (clip.detach().to(torch.float32) * 255.0).round_().clamp_(0, 255)
+    if layout == "THWC":                     # planar, so that kernels read contiguous frames
+        return clip.detach().permute(0, 3, 1, 2).to(torch.float32, memory_format=torch.contiguous_format)
+    return (clip.detach().to(torch.float32) * 255.0).round_()
 
 
 def from_levels(x: Any, layout: str, dtype: Any) -> Any:
     """Float levels rounded and clipped back to a torch clip of ``layout`` and ``dtype``."""
     import torch
 
-    x = x.round().clamp_(0, 255)
+    x = x.round().clamp_(0, 255)                                  # a new tensor: scaled in place
     if layout == "THWC":
-        return x.permute(0, 2, 3, 1).to(torch.uint8).contiguous()
-    return (x.to(dtype) / 255.0).contiguous()
+        t, c, h, w = x.shape
+        return torch.empty((t, h, w, c), dtype=torch.uint8, device=x.device).copy_(x.permute(0, 2, 3, 1))
+    return x.to(dtype, memory_format=torch.contiguous_format).div_(255.0)
 
 
 def to_uint8_frames(clip: Any, layout: str) -> Any:
@@ -132,11 +140,15 @@ def to_uint8_frames(clip: Any, layout: str) -> Any:
 
     if layout == "THWC":
         return clip.detach().contiguous()
-    return to_levels(clip, layout).to(torch.uint8).permute(0, 2, 3, 1).contiguous()
+    t, c, h, w = clip.shape
+    out = torch.empty((t, h, w, c), dtype=torch.uint8, device=clip.device)
+    return out.copy_(to_levels(clip, layout).permute(0, 2, 3, 1))      # cast and transpose in one pass
 
 
 def from_uint8_frames(frames: Any, layout: str, dtype: Any) -> Any:
     """uint8 (T, H, W, 3) frames back to a torch clip of ``layout`` and ``dtype``."""
+    import torch
+
     if layout == "THWC":
         return frames
-    return (frames.permute(0, 3, 1, 2).to(dtype) / 255.0).contiguous()
+    return frames.permute(0, 3, 1, 2).to(dtype, memory_format=torch.contiguous_format).div_(255.0)

@@ -19,7 +19,7 @@ from ..registry import Spec, register
 from ._keyed_words import draw_key
 from ._opencv_frames import per_frame
 from .render import Renderer, LazyKernel
-from .severity_params import paper_table, table
+from .severity_params import paper_table, source_order_note, table
 
 # Gaussians reach truncate·sigma pixels, as scipy.ndimage's (the reference blurs with skimage).
 BLUR_TRUNCATE = 4.0           # skimage.filters.gaussian's default
@@ -233,7 +233,8 @@ register(Spec(
               "(0.9, 2, 1), (1, 2, 3), (1.1, 3, 2), (1.5, 4, 2) are not in order of damage: the "
               "number of passes counts more than d, and on the sample clip their mean PSNR is "
               "23.9, 24.1, 20.1, 20.7, 19.9 dB. The same five are used, reordered by damage "
-              "(24.1, 23.9, 20.7, 20.1, 19.9 dB), so averages over severities are unchanged. The neighbour offsets are drawn once per clip (one pane of glass "
+              "(24.1, 23.9, 20.7, 20.1, 19.9 dB), so averages over severities are unchanged. "
+              + source_order_note("glass_blur") + " The neighbour offsets are drawn once per clip (one pane of glass "
               "in front of the camera; the image suite draws them per image) from the seeded "
               "Generator, and the reference's pixel loop is replayed in its order on pixel indices "
               "(its swap statement on numpy pixel views copies the neighbour in and leaves the "

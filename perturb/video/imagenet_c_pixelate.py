@@ -63,6 +63,17 @@ def nearest_sources(n_small: int, n_out: int) -> np.ndarray:
     return cv2.resize(row, (n_out, 1), interpolation=cv2.INTER_NEAREST_EXACT)[0].astype(np.int64)
 
 
+def rounded_mean(sums: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """A box sum times its fixed-point weight, rounded and clipped as Pillow does: uint8 (the
+    integer statement that :func:`box_reduce`'s float64 gains reproduce; the torch path's too).
+
+    The weight is about 2^22/n for a box of n levels summing to at most 255·n, so the product
+    stays below 255·2^22 + n and int32 holds it exactly.
+    """
+    fixed = sums.astype(np.int32, copy=False) * weight.astype(np.int32) + np.int32(1 << (PILLOW_BITS - 1))
+    return np.clip(fixed >> PILLOW_BITS, 0, 255).astype(np.uint8)
+
+
 @lru_cache(maxsize=16)
 def box_pass_plan(n_in: int, n_out: int, n_across: int, axis: int) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     """One pass of Pillow's BOX reduction along ``axis`` (1: columns, 0: rows) of an image with
@@ -130,8 +141,7 @@ def _pixelate_frames(frames, ids, drawn, params):
 
 register(Spec(
     name="pixelate", modality="video", category="digital",
-    render=Renderer(kernels={"numpy": _pixelate_frames, "torch": torch_kernel("pixelate")},
-                    torch_frames="uint8"),
+    render=Renderer(kernels={"numpy": _pixelate_frames, "torch": torch_kernel("pixelate")}),
     aliases=("Pixelation",),
     summary="Box-shrink each frame to 60%-25% of its size and enlarge it back with nearest neighbour",
     severities=table("pixelate"), random=False,

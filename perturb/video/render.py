@@ -247,7 +247,7 @@ def _take(frames: Any, positions: np.ndarray) -> Any:
     """frames[positions] for numpy or torch (a new array either way)."""
     if _is_torch(frames):
         import torch
-        return frames.detach()[torch.as_tensor(positions, device=frames.device)]
+        return frames.detach().index_select(0, torch.as_tensor(positions, device=frames.device))
     return frames[positions]
 
 

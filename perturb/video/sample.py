@@ -1,7 +1,8 @@
 """The bundled sample clip: a camera pan over photographs with a moving object (224x224, 64 frames).
 
 Built by ``scripts/make_sample_clip.py`` from images that ship with scikit-image; decoded once
-per process and cached read-only, so callers cannot corrupt it.
+per process and cached read-only; each call returns its own writable copy, so callers cannot
+corrupt the cache and ``torch.from_numpy`` takes it without a warning.
 """
 from __future__ import annotations
 
@@ -26,13 +27,13 @@ def _decoded() -> tuple[np.ndarray, float]:
 
 
 def sample_clip(frames: int | None = None) -> np.ndarray:
-    """The sample clip as a read-only uint8 (T, 224, 224, 3) RGB array; the first ``frames`` frames."""
+    """The sample clip as a fresh writable uint8 (T, 224, 224, 3) RGB array; the first ``frames`` frames."""
     clip = _decoded()[0]
     if frames is None:
-        return clip
+        return clip.copy()
     if isinstance(frames, bool) or not isinstance(frames, (int, np.integer)) or not 1 <= frames <= len(clip):
         raise ValueError(f"frames must be an int in 1..{len(clip)} or None; got {frames!r}")
-    return clip[:frames]
+    return clip[:frames].copy()
 
 
 def sample_fps() -> float:

@@ -114,19 +114,30 @@ def paper_table(name: str) -> dict[int, dict[str, Any]] | None:
 # when ``name`` runs as a member of ``suite`` (params not named keep the op's own values).
 # Only constants that differ from the op's own row are listed; each was checked against the
 # source named in the comment.
+# The ops whose own rows reorder or move the source's levels (the source's are in PAPER_PARAMS),
+# per suite whose source uses them: under the suite, severity k is the source's severity k.
+SOURCE_ORDER: dict[str, tuple[str, ...]] = {
+    "imagenet-c": ("glass_blur", "saturate", "fog", "frost", "snow"),
+    "kinetics-c": ("saturate", "fog"),           # Kinetics-C's saturate and fog are ImageNet-C's
+}
+
 SUITE_PARAMS: dict[str, dict[str, dict[str, tuple[Any, ...]]]] = {
     # imagecorruptions 1.1.2, imagecorruptions/corruptions.py. Its gaussian_noise, impulse_noise,
-    # defocus_blur, motion_blur, zoom_blur and jpeg_compression constants equal our rows.
+    # defocus_blur, motion_blur, zoom_blur and jpeg_compression constants equal our rows. Where
+    # our own rows reorder or move its levels (glass_blur, saturate, fog, frost, snow), the suite
+    # takes the source's levels in the source's order (PAPER_PARAMS), so severity k is its k.
     "imagenet-c": {
         "shot_noise":    {"photons": (60, 25, 12, 5, 3)},
         "speckle_noise": {"sigma": (0.15, 0.20, 0.35, 0.45, 0.60)},
+        **{op: PAPER_PARAMS[op] for op in SOURCE_ORDER["imagenet-c"]},
     },
     # Yi et al. 2021, create_mini_kinetics_c.py (it imports create_mini_ssv2_c.py's functions and
     # redefines motion_blur and frame_rate). Its brightness, saturate and fog constants equal
-    # ImageNet-C's, and its frame rates (20, 16, 12, 9, 6 fps) are frame_rate's own row; its fog
+    # ImageNet-C's (saturate and fog in ImageNet-C's order, as above), and its frame rates (20, 16, 12, 9, 6 fps) are frame_rate's own row; its fog
     # draws one plasma layer per clip, as our fog does by default. temporal_blur's own row is
     # the SSv2 script's (c = 1, 2, 3, 4, 6); the Kinetics script uses c = 3, 5, 7, 9, 11.
     "kinetics-c": {
+        **{op: PAPER_PARAMS[op] for op in SOURCE_ORDER["kinetics-c"]},
         "shot_noise":    {"photons": (60, 25, 12, 5, 3)},
         "contrast":      {"factor": (0.5, 0.4, 0.3, 0.2, 0.1)},
         "temporal_blur": {"c": (3, 5, 7, 9, 11)},          # the mean of the 2c frames t-c .. t+c-1
@@ -138,3 +149,13 @@ def suite_table(suite: str, name: str) -> dict[int, dict[str, Any]] | None:
     """``name``'s per-severity parameters under ``suite``'s table, only the params it replaces."""
     row = SUITE_PARAMS.get(suite, {}).get(name)
     return None if row is None else {s: {k: v[s - 1] for k, v in row.items()} for s in SEVERITY_LEVELS}
+
+
+def source_order_note(name: str) -> str:
+    """The catalogue's sentence for an op whose own row departs from its sources' levels: which
+    suites keep the sources' levels and order (``SOURCE_ORDER``)."""
+    suites = [suite for suite, ops in SOURCE_ORDER.items() if name in ops]
+    return (f"These values are {name}'s own table (its default); under {' and '.join(suites)} "
+            f"({name}:{suites[0]}, suite:{suites[0]}) the source's levels are used in the source's "
+            "order, so severity k there is the source's severity k.")
+

@@ -23,7 +23,7 @@ import numpy as np
 from ..registry import Spec, register
 from ._opencv_frames import per_frame, to_uint8
 from .render import LazyKernel, Renderer
-from .severity_params import paper_table, table
+from .severity_params import paper_table, source_order_note, table
 from .weather_layers import fog_layer, frost_layer, next_power_of_2, snow_layer, spatter_layer
 
 Layer = Callable[[np.random.Generator, int, int, Mapping[str, Any], float], np.ndarray]
@@ -199,7 +199,7 @@ register(Spec(name="fog", render=renderer("fog"),
                         "two of the longer side, top-left crop) is restated with the clip's generator; "
                         "the field is a torus, so it translates seamlessly by 0.5 px/frame in a random "
                         "direction. Severity 4's strength is 2.75 (the source's 2.5 damaged the sample "
-                        "clip less than severity 3). Measured against the reference's own fog at its "
+                        "clip less than severity 3). " + source_order_note("fog") + " Measured against the reference's own fog at its "
                         "table (benchmarks/visual_vs_imagecorruptions.py, 32 frames 224², per_frame): "
                         "output mean 122/125, 125/128, 126/122 and std 43/41, 42/41, 42/41 (ours/"
                         "reference) at severities 1, 3, 5; PSNR to the clean clip within 0.2 dB. With "
@@ -215,7 +215,7 @@ register(Spec(name="frost", render=renderer("frost"),
                         "with ±60° side branches, tinted bluish white. Frost stays still over the clip "
                         "(ice on a lens does not drift). Severities 4 and 5 blend 0.73 and 0.78 of "
                         "the texture (source 0.7, 0.75: lowering only the picture's weight made severity "
-                        "4 milder than 3 on the sample clip). Against the reference at its table: "
+                        "4 milder than 3 on the sample clip). " + source_order_note("frost") + " Against the reference at its table: "
                         "output mean 169/174, 181/186, 179/187, std 71/69, 53/54, 47/50 (ours/reference, "
                         "severities 1, 3, 5); PSNR to the clean clip 0.7-0.8 dB higher (our texture is "
                         "slightly darker than the photographs' average). Speed: 24-26x the reference "
@@ -229,7 +229,7 @@ register(Spec(name="snow", render=renderer("snow"),
                         "out size and enlarged bilinearly with OpenCV (scipy's zoom of a centre crop in "
                         "the reference) and the streak uses rounded tap offsets with replicated edges. "
                         "Flakes fall along their streaks at 4 px/frame. Severity 3's threshold is 0.88 "
-                        "(source 0.9: severity 3 damaged the sample clip less than 2). Against the "
+                        "(source 0.9: severity 3 damaged the sample clip less than 2). " + source_order_note("snow") + " Against the "
                         "reference at its table: output mean 157/156, 180/180, 206/206, std 76/76, 72/71, "
                         "60/60 (ours/reference, severities 1, 3, 5); PSNR to the clean clip within "
                         "0.1 dB. Speed: 8.5-10.5x the reference per clip. " + _VIDEO))

@@ -6,9 +6,12 @@ the protocol's errors).
 """
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
 from typing import Any
 
+from .device import pick_device
 from .frames import check_sampling
 from .protocol import Model, ModelSpecError, wrap
 
@@ -29,17 +32,23 @@ def load_model(spec: str, *, device: str = "auto", batch_size: int = 32, frames:
     ``cache_key`` pins the version the embedding cache keys the model by; ``frame_sampling``
     (centre, start, linspace, fps:N) overrides an hf family's own frame-sampling convention.
     """
-    if frame_sampling is not None:
-        try:
-            check_sampling(frame_sampling)
-        except ValueError as e:
-            raise ModelSpecError(f"--frame-sampling: {e}") from None
-        if parse_spec(spec)[0] not in ("hf", "clip"):
-            raise ModelSpecError(f"--frame-sampling applies to hf: and clip: models; {spec!r} picks its own frames")
+    check_frame_sampling(spec, frame_sampling)
     model = _load(spec, device=device, batch_size=batch_size, frames=frames, timeout=timeout,
                   dtype=dtype, precision=precision, device_map=device_map, frame_sampling=frame_sampling)
     model.cache_key = cache_key
     return model
+
+
+def check_frame_sampling(spec: str, frame_sampling: str | None) -> None:
+    """A frame-sampling rule that exists, for a model kind that takes one; else ModelSpecError."""
+    if frame_sampling is None:
+        return
+    try:
+        check_sampling(frame_sampling)
+    except ValueError as e:
+        raise ModelSpecError(f"--frame-sampling: {e}") from None
+    if parse_spec(spec)[0] not in ("hf", "clip"):
+        raise ModelSpecError(f"--frame-sampling applies to hf: and clip: models; {spec!r} picks its own frames")
 
 
 def _load(spec: str, *, device: str, batch_size: int, frames: int | None, timeout: float,
@@ -62,7 +71,19 @@ def _load(spec: str, *, device: str, batch_size: int, frames: int | None, timeou
     if kind == "toy":
         from .toy import ToyEncoder
         return Model(ToyEncoder(int(target)), spec)
-    return wrap(import_target(target), spec)
+    return wrap(with_device(import_target(target), device), spec)
+
+
+def with_device(factory: Any, device: str) -> Any:
+    """A ``callable:`` factory that takes a ``device`` keyword, given the device its model goes on
+    (in a replica: the replica's GPU, ``cuda:0`` in its worker); any other object as it is."""
+    try:
+        takes = "device" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return factory
+    if not takes:
+        return factory
+    return functools.partial(factory, device=pick_device(device) if device == "auto" else device)
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -90,6 +111,15 @@ def parse_spec(spec: str) -> tuple[str, str]:
             raise ModelSpecError(f"expected callable:MODULE:ATTR (e.g. callable:mypkg.models:build); "
                                  f"got {spec!r}")
     return kind, target
+
+
+def check_available(spec: str) -> None:
+    """Before any work, that an hf:/clip: model can be had: a local folder holds its tokenizer; a
+    hub name is in the local cache or the hub is reachable (ModelSpecError saying what to do)."""
+    kind, target = parse_spec(spec)
+    if kind in ("hf", "clip"):
+        from .hf.checkpoint import check_available as check_hf, parse_spec as parse_hf
+        check_hf(parse_hf(target), kind)
 
 
 def import_target(target: str) -> Any:

@@ -154,6 +154,14 @@ def _required_params(fn: Any) -> int:
                for p in params)
 
 
+def wrappable(obj: Any) -> bool:
+    """Whether :func:`wrap` can take ``obj`` without calling it: a model or encoder object, a class,
+    a zero-argument factory or a two-argument score function."""
+    if isinstance(obj, (Model, DualEncoder, CrossEncoder)) or inspect.isclass(obj):
+        return True
+    return callable(obj) and _required_params(obj) in (0, 2)
+
+
 def wrap(obj: Any, model_id: str = "callable") -> Model:
     """A :class:`Model` from an encoder object, a zero-argument factory or a score function."""
     if isinstance(obj, Model):

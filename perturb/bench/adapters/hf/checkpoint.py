@@ -1,11 +1,15 @@
 """An ``hf:NAME_OR_PATH[@REVISION][#MODE]`` reference: parsed, checked (a local folder must hold
-config.json) and read (its JSON configs, the hub commit it resolved to)."""
+config.json and a tokenizer; a hub name must be in the local cache or the hub reachable) and read
+(its JSON configs, the hub commit it resolved to)."""
 from __future__ import annotations
 
 import json
 import os
+import socket
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
+from urllib.parse import urlparse
 
 from ..protocol import ModelSpecError
 
@@ -51,23 +55,92 @@ def check_local(spec: HfSpec, kind: str = "hf") -> None:
                              f"config.json, or a hub name ORG/NAME")
 
 
+# The files of which a saved tokenizer has at least one (fast tokenizers, BPE, WordPiece, SentencePiece).
+TOKENIZER_FILES = ("tokenizer.json", "vocab.json", "vocab.txt", "spiece.model", "tokenizer.model",
+                   "sentencepiece.bpe.model")
+PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+
+
+def check_tokenizer(spec: HfSpec, kind: str = "hf") -> None:
+    """A local folder must hold its tokenizer: without one transformers builds an empty vocabulary
+    and every caption becomes unknown tokens. A ModelSpecError names the files looked for."""
+    if spec.local and not any(os.path.isfile(os.path.join(spec.name, f)) for f in TOKENIZER_FILES):
+        raise ModelSpecError(f"{kind}:{spec.name}: the folder has no tokenizer files (none of "
+                             f"{', '.join(TOKENIZER_FILES)}); save the tokenizer or processor next to "
+                             "the model (processor.save_pretrained(FOLDER), or tokenizer.save_pretrained)")
+
+
+def _offline_by_request() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "0").strip().lower() not in ("0", "", "false", "no", "off")
+
+
+@lru_cache(maxsize=1)
+def _hub_unreachable() -> bool:
+    """No route to the hub's host (one connection attempt, 3 s at most, once per process); a
+    proxy in the environment is trusted to reach it."""
+    if any(os.environ.get(v) for v in PROXY_VARIABLES):
+        return False
+    from huggingface_hub import constants
+
+    url = urlparse(constants.ENDPOINT)
+    try:
+        socket.create_connection((url.hostname, url.port or (443 if url.scheme == "https" else 80)),
+                                 timeout=3).close()
+        return False
+    except OSError:
+        return True
+
+
 def offline() -> bool:
-    """True when ``HF_HUB_OFFLINE`` asks for local files only."""
-    return os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false")
+    """True when only local files can be had: ``HF_HUB_OFFLINE`` asks for that, or the hub cannot
+    be reached (then asking it would only retry for half a minute)."""
+    return _offline_by_request() or _hub_unreachable()
 
 
-def file_path(spec: HfSpec, filename: str) -> str | None:
-    """Where a file of the checkpoint lies (local folder or hub cache), or None when it has none."""
+def not_cached(spec: HfSpec, kind: str = "hf", partly: bool = False) -> str:
+    """The message for a hub model that is not (or only ``partly``) in the local cache while the
+    hub is out of reach."""
+    from huggingface_hub import constants
+
+    why = "HF_HUB_OFFLINE is set" if _offline_by_request() else "the hub cannot be reached (no network)"
+    where = "only partly in" if partly else "not in"
+    return (f"{kind}:{spec.name} is {where} the local Hugging Face cache ({constants.HF_HUB_CACHE}) and {why}; "
+            f"download it where there is network (huggingface-cli download {spec.name}) and bring the "
+            "cache along, or pass a local folder (hf:FOLDER, as written by save_pretrained)")
+
+
+def check_available(spec: HfSpec, kind: str = "hf") -> None:
+    """Before any work: a local folder holds a tokenizer; a hub model is cached or can be fetched."""
+    if spec.local:
+        check_tokenizer(spec, kind)
+    else:
+        file_path(spec, "config.json", kind)
+
+
+def file_path(spec: HfSpec, filename: str, kind: str = "hf") -> str | None:
+    """Where a file of the checkpoint lies (local folder or hub cache), or None when it has none.
+    config.json is required: a ModelSpecError when the hub model is neither cached nor reachable,
+    or the hub has no such model."""
     if spec.local:
         path = os.path.join(spec.name, filename)
         return path if os.path.isfile(path) else None
     from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
+    local_only = offline()
     try:
-        return hf_hub_download(spec.name, filename, revision=spec.revision, local_files_only=offline())
+        return hf_hub_download(spec.name, filename, revision=spec.revision, local_files_only=local_only)
+    except (RepositoryNotFoundError, RevisionNotFoundError) as e:
+        if filename != "config.json":
+            return None
+        what = f"revision {spec.revision!r}" if isinstance(e, RevisionNotFoundError) else "model"
+        raise ModelSpecError(f"{kind}:{spec.name}: no such {what} on the Hugging Face hub (a private or "
+                             "gated model needs `huggingface-cli login`)") from None
     except Exception:                          # noqa: BLE001 - a missing optional file
-        if filename == "config.json":
-            raise
-        return None
+        if filename != "config.json":
+            return None
+        if local_only:
+            raise ModelSpecError(not_cached(spec, kind)) from None
+        raise
 
 
 def read_json(spec: HfSpec, filename: str) -> dict[str, Any] | None:

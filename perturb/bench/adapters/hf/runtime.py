@@ -11,7 +11,7 @@ import numpy as np
 
 from ..device import pick_device
 from ..protocol import ModelSpecError
-from .checkpoint import HfSpec, offline
+from .checkpoint import HfSpec, check_tokenizer, not_cached, offline
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
@@ -98,12 +98,13 @@ class Runtime:
 
     def load(self, cls: Any, spec: HfSpec, **kwargs: Any) -> Any:
         """``cls.from_pretrained`` of the spec with this runtime's dtype and device (or device_map)."""
-        opts: dict[str, Any] = dict(revision=spec.revision, local_files_only=offline() or spec.local, **kwargs)
+        opts: dict[str, Any] = dict(revision=spec.revision, local_files_only=spec.local or offline(), **kwargs)
         if self.dtype != "auto":
             opts["dtype"] = getattr(self.torch, self.dtype)
         if self.device_map:
             opts["device_map"] = self.device_map
-        model = cls.from_pretrained(spec.name, **opts).eval()
+        with _cached_only(spec):
+            model = cls.from_pretrained(spec.name, **opts).eval()
         if not self.device_map:
             model = model.to(self.device)
         else:
@@ -291,7 +292,22 @@ def sample(clip: Any, spec: Any) -> Any:
     return clip[spec.indices(len(clip))]
 
 
+@contextlib.contextmanager
+def _cached_only(spec: HfSpec) -> Iterator[None]:
+    """Loading a hub model with only the local cache to go on: a file it lacks is a ModelSpecError
+    saying so (transformers would speak of its own ``local_files_only`` argument)."""
+    try:
+        yield
+    except OSError:
+        if spec.local or not offline():
+            raise
+        raise ModelSpecError(not_cached(spec, partly=True)) from None
+
+
 def load_tokenizer(spec: HfSpec) -> Any:
+    """The checkpoint's tokenizer; a local folder without one is refused (check_tokenizer)."""
     from transformers import AutoTokenizer
-    return AutoTokenizer.from_pretrained(spec.name, revision=spec.revision,
-                                         local_files_only=offline() or spec.local)
+    check_tokenizer(spec)
+    with _cached_only(spec):
+        return AutoTokenizer.from_pretrained(spec.name, revision=spec.revision,
+                                             local_files_only=spec.local or offline())

@@ -108,13 +108,17 @@ class YesNoAdapter(HfAdapter):
 
     def video_inputs(self, clips: Sequence[Any]) -> dict[str, Any]:
         """Pixel inputs of the model for a list of clips: the LLaVA families' (V, F, 3, H, W)
-        frames; Qwen2-VL's flattened temporal patches of every clip with a per-clip (t, h, w) grid."""
+        frames; Qwen2-VL's flattened temporal patches of every clip with a per-clip (t, h, w) grid
+        (a clip of a frame count that is not a multiple of temporal_patch_size padded with copies of
+        its last frame, as Qwen2VLVideoProcessor pads)."""
         if self.chat.tokens == "per_clip":
             return {"pixel_values_videos": self.stacked_pixels(clips)}
         torch, m, p, tp = self.runtime.torch, self.merge, self.patch, self.tp
         rows, grids = [], []
         for clip in clips:
             pix = self.clip_pixels(clip)
+            if pad := -len(pix) % tp:       # fps:N may give any count: the processor repeats the last frame
+                pix = torch.cat([pix, pix[-1:].expand(pad, *pix.shape[1:])])
             t, h, w = self.grid(pix)
             x = pix.reshape(t, tp, 3, h // m, m, p, w // m, m, p).permute(0, 3, 6, 4, 7, 2, 1, 5, 8)
             rows.append(x.reshape(t * h * w, 3 * tp * p * p))

@@ -1,0 +1,243 @@
+"""Where a sharded benchmark runs: the GPUs this machine shows, the model replicas a run places
+(one per GPU, else ``--jobs`` CPU replicas), how videos are cut into shards, and the plan that
+``perturb bench --dry-run`` prints.
+
+GPUs are counted through :func:`device_count` alone (tests patch it), so placement is decided,
+and testable, on a machine without one. A replica's model is always built for its own first
+visible device (``cuda:0`` in a worker pinned to one GPU), never for the driver's numbering.
+"""
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+DEFAULT_JOBS = 2               # CPU replicas of a local engine when --jobs is not given
+SHARDS_PER_CPU = 2             # CPU replicas: about two shards each, of whole batches
+SHARDS_PER_GPU = 4             # GPU replicas: smaller shards, so a slower GPU simply takes fewer
+REPLICA_DEVICE = "cuda:0"      # what a replica's model is built for: its worker sees its GPU alone
+
+
+def device_count() -> int:
+    """CUDA devices torch can see here (0 without torch or CUDA); the one GPU probe, patched in tests."""
+    try:
+        import torch
+    except ImportError:
+        return 0
+    return int(torch.cuda.device_count())
+
+
+def visible_gpus() -> list[str]:
+    """Ids of the GPUs this process may use: ``CUDA_VISIBLE_DEVICES``'s entries when it is set
+    (up to the first invalid one, as CUDA reads it), else ``0 .. device_count()-1``."""
+    count = device_count()
+    env = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if env is None:
+        return [str(i) for i in range(count)]
+    ids: list[str] = []
+    for entry in (e.strip() for e in env.split(",")):
+        if not entry or entry.startswith("-"):
+            break
+        ids.append(entry)
+    return ids[:count]
+
+
+def _index(option: str, value: str | None) -> int | None:
+    if value is None or not value.startswith("cuda:"):
+        return None
+    number = value[5:]
+    if not number.isdigit():
+        raise ValueError(f"{option} {value}: expected cuda:N with N a GPU number")
+    return int(number)
+
+
+@dataclass(frozen=True)
+class GpuRequest:
+    """What ``--device`` and ``--perturb-device`` ask of the GPUs."""
+
+    model: bool                 # the model runs on a GPU (cuda, cuda:N; auto where GPUs exist)
+    perturb: bool               # perturbations run on a GPU (--perturb-device cuda[:N])
+    auto: bool                  # --device auto: GPUs when the engine has them, else the CPU
+    index: int | None = None    # cuda:N named one GPU
+
+    @property
+    def any(self) -> bool:
+        return self.model or self.perturb
+
+    def on_gpus(self, available: bool, engine: str, hint: str) -> bool:
+        """Whether replicas hold GPUs: asked for (``auto`` only where ``available``); a ValueError
+        naming ``hint`` when CUDA is asked for and the engine has none."""
+        wanted = self.any and (available or not self.auto or self.perturb)
+        if wanted and not available:
+            raise ValueError(f"--backend {engine} was asked for CUDA but {hint}")
+        return wanted
+
+
+def gpu_request(device: str | None, perturb_device: str | None) -> GpuRequest:
+    """Parse the two device options (``auto`` counts as a model GPU request, resolved by the engine)."""
+    device = device or "auto"
+    if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
+        raise ValueError(f"--device must be auto, cpu or cuda[:N]; got {device!r}")
+    indices = {i for i in (_index("--device", device), _index("--perturb-device", perturb_device)) if i is not None}
+    if len(indices) > 1:
+        raise ValueError(f"--device {device} and --perturb-device {perturb_device} name different GPUs; "
+                         "a replica perturbs on the GPU its model uses")
+    return GpuRequest(model=device != "cpu", perturb=str(perturb_device or "").startswith("cuda"),
+                      auto=device == "auto", index=indices.pop() if indices else None)
+
+
+@dataclass
+class Replica:
+    """One model replica: its name, the device it serves from (its host's GPU number) and host."""
+
+    name: str
+    device: str
+    host: str
+    pin: str | None = None      # CUDA_VISIBLE_DEVICES of a local worker (its one GPU)
+
+
+def this_host() -> str:
+    """This machine's name, as replicas on it are reported."""
+    return socket.gethostname()
+
+
+def local_replicas(request: GpuRequest, jobs: int | None, engine: str) -> list[Replica]:
+    """One replica per visible GPU (capped by ``jobs``; the named one for ``cuda:N``), or ``jobs``
+    CPU replicas when no GPU is asked for or, under ``--device auto``, none is visible."""
+    gpus = visible_gpus()
+    host = this_host()
+    if request.on_gpus(bool(gpus), engine, "this machine shows no GPU (CUDA_VISIBLE_DEVICES / torch); "
+                       "pass --device cpu"):
+        if request.index is not None:
+            if request.index >= len(gpus):
+                raise ValueError(f"cuda:{request.index}: this machine shows {len(gpus)} GPU(s) "
+                                 f"(CUDA_VISIBLE_DEVICES / torch); expected cuda:0 .. cuda:{len(gpus) - 1}")
+            gpus = [gpus[request.index]]
+        return [Replica(str(i), f"cuda:{g}", host, g) for i, g in enumerate(gpus[:jobs or len(gpus)])]
+    return [Replica(str(i), "cpu", host) for i in range(jobs or DEFAULT_JOBS)]
+
+
+ON_DEVICE_KINDS = ("hf", "clip", "callable")    # spec kinds whose model is built for --device
+IN_PROCESS = "this process"
+
+
+def default_engine(kind: str, device: str | None, jobs: int | None, *, device_map: str | None = None,
+                   rerank: bool = False) -> tuple[str | None, str]:
+    """The engine of a run given no ``--backend``, and why, in one line: ``"loky"`` (one local
+    replica per GPU) where a ``kind`` model goes on ``--device cuda`` or ``auto`` and more than one
+    GPU is usable here; else None (this process, as on one GPU or on the CPU)."""
+    device = device or "auto"
+    gpus = visible_gpus()
+    if device not in ("auto", "cuda"):
+        return None, f"--device {device}: {IN_PROCESS}"
+    if kind not in ON_DEVICE_KINDS:
+        return None, f"a {kind}: model is not placed on --device: {IN_PROCESS}"
+    if device_map:
+        return None, f"--device-map {device_map} spreads one model over the GPUs: {IN_PROCESS}"
+    if rerank:
+        return None, f"--rerank runs in {IN_PROCESS}"
+    if len(gpus) < 2:
+        return None, f"{len(gpus)} GPU(s) usable here (CUDA_VISIBLE_DEVICES / torch): {IN_PROCESS}"
+    if jobs == 1:
+        return None, f"--jobs 1: {IN_PROCESS}"
+    used = min(len(gpus), jobs or len(gpus))
+    return "loky", (f"no --backend, --device {device} and {len(gpus)} GPUs usable here (CUDA_VISIBLE_DEVICES / "
+                    f"torch): {used} local loky replicas, one per GPU (--device cuda:0 keeps one GPU in "
+                    f"{IN_PROCESS})")
+
+
+def on_gpus(replicas: Sequence[Replica]) -> bool:
+    """Whether the replicas hold GPUs (else they are CPU workers)."""
+    return any(r.device.startswith("cuda") for r in replicas)
+
+
+def replica_options(options: dict[str, Any], replicas: Sequence[Replica]) -> dict[str, Any]:
+    """The model options a replica builds with: a GPU replica's model goes on its own GPU."""
+    device = str(options.get("device", "auto"))
+    if on_gpus(replicas) and device != "cpu":
+        return {**options, "device": REPLICA_DEVICE}
+    if device == "auto":
+        return {**options, "device": "cpu"}
+    return dict(options)
+
+
+def replica_perturb_device(perturb_device: str | None, replicas: Sequence[Replica]) -> str | None:
+    """``--perturb-device`` as a replica sees it (``cuda:N`` is its own GPU, ``cuda:0`` there)."""
+    if perturb_device and perturb_device.startswith("cuda") and on_gpus(replicas):
+        return REPLICA_DEVICE
+    return perturb_device
+
+
+def shards(n: int, batch_size: int, replicas: int, gpus: bool = False) -> list[list[int]]:
+    """Item positions in contiguous shards: on CPUs about two per replica of whole batches; on
+    GPUs about four per replica, whole batches only where a shard holds a batch or more (so every
+    GPU gets work however large the batch)."""
+    per = max(1, -(-n // max(1, (SHARDS_PER_GPU if gpus else SHARDS_PER_CPU) * replicas)))
+    if not gpus or per > batch_size:
+        per = -(-per // batch_size) * batch_size
+    return [list(range(i, min(i + per, n))) for i in range(0, n, per)]
+
+
+@dataclass
+class Plan:
+    """What a sharded run will do, before it does it (``--dry-run``)."""
+
+    engine: str
+    replicas: list[Replica]
+    tasks: int                        # video shards (dual encoders) or configurations (cross-encoders)
+    task_kind: str                    # "video shards" or "configurations"
+    scheduler: str | None = None
+    model_device: str = "cpu"
+    perturb_device: str | None = None
+    notes: list[str] = field(default_factory=list)
+    reason: str = ""                  # why this engine, in one line
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"engine", "replicas": [{"replica", "device", "host", "shards"}], ...}``; shards per
+        replica as dealt out evenly (a replica that finishes early takes the next one)."""
+        n = len(self.replicas) or 1
+        dealt = [self.tasks // n + (i < self.tasks % n) for i in range(n)]
+        remote = self.engine != "in-process"
+        return {
+            "engine": self.engine, "reason": self.reason, "scheduler": self.scheduler,
+            "replicas": [{"replica": r.name, "device": r.device, "host": r.host, "shards": k}
+                         for r, k in zip(self.replicas, dealt)],
+            "shards": self.tasks, "shard_kind": self.task_kind,
+            "model_device": self.model_device,
+            "driver_model": None if remote else self.model_device,
+            "texts": "replicas" if remote else "driver",
+            "cross_encoders": "replicas, one configuration per shard" if remote else "driver",
+            "perturb_device": self.perturb_device, "notes": list(self.notes),
+        }
+
+    def lines(self) -> list[str]:
+        doc = self.to_json()
+        where = f" ({self.scheduler})" if self.scheduler else ""
+        out = [f"engine: {self.engine}{where}; {len(self.replicas)} replica(s), {self.tasks} {self.task_kind}"]
+        out += [f"why: {self.reason}"] if self.reason else []
+        out += [f"  replica {r['replica']}: {r['device']} on {r['host']}, about {r['shards']} shard(s)"
+                for r in doc["replicas"]]
+        out.append(f"model on: {'each replica' if doc['driver_model'] is None else 'this process'} "
+                   f"({self.model_device}); the driver holds "
+                   f"{'no model' if doc['driver_model'] is None else 'the model'}")
+        out.append(f"texts encoded on: {doc['texts']}; cross-encoders scored on: {doc['cross_encoders']}")
+        out.append(f"perturbations on: {self.perturb_device or 'numpy on the CPU'}"
+                   + (" of each replica" if self.perturb_device and doc["driver_model"] is None else ""))
+        return out + [f"note: {n}" for n in self.notes]
+
+
+def replica_record(where: dict[str, Any]) -> dict[str, Any]:
+    """The (replica, host, device) of a shard's ``where``, for results.json's provenance."""
+    return {k: where[k] for k in ("replica", "host", "device")}
+
+
+def provenance(engine: str, ledger: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """results.json's ``provenance``: the replicas that ran, and where each shard ran."""
+    seen: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for entry in ledger:
+        rec = replica_record(entry)
+        key = (str(rec["replica"]), rec["host"], rec["device"])
+        seen.setdefault(key, {**rec, "shards": 0})["shards"] += 1
+    return {"engine": engine, "replicas": list(seen.values()), "shards": [dict(e) for e in ledger]}
+

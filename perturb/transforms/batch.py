@@ -1,0 +1,114 @@
+"""Batches of clips for the video transform: validation, content keys and grouped rendering.
+
+A batch is (B, T, C, H, W) float in [0, 1] or (B, T, H, W, C) uint8, torch on any device, or
+numpy uint8 (B, T, H, W, 3); one clip (T, ...) is a batch of one. Samples that drew the same op
+and severity render together: ops whose draws are per frame (blur angles, camera offsets,
+temporal index maps, deterministic ops) in one kernel call over the group's frames; the
+others (noise keys, weather layers, codecs) one sample at a time. Everything goes through
+:meth:`perturb.video.Draw.render_clip`, so the output of a sample is ``perturb.video.apply``'s.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..video import Draw, draw
+from ..video.clip import _is_torch, to_numpy, to_uint8_frames, torch_layout
+from ..video.render import FRAME, INDEX
+
+EXPECTED = ("a batch (B, T, C, H, W) float in [0, 1] or (B, T, H, W, C) uint8 (torch on any device, "
+            "or numpy uint8), or one clip (T, ...) of the same kinds")
+
+
+@dataclass(frozen=True)
+class BatchKind:
+    """How a batch came in: torch layout (None for numpy) and whether it was one clip."""
+
+    layout: str | None
+    single: bool
+
+
+def check_batch(x: Any) -> tuple[Any, BatchKind]:
+    """The batch as (B, T, ...) plus its kind; a clip of the clip model gets a leading axis."""
+    torch_in = _is_torch(x)
+    if not torch_in and not isinstance(x, np.ndarray):
+        raise ValueError(f"expected {EXPECTED}; got {type(x).__name__}")
+    ndim = len(x.shape)
+    if ndim not in (4, 5):
+        raise ValueError(f"expected {EXPECTED}; got {'torch' if torch_in else 'numpy'} {x.dtype} "
+                         f"with shape {tuple(x.shape)}")
+    single = ndim == 4
+    batch = x[None] if single else x
+    if batch.shape[0] == 0:
+        raise ValueError(f"expected a batch of at least one clip; got shape {tuple(x.shape)}")
+    frames = batch.reshape(batch.shape[0] * batch.shape[1], *batch.shape[2:])
+    if torch_in:          # the clip model's checks over every frame: dtype, channels, range
+        return batch, BatchKind(torch_layout(frames), single)
+    to_numpy(frames)
+    return np.ascontiguousarray(batch), BatchKind(None, single)
+
+
+def content_keys(batch: Any, kind: BatchKind) -> list[str]:
+    """A key per sample from its content: a digest of its uint8 levels (the values every op
+    reads) and shape, so the same clip gets the same key in any layout, on any device."""
+    if kind.layout is None:
+        levels = batch
+    else:
+        b, t = batch.shape[:2]
+        frames = to_uint8_frames(batch.reshape(b * t, *batch.shape[2:]), kind.layout)    # (N, H, W, 3)
+        levels = frames.reshape(b, t, *frames.shape[1:]).cpu().numpy()
+    keys = []
+    for clip in levels:
+        h = hashlib.blake2b(repr(clip.shape).encode(), digest_size=16)
+        h.update(np.ascontiguousarray(clip).data)
+        keys.append("content:" + h.hexdigest())
+    return keys
+
+
+def fused(draws: Sequence[Draw]) -> Draw | None:
+    """One Draw over the group's frames laid end to end, when the op's draws are per frame
+    (so frame t of sample i is frame i·T + t of the fused clip); None otherwise."""
+    first = draws[0]
+    reads, n = first.renderer.reads, first.n_frames
+    if reads not in (FRAME, INDEX) or (reads == INDEX and set(first.drawn) != {"index"}):
+        return None
+    for d in draws:
+        if any(not isinstance(v, np.ndarray) or v.ndim < 1 or len(v) != n for v in d.drawn.values()):
+            return None
+    offsets = {k: (np.arange(len(draws)) * n if reads == INDEX else None) for k in first.drawn}
+    drawn = {k: np.concatenate([d.drawn[k] + (0 if offsets[k] is None else offsets[k][i])
+                                for i, d in enumerate(draws)]) for k in first.drawn}
+    return Draw(first.name, first.severity, n * len(draws), first.params, drawn)
+
+
+def render_batch(batch: Any, kind: BatchKind, params: Sequence[Mapping[str, Any] | None]) -> Any:
+    """A perturbed copy of ``batch``: sample i rendered with ``params[i]`` (None: left as is)."""
+    out = batch.detach().clone() if kind.layout is not None else batch.copy()
+    n_frames = batch.shape[1]
+    groups: dict[tuple[str, Any], list[int]] = defaultdict(list)
+    for i, prm in enumerate(params):
+        if prm is not None:
+            groups[(prm["op"], prm["severity"])].append(i)
+    for (op, severity), members in groups.items():
+        draws = [draw(op, severity, n_frames, seed=params[i]["seed"]) for i in members]
+        together = fused(draws) if len(draws) > 1 else None
+        if together is None:
+            for i, d in zip(members, draws):
+                out[i] = d.render_clip(batch[i])
+            continue
+        idx = _index(members, batch)
+        frames = batch[idx].reshape(len(members) * n_frames, *batch.shape[2:])
+        out[idx] = together.render_clip(frames).reshape(len(members), n_frames, *batch.shape[2:])
+    return out
+
+
+def _index(members: list[int], batch: Any) -> Any:
+    """Sample positions as an index of the batch's own kind (a tensor on its device for torch)."""
+    if _is_torch(batch):
+        import torch
+        return torch.as_tensor(members, device=batch.device)
+    return np.asarray(members)

@@ -1,0 +1,69 @@
+"""``RandomTextPerturbation``: a seeded, per-caption text perturbation for training.
+
+The same rule as the video transform: each caption's draw (op, severity, seed) comes from
+(seed, epoch, key) only, and its output equals ``perturb.text.apply(caption, op, severity,
+seed=seed)``. Captions that drew the same parse-dependent op are parsed together (``nlp.pipe``).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Mapping, Sequence
+
+from ..registry import REGISTRY
+from ..text import apply, apply_batch
+from ..text.api import parse_batch, pipeline_key
+from ..text.inputs import check_caption, check_captions
+from .draws import KeyedDraws, Sampler, check_key, check_keys
+
+
+def default_text_ops() -> list[str]:
+    """Every text perturbation that runs without a model (the default selection)."""
+    return [s.name for s in REGISTRY.select("text") if not s.needs_model]
+
+
+class RandomTextPerturbation(KeyedDraws):
+    """Each caption gets a random text op with chance ``p``, drawn from (seed, epoch, key):
+    ``t(captions, keys=ids)``, ``t.params(keys=ids)``, ``t.set_epoch(e)``.
+
+    ``ops`` is a selection (``"ChangeChar,Positional"``, names; default: every op that needs
+    no model); ``severity`` (an int, a (low, high) pair or weights per level) applies to the
+    ops that have levels, None keeps each op's default. Ops that need a model are refused.
+    """
+
+    def __init__(self, ops: str | Sequence[str] | None = None, *, severity: Any = None,
+                 weights: Sequence[float] | Mapping[str, float] | None = None, p: float = 1.0,
+                 seed: int = 0) -> None:
+        self.sampler = Sampler.build(default_text_ops() if ops is None else ops, "text", severity,
+                                     weights, p, seed)
+        need = [op for op in self.sampler.ops if REGISTRY.get(op, "text").needs_model]
+        if need:
+            raise ValueError(f"{', '.join(need)} need a model, which RandomTextPerturbation does not "
+                             f"load; select ops without one (the default)")
+        self.epoch = 0
+
+    def __call__(self, captions: str | Sequence[str], keys: Any = None) -> Any:
+        """Perturbed captions (a list of str; a str for one caption). Without keys, a caption's
+        key is its own text: reproducible, but equal captions draw alike; pass sample ids."""
+        if isinstance(captions, str):
+            caption = check_caption(captions)
+            key = caption if keys is None else check_key(keys)
+            return self._run([caption], [key])[0]
+        texts = check_captions(captions)
+        return self._run(texts, texts if keys is None else check_keys(keys, len(texts)))
+
+    def _run(self, texts: list[str], keys: list[Any]) -> list[str]:
+        out: list[str] = list(texts)
+        params = self.params(keys)
+        groups: dict[tuple[str, Any], list[int]] = defaultdict(list)
+        for i, prm in enumerate(params):
+            if prm is not None:
+                groups[(prm["op"], prm["severity"])].append(i)
+        for (op, severity), members in groups.items():
+            spec = REGISTRY.get(op, "text")
+            docs = parse_batch([texts[i] for i in members], pipeline_key(spec)) if spec.needs_parse \
+                else [None] * len(members)
+            for i, doc in zip(members, docs):
+                seed = params[i]["seed"]
+                out[i] = apply_batch([texts[i]], op, severity, seed=seed, docs=[doc])[0] if doc is not None \
+                    else apply(texts[i], op, severity, seed=seed)
+        return out
