@@ -5,7 +5,9 @@ in ``benchmarks/.peers/`` on first use), ``codecs`` (PyAV in memory against the 
 command-line tool), ``temporal`` (temporal and camera ops against a memory-copy floor),
 ``kinetics`` (Kinetics-C's rain, temporal_blur and frame_rate against the reference),
 ``kinetics-codecs`` (Kinetics-C's H.264/H.265 ops and bitstream faults against the ffmpeg
-command-line route), and,
+command-line route), ``peers`` (both paths of every op against albumentations 2.0.8 and
+kornia 0.9.0, ``pip install -e .[bench-peers]``; its tables have their own block in the README,
+refreshed whenever it runs), and,
 on its own, ``runner`` (``benchmarks/runner_speed.py``: end-to-end ``perturb bench`` speed
 against the parent commit, with its defaults; run that script directly for its options).
 ``--device cuda`` instead times the torch path per op in frames/s, and says so and stops when
@@ -26,24 +28,27 @@ import numpy as np
 from perturb.video.sample import sample_clip
 
 from . import (codecs_vs_ffmpeg, kinetics_c, kinetics_vs_ffmpeg, temporal_camera, torch_device,
-               visual_vs_imagecorruptions)
+               visual_vs_imagecorruptions, vs_libraries)
 from .harness import Settings, write_results
 
 SECTIONS = {"visual": visual_vs_imagecorruptions, "codecs": codecs_vs_ffmpeg, "temporal": temporal_camera,
-            "kinetics": kinetics_c, "kinetics-codecs": kinetics_vs_ffmpeg}
+            "kinetics": kinetics_c, "kinetics-codecs": kinetics_vs_ffmpeg, "peers": vs_libraries}
+DEFAULT = "visual,codecs,temporal,kinetics,kinetics-codecs"       # peers runs when asked for
 TITLES = {"visual": "Visual ops vs imagecorruptions 1.1.2 (frame by frame)",
           "codecs": "Codecs: PyAV in memory vs temp file + ffmpeg CLI + read back",
           "temporal": "Temporal and camera ops vs a memory-copy floor",
           "kinetics": "Kinetics-C rain, temporal_blur, frame_rate vs the reference (Yi et al. 2021)",
           "kinetics-codecs": "Kinetics-C codecs and bitstream faults: PyAV in memory vs the ffmpeg CLI route",
-          "torch": "Torch path, frames/s per op"}
+          "torch": "Torch path, frames/s per op",
+          "peers": "Both paths vs albumentations 2.0.8 and kornia 0.9.0"}
 README = Path(__file__).resolve().parent / "README.md"
 START, END = "<!-- results:start -->", "<!-- results:end -->"
+PEERS_START, PEERS_END = "<!-- peers:start -->", "<!-- peers:end -->"
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
-    p.add_argument("--sections", default="visual,codecs,temporal,kinetics,kinetics-codecs",
+    p.add_argument("--sections", default=DEFAULT,
                    help="comma-separated subset of: " + ", ".join(SECTIONS))
     p.add_argument("--device", default=None, help="time the torch path on this device (cuda, cuda:1, cpu)")
     p.add_argument("--frames", type=int, default=32, help="frames of the sample clip (224x224)")
@@ -52,7 +57,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--budget", type=float, default=30.0,
                    help="seconds per measurement after which rounds stop (at least 3 are kept)")
     p.add_argument("--ops", default=None,
-                   help="visual section only: comma-separated ops to compare (default: all of them)")
+                   help="visual and peers sections: comma-separated ops to compare (default: all of them)")
     p.add_argument("--no-readme", action="store_true", help="do not rewrite the table in benchmarks/README.md")
     return p.parse_args(argv)
 
@@ -66,11 +71,13 @@ def markdown(done: dict[str, dict], path: Path) -> str:
     return "\n\n".join(parts)
 
 
-def update_readme(text: str) -> None:
-    """Replace the results block of benchmarks/README.md."""
-    doc = README.read_text() if README.exists() else f"# Benchmarks\n\n{START}\n{END}\n"
-    block = f"{START}\n{text}\n{END}"
-    doc = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: block, doc, flags=re.S)
+def update_readme(text: str, start: str = START, end: str = END) -> None:
+    """Replace the block between ``start`` and ``end`` in benchmarks/README.md (appended if absent)."""
+    doc = README.read_text() if README.exists() else "# Benchmarks\n"
+    if start not in doc:
+        doc = doc.rstrip("\n") + f"\n\n{start}\n{end}\n"
+    block = f"{start}\n{text}\n{end}"
+    doc = re.sub(re.escape(start) + ".*?" + re.escape(end), lambda _: block, doc, flags=re.S)
     README.write_text(doc)
 
 
@@ -101,14 +108,27 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {TITLES[key]}")
             runner = SECTIONS[key]
             ops = [o.strip() for o in args.ops.split(",") if o.strip()] if args.ops else None
-            done[key] = runner.main(clip, settings, ops=ops) if key == "visual" else runner.run(clip, settings)
+            if key == "visual":
+                done[key] = runner.main(clip, settings, ops=ops)
+            elif key == "peers":
+                done[key] = runner.run(clip, settings, ops=ops)
+            else:
+                done[key] = runner.run(clip, settings)
     suffix = f"-torch-{args.device.replace(':', '')}" if args.device else ""
+    if set(done) == {"peers"}:
+        suffix = "-peers"                     # a run of this section alone keeps the full run's file
     path = write_results(done, settings, suffix)
     text = markdown(done, path)
     print("\n" + text + f"\n\nwritten: {path}")
-    if not args.device and set(done) == set(SECTIONS) and not args.no_readme:
-        update_readme(text)
-        print(f"updated: {README}")
+    if not args.device and not args.no_readme:
+        full = set(DEFAULT.split(",")) <= set(done)
+        if full:
+            update_readme(markdown({k: v for k, v in done.items() if k != "peers"}, path))
+        if "peers" in done and not args.ops:
+            update_readme(f"Results file: `benchmarks/results/{path.name}`.\n\n{vs_libraries.render(done['peers'])}",
+                          PEERS_START, PEERS_END)
+        if full or ("peers" in done and not args.ops):
+            print(f"updated: {README}")
     return 0
 
 

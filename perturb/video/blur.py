@@ -168,11 +168,13 @@ def zoom_blur(clip: np.ndarray, rng: np.random.Generator, zooms: tuple[float, fl
     if len(factors) > 256:
         raise ValueError(f"zoom_blur takes at most 256 zoom factors; got {len(factors)} from {zooms}")
     _, h, w, _ = clip.shape
-    matrices = [centre_zoom_matrix(float(z), w, h) for z in factors]
+    identities = int(np.count_nonzero(factors == 1.0))  # a warp by 1 returns the frame exactly
+    matrices = [centre_zoom_matrix(float(z), w, h) for z in factors if z != 1.0]
     n = len(factors) + 1
 
     def blur(frame: np.ndarray, _: int) -> np.ndarray:
         acc = frame.astype(np.uint16)            # exact integer sum of up to 257 uint8 images
+        acc *= np.uint16(1 + identities)
         for m in matrices:
             np.add(acc, cv2.warpAffine(frame, m, (w, h), flags=cv2.INTER_LINEAR,
                                        borderMode=cv2.BORDER_REPLICATE), out=acc)

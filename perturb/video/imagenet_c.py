@@ -63,9 +63,12 @@ def blur_levels(frame: np.ndarray, sigma: float) -> np.ndarray:
 
 # ------------------------------------------------------------------------------ gaussian_blur
 def render_gaussian_blur(frames: np.ndarray, sigma: float) -> np.ndarray:
-    """Every frame blurred by a Gaussian of ``sigma`` px (truncated at 4 sigma, replicated edges)."""
+    """Every frame blurred by a Gaussian of ``sigma`` px (truncated at 4 sigma, replicated edges):
+    the float32 filter of :func:`blur_levels`, rounded to levels by the filter itself."""
     sigma = _positive("sigma", sigma, "gaussian_blur")
-    return per_frame(frames, lambda frame, _: cv2.convertScaleAbs(blur_levels(frame, sigma)))  # rounded
+    taps = gaussian_taps(sigma).astype(np.float32)
+    return per_frame(frames, lambda frame, _: cv2.sepFilter2D(frame, cv2.CV_8U, taps, taps,
+                                                              borderType=cv2.BORDER_REPLICATE))
 
 
 # --------------------------------------------------------------------------------- glass_blur

@@ -34,12 +34,6 @@ def _finite(name: str, value: object, op: str, low: float, high: float) -> float
 
 
 # --------------------------------------------------------------------------------- brightness
-def channel_extremes(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-pixel max and min over the three channels, (H, W, 1) uint8 each."""
-    r, g, b = frame[..., 0:1], frame[..., 1:2], frame[..., 2:3]
-    return np.maximum(np.maximum(r, g), b), np.minimum(np.minimum(r, g), b)
-
-
 @lru_cache(maxsize=16)
 def brightness_table(shift: float) -> np.ndarray:
     """uint8 (256, 256) table: out = table[V, c] for a channel c of a pixel whose max is V."""
@@ -54,13 +48,72 @@ def brightness_table(shift: float) -> np.ndarray:
     return out
 
 
+def _fitted_gains(start: np.ndarray, target: np.ndarray, unused: np.ndarray) -> np.ndarray:
+    """Per row V, a float32 gain g (searched ulp by ulp from ``start``) with OpenCV's
+    rint(float32(c)·g) == target[V, c] for every used c; NaN where none fits."""
+    levels = np.tile(np.arange(256, dtype=np.uint8), (256, 1))
+    gains = np.full(256, np.nan, np.float32)
+    for direction in (np.float32(np.inf), np.float32(-np.inf)):
+        g = start.copy()
+        for _ in range(8):
+            out = cv2.multiply(levels, np.repeat(g[:, None], 256, axis=1), dtype=cv2.CV_8U)
+            fits = ((out == target) | unused).all(axis=1) & np.isnan(gains)
+            gains[fits] = g[fits]
+            g = np.nextafter(g, direction)
+    return gains
+
+
+@lru_cache(maxsize=16)
+def brightness_gains(shift: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The brightness table as float32 gains per max V: ``up`` rounds the table's exact ties
+    (c·V'/V = k + 1/2) up, ``down`` rounds them down, both agree elsewhere; the table's rint
+    takes the even one of the two. uint8 (256,) ``marks`` the V no gain pair reproduces
+    (none found for any shift tried; black is handled apart): those pixels are read from the table."""
+    table = brightness_table(shift)
+    v = np.arange(256, dtype=np.float64)[:, None]
+    c = np.arange(256, dtype=np.float64)[None, :]
+    lifted = np.clip(v + 255.0 * float(shift), 0, 255)
+    exact = c * lifted / np.maximum(v, 1)                           # the table's value before rint
+    tie = exact - np.floor(exact) == 0.5
+    unused = c > v                                                  # a channel never exceeds the max
+    start = (lifted[:, 0] / np.maximum(v[:, 0], 1)).astype(np.float32)
+    up = _fitted_gains(start, np.where(tie, np.floor(exact) + 1, table), unused)
+    down = _fitted_gains(start, np.where(tie, np.floor(exact), table), unused)
+    marks = np.isnan(up) | np.isnan(down)
+    marks[0] = False                                                # black: every channel becomes V'
+    up[marks] = down[marks] = 0
+    marks = (marks * 255).astype(np.uint8)
+    for a in (up, down, marks):
+        a.setflags(write=False)
+    return up, down, marks
+
+
 def render_brightness(frames: np.ndarray, shift: float) -> np.ndarray:
-    """Every pixel's HSV value raised by ``shift`` (clipped at full scale), hue and saturation kept."""
-    lut = brightness_table(shift).ravel()
+    """Every pixel's HSV value raised by ``shift`` (clipped at full scale), hue and saturation kept.
+
+    Per frame: the channel max V, float32 gains per V (:func:`brightness_gains`), OpenCV
+    multiplies; where the two roundings of a tie differ the even one is kept, as the table's
+    rint does. Black pixels become the grey V'; pixels whose V has no exact gain are read
+    from the 256x256 table."""
+    table = brightness_table(shift)
+    up, down, marks = brightness_gains(shift)
+    black = int(table[0, 0])
+    any_tie, any_marked = bool((up != down).any()), bool(marks.any())
 
     def lift(frame: np.ndarray, _: int) -> np.ndarray:
-        v, _ = channel_extremes(frame)
-        return lut.take((v.astype(np.uint16) << 8) | frame)      # index V·256 + c
+        channels = cv2.split(frame)
+        v = cv2.max(cv2.max(channels[0], channels[1]), channels[2])
+        out = cv2.merge([cv2.multiply(c, g, dtype=cv2.CV_8U) for g in [cv2.LUT(v, up)] for c in channels])
+        if any_tie:
+            low = cv2.merge([cv2.multiply(c, g, dtype=cv2.CV_8U) for g in [cv2.LUT(v, down)] for c in channels])
+            out = cv2.subtract(out, cv2.bitwise_and(cv2.subtract(out, low), out))   # odd and tied: down
+        if black:
+            out[v == 0] = black
+        if any_marked:
+            ys, xs = np.nonzero(cv2.LUT(v, marks))
+            if len(ys):
+                out[ys, xs] = table[v[ys, xs][:, None], frame[ys, xs]]
+        return out
 
     return per_frame(frames, lift)
 
@@ -75,15 +128,14 @@ def contrast_tables(sums: np.ndarray, n_pixels: int, factor: float) -> np.ndarra
 
 
 def render_contrast(frames: np.ndarray, factor: float) -> np.ndarray:
-    """Every channel pulled towards its frame mean: (c - mean)·factor + mean."""
-    _, h, w, _ = frames.shape
+    """Every channel pulled towards its frame mean: (c - mean)·factor + mean.
+
+    The frames' exact channel sums first, all tables in one call, then one OpenCV LUT per frame."""
+    n, h, w, _ = frames.shape
     contrast_tables(np.zeros((1, 3)), 1, factor)                  # refuse a bad factor up front
-
-    def pull(frame: np.ndarray, _: int) -> np.ndarray:
-        sums = np.array(cv2.sumElems(frame)[:3])                  # exact: integers below 2^53
-        return cv2.LUT(frame, np.ascontiguousarray(contrast_tables(sums[None], h * w, factor)[0].T).reshape(256, 1, 3))
-
-    return per_frame(frames, pull)
+    sums = np.array([cv2.sumElems(frame)[:3] for frame in frames]).reshape(n, 3)   # exact below 2^53
+    luts = np.ascontiguousarray(contrast_tables(sums, h * w, factor).transpose(0, 2, 1))  # (N, 256, 3)
+    return per_frame(frames, lambda frame, t: cv2.LUT(frame, luts[t].reshape(256, 1, 3)))
 
 
 # ----------------------------------------------------------------------------------- saturate
@@ -107,17 +159,27 @@ def saturate_tables(factor: float, offset: float) -> tuple[np.ndarray, np.ndarra
 
 
 def render_saturate(frames: np.ndarray, factor: float, offset: float) -> np.ndarray:
-    """Every pixel's HSV saturation mapped to clip(S·factor + offset, 0, 1), hue and value kept."""
+    """Every pixel's HSV saturation mapped to clip(S·factor + offset, 0, 1), hue and value kept.
+
+    Per frame on planes: V and min, the gain S'/S from the table, then rint(V - (V - c)·gain)
+    as OpenCV float32 subtract, multiply and a rounding subtract (the same float32 operations
+    as every backend); greys take their green and blue from the grey table."""
     scale, grey = saturate_tables(factor, offset)
+    tint = bool((grey != np.arange(256)).any())                      # greys change only when offset > 0
 
     def saturate(frame: np.ndarray, _: int) -> np.ndarray:
-        v, m = channel_extremes(frame)
+        channels = cv2.split(frame)
+        v = cv2.max(cv2.max(channels[0], channels[1]), channels[2])
+        m = cv2.min(cv2.min(channels[0], channels[1]), channels[2])
         gain = scale.take((v.astype(np.uint16) << 8) | m)
         vf = v.astype(np.float32)
-        out = np.rint(vf - (vf - frame) * gain).astype(np.uint8)      # within 0..V by construction
-        greys = (v == m)[..., 0]
-        out[greys, 1:] = grey[v[greys]]                                # (V, V(1 - S'), V(1 - S'))
-        return out
+        out = [cv2.subtract(vf, cv2.multiply(cv2.subtract(vf, c, dtype=cv2.CV_32F), gain), dtype=cv2.CV_8U)
+               for c in channels]
+        if tint:                                                     # (V, V(1 - S'), V(1 - S'))
+            greys, tinted = cv2.compare(v, m, cv2.CMP_EQ), cv2.LUT(v, grey)
+            for c in out[1:]:
+                cv2.copyTo(tinted, greys, c)
+        return cv2.merge(out)
 
     return per_frame(frames, saturate)
 

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._opencv_frames import to_uint8
+from ._opencv_frames import per_frame, to_uint8
 from .render import LazyKernel, Renderer
 from .severity_params import paper_table, source_order_note, table
 from .weather_layers import fog_layer, frost_layer, next_power_of_2, snow_layer, spatter_layer
@@ -156,8 +156,13 @@ def composite_snow(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, An
 
 
 def composite_spatter(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
-    """x·keep + add on 0..255 levels (water: keep 1; mud: keep 1 - mask)."""
-    return to_uint8(frame.astype(np.float32) * layer[..., :1] + layer[..., 1:], 1.0)
+    """x·keep + add on 0..255 levels (water: keep 1; mud: keep 1 - mask), float32 sums rounded
+    to nearest and saturated by OpenCV; water's keep is exactly 1, so its product is skipped.
+    (Both terms float32: OpenCV adds uint8 to float32 in double, which rounds ties otherwise.)"""
+    x = frame.astype(np.float32)
+    if params.get("mud", True):                       # a layer of unknown kind keeps its product
+        np.multiply(x, layer[..., :1], out=x)
+    return cv2.add(x, np.ascontiguousarray(layer[..., 1:]), dtype=cv2.CV_8U)
 
 
 COMPOSITES = {"fog": composite_fog, "frost": composite_frost, "snow": composite_snow,
@@ -169,10 +174,7 @@ def numpy_kernel(name: str):
     def kernel(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
         _, h, w, _ = frames.shape
         layers = frame_layers(name, drawn, params, ids, h, w)
-        out = np.empty_like(frames)
-        for i, (frame, layer) in enumerate(zip(frames, layers)):
-            out[i] = COMPOSITES[name](frame, layer, params)
-        return out
+        return per_frame(frames, lambda frame, i: COMPOSITES[name](frame, layers[i], params))
     return kernel
 
 

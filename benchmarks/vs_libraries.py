@@ -1,0 +1,174 @@
+"""Every video op on both paths against the library a user would pick instead, in one run.
+
+numpy path (uint8 (T, H, W, 3)) against albumentations 2.0.8's nearest op (pixelate against
+Pillow's BOX + NEAREST resizes), torch path (float (T, C, H, W) in [0, 1] on the CPU) against
+kornia 0.9.0's nearest op on the same tensor, and torch-CPU time / numpy time for every op.
+Ours go through the public ``perturb.video.apply``; the peers and their draws are in
+:mod:`benchmarks.library_ops`. Per (op, severity), ours and albumentations are timed in
+interleaved rounds (``harness.interleaved``), then ours and kornia on the tensor; ratio = peer
+time / ours, so >= 1 means ours is at least as fast.
+A peer that is not installed or fails is reported as such and the rest still runs.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+from perturb.registry import REGISTRY
+from perturb.video.api import apply
+
+from .harness import Settings, interleaved, ms, table, timed
+from .library_ops import albumentations_contenders, kornia_contender
+
+SEVERITIES = (1, 3, 5)
+TORCH_CPU_LIMIT = 1.5                 # torch-CPU time at most this many times the numpy time
+
+
+def _versions() -> dict[str, str]:
+    found = {}
+    for module in ("albumentations", "kornia", "torch", "PIL"):
+        try:
+            found[module] = __import__(module).__version__
+        except Exception as exc:                         # noqa: BLE001 - absent or broken: say which
+            found[module] = f"unavailable ({type(exc).__name__}: {exc})"
+    return found
+
+
+def _guarded(build: Callable[[], Any]) -> tuple[Any, str]:
+    """``build()`` or (None, the reason it failed)."""
+    try:
+        return build(), ""
+    except Exception as exc:                             # noqa: BLE001 - a peer's failure is data
+        return None, " ".join(f"{type(exc).__name__}: {exc}".split())[:160]
+
+
+def _contenders(name: str, severity: int, clip: np.ndarray, x: Any) -> tuple[dict[str, Callable], dict[str, Any]]:
+    """Ours (numpy, torch) and the peers' callables for one row, and the row's peer notes."""
+    params = REGISTRY.get(name, "video").params(severity)
+    seeds = itertools.count()             # a new draw per call, as the peers draw anew (no cached layers)
+    runs: dict[str, Callable] = {"numpy": lambda: apply(clip, name, severity, seed=next(seeds))}
+    if x is not None:
+        runs["torch"] = lambda: apply(x, name, severity, seed=next(seeds))
+    notes: dict[str, Any] = {}
+    albu, why = _guarded(lambda: albumentations_contenders(name, params, clip))
+    if albu and albu[1]:
+        notes["albumentations_op"] = albu[0]
+        runs.update({f"albumentations:{k}": v for k, v in albu[1].items()})
+    elif why:
+        notes["albumentations_error"] = why
+    if x is not None:
+        korn, why = _guarded(lambda: kornia_contender(name, params, x))
+        if korn and korn[1] is not None:
+            notes["kornia_op"] = korn[0]
+            runs["kornia"] = korn[1]
+        elif why:
+            notes["kornia_error"] = why
+    return runs, notes
+
+
+def _checked(runs: dict[str, Callable], notes: dict[str, Any]) -> dict[str, Callable]:
+    """The contenders that run once without error: a failing peer or torch path is dropped and
+    noted; our numpy path is kept, so its failure stops the run."""
+    kept = {}
+    for key, run in runs.items():
+        _, why = _guarded(run)
+        if why and key != "numpy":
+            notes.setdefault("errors", {})[key] = why
+        else:
+            kept[key] = run
+    return kept
+
+
+def _row(name: str, severity: int, clip: np.ndarray, x: Any, settings: Settings) -> dict[str, Any]:
+    """One (op, severity): the numpy group (ours and albumentations) interleaved, then the torch
+    group (ours and kornia): torch's worker threads, still spinning after a call, would slow
+    the multi-threaded numpy kernels timed right after them, but not the single-threaded peers."""
+    runs, notes = _contenders(name, severity, clip, x)
+    runs = _checked(runs, notes)
+    times: dict[str, float] = {}
+    for group in (("numpy", "albumentations"), ("torch", "kornia")):
+        chosen = {k: timed(v) for k, v in runs.items() if k.startswith(group)}
+        if chosen:
+            times.update(interleaved(chosen, settings))
+    row: dict[str, Any] = {"op": name, "severity": severity, "numpy_s": times["numpy"], **notes}
+    if "torch" in times:
+        row["torch_s"] = times["torch"]
+        row["torch_over_numpy"] = times["torch"] / times["numpy"]
+    albu = {k.split(":", 1)[1]: v for k, v in times.items() if k.startswith("albumentations:")}
+    if albu:
+        row["albumentations_s"] = min(albu.values())
+        row["albumentations_ways_s"] = albu
+        row["albumentations_ratio"] = row["albumentations_s"] / times["numpy"]
+    if "kornia" in times and "torch" in times:
+        row["kornia_s"] = times["kornia"]
+        row["kornia_ratio"] = times["kornia"] / times["torch"]
+    return row
+
+
+def run(clip: np.ndarray, settings: Settings, log=print, ops: list[str] | None = None) -> dict[str, Any]:
+    """Every op (or ``ops``) at severities 1, 3 and 5, ours and the peers interleaved."""
+    warnings.filterwarnings("ignore", module="albumentations")
+    x, why = _guarded(lambda: _float_tensor(clip))
+    names = ops or [s.name for s in REGISTRY.select("video")]
+    rows, start = [], time.perf_counter()
+    for name in names:
+        for s in SEVERITIES:
+            rows.append(_row(name, s, clip, x, settings))
+            r = rows[-1]
+            log(f"  {name} s{s}: numpy {ms(r['numpy_s'])} ms" + _log_tail(r))
+    return {"frames": int(clip.shape[0]), "size": list(clip.shape[1:3]), "versions": _versions(),
+            "torch_error": why, "seconds": time.perf_counter() - start, "rows": rows}
+
+
+def _float_tensor(clip: np.ndarray) -> Any:
+    import torch
+    return torch.from_numpy(np.array(clip)).permute(0, 3, 1, 2).to(torch.float32).div(255).contiguous()
+
+
+def _log_tail(r: dict[str, Any]) -> str:
+    parts = []
+    if "albumentations_ratio" in r:
+        parts.append(f"albumentations {ms(r['albumentations_s'])} ms ({r['albumentations_ratio']:.2f})")
+    if "torch_s" in r:
+        parts.append(f"torch {ms(r['torch_s'])} ms ({r['torch_over_numpy']:.2f}x numpy)")
+    if "kornia_ratio" in r:
+        parts.append(f"kornia {ms(r['kornia_s'])} ms ({r['kornia_ratio']:.2f})")
+    return "".join(f", {p}" for p in parts)
+
+
+def _ratio(value: float | None, target: float, higher_is_better: bool = True) -> str:
+    if value is None:
+        return ""
+    ok = value >= target if higher_is_better else value <= target
+    return f"{value:.2f}" if ok else f"**{value:.2f}**"
+
+
+def render(section: dict[str, Any]) -> str:
+    """Both tables: numpy vs albumentations (with torch-CPU / numpy for every op), torch vs kornia."""
+    v = section.get("versions", {})
+    numpy_rows = [(r["op"], r["severity"], ms(r["numpy_s"]), r.get("albumentations_op", ""),
+                   ms(r["albumentations_s"]) if "albumentations_s" in r else "",
+                   _ratio(r.get("albumentations_ratio"), 1.0),
+                   ms(r["torch_s"]) if "torch_s" in r else "",
+                   _ratio(r.get("torch_over_numpy"), TORCH_CPU_LIMIT, higher_is_better=False))
+                  for r in section["rows"]]
+    torch_rows = [(r["op"], r["severity"], ms(r["torch_s"]), r["kornia_op"], ms(r["kornia_s"]),
+                   _ratio(r["kornia_ratio"], 1.0)) for r in section["rows"] if "kornia_s" in r]
+    errors = [f"- {r['op']} s{r['severity']}: {e}" for r in section["rows"]
+              for e in [r.get("albumentations_error"), r.get("kornia_error"), *r.get("errors", {}).values()] if e]
+    head = (f"{section['frames']} frames {section['size'][0]}x{section['size'][1]}, ms per clip, medians of "
+            "interleaved rounds (numpy with albumentations, then torch with kornia); ratio = peer / ours "
+            f"(bold: below 1.0; torch/numpy bold above {TORCH_CPU_LIMIT}). albumentations "
+            f"{v.get('albumentations', '?')}, kornia {v.get('kornia', '?')}, torch {v.get('torch', '?')} (CPU). "
+            f"Section time {section.get('seconds', 0):.0f} s.")
+    parts = [head, "numpy path vs albumentations (pixelate: vs Pillow), and torch-CPU / numpy for every op:",
+             table(["op", "sev", "numpy ms", "peer op", "peer ms", "ratio", "torch-CPU ms", "torch/numpy"], numpy_rows),
+             "torch path (float (T, C, H, W) in [0, 1], CPU) vs kornia:",
+             table(["op", "sev", "torch ms", "kornia op", "kornia ms", "ratio"], torch_rows)]
+    if errors:
+        parts.append("Contenders that failed (left out of their row):\n\n" + "\n".join(errors))
+    return "\n\n".join(parts)
