@@ -128,7 +128,6 @@ def default_engine(kind: str, device: str | None, jobs: int | None, *, device_ma
     replica per GPU) where a ``kind`` model goes on ``--device cuda`` or ``auto`` and more than one
     GPU is usable here; else None (this process, as on one GPU or on the CPU)."""
     device = device or "auto"
-    gpus = visible_gpus()
     if device not in ("auto", "cuda"):
         return None, f"--device {device}: {IN_PROCESS}"
     if kind not in ON_DEVICE_KINDS:
@@ -137,6 +136,7 @@ def default_engine(kind: str, device: str | None, jobs: int | None, *, device_ma
         return None, f"--device-map {device_map} spreads one model over the GPUs: {IN_PROCESS}"
     if rerank:
         return None, f"--rerank runs in {IN_PROCESS}"
+    gpus = visible_gpus()                     # last: counting GPUs imports torch
     if len(gpus) < 2:
         return None, f"{len(gpus)} GPU(s) usable here (CUDA_VISIBLE_DEVICES / torch): {IN_PROCESS}"
     if jobs == 1:
