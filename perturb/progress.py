@@ -5,13 +5,9 @@ from __future__ import annotations
 import sys
 from typing import Any, Iterable
 
+from .listing import to_terminal
+
 LOG_INTERVAL = 10.0         # seconds between a bar's updates when stderr is not a terminal
-
-
-def on_terminal() -> bool:
-    """Whether stderr, where bars are drawn, is a terminal."""
-    isatty = getattr(sys.stderr, "isatty", None)
-    return bool(isatty and isatty())
 
 
 def bar(iterable: Iterable[Any] | None = None, *, total: int | None = None, desc: str = "", unit: str = "it",
@@ -19,7 +15,7 @@ def bar(iterable: Iterable[Any] | None = None, *, total: int | None = None, desc
     """A tqdm bar; a ``nested`` one (drawn inside another, then erased) only on a terminal."""
     from tqdm.auto import tqdm
 
-    terminal = on_terminal()
+    terminal = to_terminal(sys.stderr)               # where bars are drawn
     if not terminal:
         options.update(mininterval=LOG_INTERVAL, position=0, dynamic_ncols=False)
     return tqdm(iterable, total=total, desc=desc, unit=unit, leave=leave and not nested,
