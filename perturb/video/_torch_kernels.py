@@ -185,10 +185,10 @@ def temporal_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tens
     The sums are one matrix product of per-window frame counts with the frames: every partial
     sum is an integer below 2^24, so float32 adds them exactly, in any order."""
     c = check_c(params["c"])
+    if 2 * c * 255 >= 1 << 24:
+        raise ValueError(f"temporal_blur: c = {c} is too large for exact float32 sums")
     pos = window_positions(ids, drawn)                                     # (N, 2c)
     counts = np.zeros((len(ids), x.shape[0]), np.float32)
     np.add.at(counts, (np.repeat(np.arange(len(ids)), pos.shape[1]), pos.ravel()), 1)
-    if 2 * c * 255 >= 1 << 24:
-        raise ValueError(f"temporal_blur: c = {c} is too large for exact float32 sums")
     acc = torch.from_numpy(counts).to(x) @ x.reshape(x.shape[0], -1)
     return torch.floor((acc.add_(c)).div_(2 * c)).reshape(len(ids), *x.shape[1:])

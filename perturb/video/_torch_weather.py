@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from ._torch_kernels import _border
+from .noise_kernels import _lookup
 from .rain import DROP_LEVEL, frame_masks, lift_table, pull_terms
 from .weather import GRAY_WEIGHTS, frame_layers
 
@@ -27,7 +28,7 @@ def _layers(name: str, x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch
 
 def _levels(y: torch.Tensor) -> torch.Tensor:
     """[0, 1] values to rounded 0..255 levels, as :func:`._opencv_frames.to_uint8` (in place)."""
-    return y.mul_(255).clamp_(0, 255).round_()
+    return _rounded(y.mul_(255))
 
 
 def _rounded(y: torch.Tensor) -> torch.Tensor:
@@ -106,7 +107,7 @@ def rain(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> 
     lift = np.stack([lift_table(float(s), c * h * w) for s in sums]).astype(np.float32)
     lift = torch.from_numpy(lift).to(x.device).reshape(-1)
     offset = torch.arange(n, dtype=torch.int32, device=x.device).view(n, 1, 1, 1) * 256
-    lifted = torch.add(x, torch.where(mask, lift.index_select(0, (x.int() + offset).reshape(-1)).view(x.shape), 0))
+    lifted = torch.add(x, torch.where(mask, _lookup(lift, x.int() + offset), 0))
     box = _box3(lifted).round_()
     blended = torch.where(mask, box.sub_(x).mul_(DROP_LEVEL), 0).add_(x, alpha=255)
     a, b = pull_terms(_exact_sums(blended, (2, 3), 255 * 255), h * w, float(params["darken"]))

@@ -51,7 +51,7 @@ def with_options(spec: Spec, params: dict[str, Any], per_frame: bool) -> dict[st
     if not isinstance(per_frame, (bool, np.bool_)):
         raise ValueError(f"per_frame must be True or False; got {per_frame!r}")
     if per_frame:
-        if not spec.extra.get("per_frame"):
+        if not takes_per_frame(spec):
             takers = sorted(per_frame_ops())
             raise ValueError(f"{spec.name} has no per_frame option; ops that take it: {', '.join(takers)}")
         params = {**params, "per_frame": True}

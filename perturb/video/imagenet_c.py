@@ -54,11 +54,11 @@ def gaussian_taps(sigma: float, truncate: float = BLUR_TRUNCATE) -> np.ndarray:
     return taps
 
 
-def blur_levels(frame: np.ndarray, sigma: float) -> np.ndarray:
+def blur_levels(frame: np.ndarray, sigma: float, depth: int = cv2.CV_32F) -> np.ndarray:
     """A (uint8 or float32) frame blurred by a Gaussian of ``sigma`` px with replicated edges
-    (skimage's 'nearest'), in float32."""
+    (skimage's 'nearest'), in float32 (or ``depth``: CV_8U rounds and saturates in the filter)."""
     taps = gaussian_taps(sigma).astype(np.float32)
-    return cv2.sepFilter2D(frame, cv2.CV_32F, taps, taps, borderType=cv2.BORDER_REPLICATE)
+    return cv2.sepFilter2D(frame, depth, taps, taps, borderType=cv2.BORDER_REPLICATE)
 
 
 # ------------------------------------------------------------------------------ gaussian_blur
@@ -66,9 +66,7 @@ def render_gaussian_blur(frames: np.ndarray, sigma: float) -> np.ndarray:
     """Every frame blurred by a Gaussian of ``sigma`` px (truncated at 4 sigma, replicated edges):
     the float32 filter of :func:`blur_levels`, rounded to levels by the filter itself."""
     sigma = _positive("sigma", sigma, "gaussian_blur")
-    taps = gaussian_taps(sigma).astype(np.float32)
-    return per_frame(frames, lambda frame, _: cv2.sepFilter2D(frame, cv2.CV_8U, taps, taps,
-                                                              borderType=cv2.BORDER_REPLICATE))
+    return per_frame(frames, lambda frame, _: blur_levels(frame, sigma, cv2.CV_8U))
 
 
 # --------------------------------------------------------------------------------- glass_blur

@@ -88,6 +88,16 @@ def brightness_gains(shift: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return up, down, marks
 
 
+def channel_max(channels: list[np.ndarray]) -> np.ndarray:
+    """The per-pixel maximum of three OpenCV planes (HSV value)."""
+    return cv2.max(cv2.max(channels[0], channels[1]), channels[2])
+
+
+def channel_min(channels: list[np.ndarray]) -> np.ndarray:
+    """The per-pixel minimum of three OpenCV planes."""
+    return cv2.min(cv2.min(channels[0], channels[1]), channels[2])
+
+
 def render_brightness(frames: np.ndarray, shift: float) -> np.ndarray:
     """Every pixel's HSV value raised by ``shift`` (clipped at full scale), hue and saturation kept.
 
@@ -102,10 +112,15 @@ def render_brightness(frames: np.ndarray, shift: float) -> np.ndarray:
 
     def lift(frame: np.ndarray, _: int) -> np.ndarray:
         channels = cv2.split(frame)
-        v = cv2.max(cv2.max(channels[0], channels[1]), channels[2])
-        out = cv2.merge([cv2.multiply(c, g, dtype=cv2.CV_8U) for g in [cv2.LUT(v, up)] for c in channels])
+        v = channel_max(channels)
+
+        def scaled(gains: np.ndarray) -> np.ndarray:
+            g = cv2.LUT(v, gains)
+            return cv2.merge([cv2.multiply(c, g, dtype=cv2.CV_8U) for c in channels])
+
+        out = scaled(up)
         if any_tie:
-            low = cv2.merge([cv2.multiply(c, g, dtype=cv2.CV_8U) for g in [cv2.LUT(v, down)] for c in channels])
+            low = scaled(down)
             out = cv2.subtract(out, cv2.bitwise_and(cv2.subtract(out, low), out))   # odd and tied: down
         if black:
             out[v == 0] = black
@@ -169,8 +184,7 @@ def render_saturate(frames: np.ndarray, factor: float, offset: float) -> np.ndar
 
     def saturate(frame: np.ndarray, _: int) -> np.ndarray:
         channels = cv2.split(frame)
-        v = cv2.max(cv2.max(channels[0], channels[1]), channels[2])
-        m = cv2.min(cv2.min(channels[0], channels[1]), channels[2])
+        v, m = channel_max(channels), channel_min(channels)
         gain = scale.take((v.astype(np.uint16) << 8) | m)
         vf = v.astype(np.float32)
         out = [cv2.subtract(vf, cv2.multiply(cv2.subtract(vf, c, dtype=cv2.CV_32F), gain), dtype=cv2.CV_8U)
