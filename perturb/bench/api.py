@@ -106,11 +106,12 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     baseline = load_baseline(baseline_errors) if baseline_errors is not None else None
     spec = model if isinstance(model, str) else None
     source = source or OnTheFly(seed=settings.seed)
+    options = model_options or {}
     if backend and spec is None:
         raise ValueError("sharding needs the model as a spec string (e.g. callable:MODULE:ATTR)")
     if backend is None and spec is not None:           # several GPUs here: one local replica each
-        backend = default_engine(parse_spec(spec)[0], (model_options or {}).get("device"), n_workers,
-                                 device_map=(model_options or {}).get("device_map"),
+        backend = default_engine(parse_spec(spec)[0], options.get("device"), n_workers,
+                                 device_map=options.get("device_map"),
                                  rerank=rerank is not None)[0]
     if backend and rerank is not None:
         raise ValueError("--rerank runs in this process; drop --backend")
@@ -118,10 +119,9 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
               data.extra_positives > 0 or metric.key == "mAP", stats)
     kw = dict(mc=mc, entailment=entailment, bootstrap=bootstrap, level=level, cache_key=cache_key)
     if not backend or parse_spec(spec)[0] == "precomputed":      # embeddings read from files: no replicas
-        m = load_model(model, **(model_options or {})) if spec else wrap(model, _default_id(model))
+        m = load_model(model, **options) if spec else wrap(model, _default_id(model))
         return run.execute(m, plan(video, text, severities, pairs), rerank=rerank, first_stage=first_stage,
                            model_options=model_options, **kw)
-    options = model_options or {}
     with open_replicas(backend, scheduler, n_workers, options.get("device"), getattr(source, "device", None)) as pool:
         ctx = for_replicas(WorkerContext(spec, {}, data, source, cache_dir, settings, run.with_ap),
                            replica_options(options, pool.replicas),

@@ -215,7 +215,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     try:
         with model_loading_bars(not args.no_progress):
             doc = _run_benchmark(args, built, data, metric, video, text, severities, cache_dir, settings,
-                                 options, stats)
+                                 options, stats, engine)
         if left_out:
             doc["left_out"] = left_out
         if args.allow_skips and doc.get("skipped"):
@@ -260,8 +260,9 @@ def _skips_status(skipped: list[dict[str, Any]], allowed: bool) -> int:
 
 def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, metric: Any, video: list[str], text: list[str],
                    severities: tuple[int, ...], cache_dir: str | None, settings: Any, options: dict[str, Any],
-                   stats: dict[str, Any]) -> dict[str, Any]:
-    """The benchmark of the validated options (on the fly unless ``built``)."""
+                   stats: dict[str, Any], engine: str | None) -> dict[str, Any]:
+    """The benchmark of the validated options (on the fly unless ``built``) on ``engine``
+    (``--backend``, or the default :func:`~.dry_run.run_engine` chose)."""
     from .api import benchmark
     from .sources import OnTheFly
 
@@ -271,7 +272,7 @@ def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, metric: Any,
     return benchmark(args.model, data, video=video, text=text, severities=severities,
                      pairs=_pairs(args.pairs), metric=metric, bootstrap=args.bootstrap,
                      level=args.level, source=source, cache_dir=cache_dir, settings=settings,
-                     backend=args.backend, scheduler=args.scheduler, n_workers=args.jobs,
+                     backend=engine, scheduler=args.scheduler, n_workers=args.jobs,
                      model_options=options, stats=stats, mc=args.mc, entailment=args.entailment,
                      rerank=args.rerank, first_stage=args.first_stage, baseline_errors=args.baseline_errors)
 

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 from ..errors import UsageError
 from .adapters.factory import parse_spec
 from .placement import Plan, Replica, default_engine, gpu_request, on_gpus, shards, this_host, visible_gpus
-from .plan import Job
+from .plan import Job, caption_sets
 
 
 def model_kind(spec: str) -> str | None:
@@ -67,7 +67,7 @@ def bench_plan(args: argparse.Namespace, n_items: int, jobs: Sequence[Job]) -> P
     from .replicas import planned_replicas
 
     kind = model_kind(args.model)
-    texts = list(dict.fromkeys(["clean"] + [j.text for j in jobs if j.modality in ("text", "both")]))
+    texts = caption_sets(jobs)
     notes = [] if kind else ["the model's kind (dual or cross) is known only once built; planned as a dual encoder"]
     engine, reason = run_engine(args)
     if engine is None:

@@ -33,6 +33,11 @@ class Job:
         return f"{self.modality}:{self.perturbation}{sev}"
 
 
+def caption_sets(jobs: Sequence[Job]) -> list[str]:
+    """The caption sets a run embeds: clean first, then each text perturbation once, in job order."""
+    return list(dict.fromkeys([CLEAN] + [j.text for j in jobs if j.modality in ("text", "both")]))
+
+
 def plan(video: Sequence[str] = (), text: Sequence[str] = (), severities: Sequence[int] = (1, 2, 3, 4, 5),
          pairs: Sequence[tuple[str, str]] = ()) -> list[Job]:
     """Jobs for every video perturbation x severity, every text perturbation, and each pair.

@@ -6,7 +6,6 @@ device) and how many forward passes it made.
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -20,6 +19,7 @@ from .adapters.protocol import Model
 from .cache import EmbeddingCache
 from .data import BenchData
 from .encoder import Encoder, Settings
+from .placement import this_host
 from .plan import Job
 from .schedule import Config
 from .sources import OnTheFly
@@ -64,7 +64,7 @@ def where(ctx: WorkerContext) -> dict[str, Any]:
             name = str(get_worker().name)
         except (ImportError, ValueError):
             name = str(os.getpid())
-    return {"replica": name, "host": socket.gethostname(), "device": worker_gpu() if ctx.on_gpu() else "cpu"}
+    return {"replica": name, "host": this_host(), "device": worker_gpu() if ctx.on_gpu() else "cpu"}
 
 
 def skip_record(job: Job, error: Exception | str) -> dict[str, Any]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from .encoder import (Encoder, Ranked, Settings, _bar, _host, _normalise, _video_desc,  # noqa: F401
                       recipe)
 from .plan import Job, plan  # noqa: F401
-from .shards import Sharded, _shards, _video_configs, run_jobs  # noqa: F401
+from .placement import shards as _shards  # noqa: F401
+from .shards import Sharded, _video_configs, run_jobs  # noqa: F401
 from .sources import CLEAN  # noqa: F401
 from .replica_tasks import (RemoteTask, TextTask, VideoShard, WorkerContext, _worker_model,  # noqa: F401
                             run_task, skip_record)

@@ -12,16 +12,11 @@ import numpy as np
 from ..errors import MissingResourceError
 from .encoder import Encoder, Ranked
 from .placement import on_gpus, provenance, replica_record, shards
-from .plan import Job
+from .plan import Job, caption_sets
 from .schedule import Config
 from .sources import CLEAN
 from .replica_tasks import (RemoteTask, Task, TextTask, VideoShard, WorkerContext,  # noqa: F401
                             _worker_model, run_task, skip_record)
-
-
-def _shards(n: int, batch_size: int, workers: int) -> list[list[int]]:
-    """Item positions in contiguous shards of whole batches, about two per CPU worker."""
-    return shards(n, batch_size, workers)
 
 
 def _video_configs(jobs: Sequence[Job]) -> list[Config]:
@@ -63,7 +58,7 @@ class Sharded:
 def _dual_on_replicas(encoder: Encoder, jobs: Sequence[Job], run: Sharded) -> dict[str, str]:
     """Caption sets and video shards embedded on replicas, memoised here; text skips by name."""
     ctx, settings = run.ctx, encoder.settings
-    texts = list(dict.fromkeys([CLEAN] + [j.text for j in jobs if j.modality in ("text", "both")]))
+    texts = caption_sets(jobs)
     positions = shards(len(encoder.data.items), settings.batch_size, len(run.pool.replicas),
                        on_gpus(run.pool.replicas))
     configs = _video_configs(jobs)
