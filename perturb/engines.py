@@ -169,18 +169,25 @@ def _dask(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
             cluster.close()
 
 
-def _ray(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
-         scheduler: str | None) -> Iterator[Any]:
+def start_ray(scheduler: str | None, **local: Any) -> tuple[Any, bool]:
+    """Ray, connected to ``scheduler`` or started here with ``local`` ``ray.init`` options unless
+    this process already is; whether it was started now (then the caller shuts it down)."""
     try:
         import ray
     except ImportError as e:
         raise MissingResourceError("--backend ray needs Ray: pip install ray") from e
-    started = not ray.is_initialized()
-    if started:
-        if scheduler:
-            ray.init(address=scheduler, log_to_driver=False)
-        else:
-            ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
+    if ray.is_initialized():
+        return ray, False
+    if scheduler:
+        ray.init(address=scheduler, log_to_driver=False)
+    else:
+        ray.init(log_to_driver=False, **local)
+    return ray, True
+
+
+def _ray(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
+         scheduler: str | None) -> Iterator[Any]:
+    ray, started = start_ray(scheduler, num_cpus=jobs, include_dashboard=False)
     try:
         remote = ray.remote(num_cpus=1)(call_single_threaded)
         workers = max(1, int(ray.cluster_resources().get("CPU", jobs)))

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from ..engines import _bounded, call_in_loky_worker, call_single_threaded
+from ..engines import _bounded, call_in_loky_worker, call_single_threaded, start_ray
 from ..errors import MissingResourceError
 from .placement import (DEFAULT_JOBS, GpuRequest, Replica, gpu_request, local_replicas, on_gpus,
                         this_host, visible_gpus)
@@ -184,19 +184,10 @@ class RayReplicas:
     engine = "ray"
 
     def __init__(self, request: GpuRequest, jobs: int | None, scheduler: str | None = None) -> None:
-        try:
-            import ray
-        except ImportError as e:
-            raise MissingResourceError("--backend ray needs Ray: pip install ray") from e
         refuse_index(self.engine, request)
-        self.started = not ray.is_initialized()
-        if self.started:
-            if scheduler:
-                ray.init(address=scheduler, log_to_driver=False)
-            else:
-                gpus_here = request.any and bool(visible_gpus())        # else 2 CPU replicas, as before
-                ray.init(num_cpus=jobs or (None if gpus_here else DEFAULT_JOBS), include_dashboard=False,
-                         log_to_driver=False)
+        gpus_here = request.any and bool(visible_gpus())                # else 2 CPU replicas, as before
+        ray, self.started = start_ray(scheduler, num_cpus=jobs or (None if gpus_here else DEFAULT_JOBS),
+                                      include_dashboard=False)
         self.actors: list[Any] = []
         try:
             self.replicas, self.gpu = ray_replicas(request, jobs)
@@ -277,11 +268,7 @@ def planned_replicas(engine: str, scheduler: str | None, jobs: int | None, devic
     if engine == "dask":
         with open_replicas(engine, scheduler, jobs, device, perturb_device) as pool:
             return list(pool.replicas)
-    import ray
-
-    started = not ray.is_initialized()
-    if started:
-        ray.init(address=scheduler, log_to_driver=False)
+    ray, started = start_ray(scheduler)
     try:
         return ray_replicas(request, jobs)[0]
     finally:
