@@ -10,7 +10,6 @@ others (noise keys, weather layers, codecs) one sample at a time. Everything goe
 from __future__ import annotations
 
 import hashlib
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -19,6 +18,7 @@ import numpy as np
 from ..video import Draw, draw
 from ..video.clip import _is_torch, to_numpy, to_uint8_frames, torch_layout
 from ..video.render import FRAME, INDEX
+from .draws import group_params
 
 EXPECTED = ("a batch (B, T, C, H, W) float in [0, 1] or (B, T, H, W, C) uint8 (torch on any device, "
             "or numpy uint8), or one clip (T, ...) of the same kinds")
@@ -89,11 +89,7 @@ def render_batch(batch: Any, kind: BatchKind, params: Sequence[Mapping[str, Any]
     """A perturbed copy of ``batch``: sample i rendered with ``params[i]`` (None: left as is)."""
     out = batch.detach().clone() if kind.layout is not None else batch.copy()
     n_frames = batch.shape[1]
-    groups: dict[tuple[str, Any], list[int]] = defaultdict(list)
-    for i, prm in enumerate(params):
-        if prm is not None:
-            groups[(prm["op"], prm["severity"])].append(i)
-    for (op, severity), members in groups.items():
+    for (op, severity), members in group_params(params).items():
         draws = [draw(op, severity, n_frames, seed=params[i]["seed"]) for i in members]
         together = fused(draws) if len(draws) > 1 else None
         if together is None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import numbers
+from collections import defaultdict
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -144,6 +146,15 @@ def op_probabilities(specs: Sequence[Spec], weights: Any) -> np.ndarray:
     return probabilities(weights, "op weights")
 
 
+def group_params(params: Sequence[Mapping[str, Any] | None]) -> dict[tuple[str, Any], list[int]]:
+    """Sample positions by the (op, severity) they drew, in order; skipped samples (None) left out."""
+    groups: dict[tuple[str, Any], list[int]] = defaultdict(list)
+    for i, prm in enumerate(params):
+        if prm is not None:
+            groups[(prm["op"], prm["severity"])].append(i)
+    return groups
+
+
 def _pick(cdf: np.ndarray, u: float) -> int:
     """Inverse CDF: the index whose interval holds u (zero-weight entries are never picked)."""
     return min(int(np.searchsorted(cdf, u, side="right")), len(cdf) - 1)
@@ -184,11 +195,19 @@ class Sampler:
         seed = int(rng.integers(0, SEED_BOUND))
         if gate >= self.p:
             return None
-        i = _pick(np.cumsum(self.op_p), u_op)
+        i = _pick(self._op_cdf, u_op)
         level = self.defaults[i]
         if level is not None and self.levels is not None:
-            level = self.levels[_pick(np.cumsum(self.level_p), u_level)]
+            level = self.levels[_pick(self._level_cdf, u_level)]
         return {"op": self.ops[i], "severity": level, "seed": seed}
+
+    @cached_property
+    def _op_cdf(self) -> np.ndarray:
+        return np.cumsum(self.op_p)
+
+    @cached_property
+    def _level_cdf(self) -> np.ndarray:
+        return np.cumsum(self.level_p)
 
     def describe(self) -> str:
         """The settings in a line, for reprs."""

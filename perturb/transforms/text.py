@@ -6,14 +6,13 @@ seed=seed)``. Captions that drew the same parse-dependent op are parsed together
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any, Mapping, Sequence
 
 from ..registry import REGISTRY
 from ..text import apply, apply_batch
 from ..text.api import parse_batch, pipeline_key
 from ..text.inputs import check_caption, check_captions
-from .draws import KeyedDraws, Sampler, check_key, check_keys
+from .draws import KeyedDraws, Sampler, check_key, check_keys, group_params
 
 
 def default_text_ops() -> list[str]:
@@ -54,11 +53,7 @@ class RandomTextPerturbation(KeyedDraws):
     def _run(self, texts: list[str], keys: list[Any]) -> list[str]:
         out: list[str] = list(texts)
         params = self.params(keys)
-        groups: dict[tuple[str, Any], list[int]] = defaultdict(list)
-        for i, prm in enumerate(params):
-            if prm is not None:
-                groups[(prm["op"], prm["severity"])].append(i)
-        for (op, severity), members in groups.items():
+        for (op, severity), members in group_params(params).items():
             spec = REGISTRY.get(op, "text")
             docs = parse_batch([texts[i] for i in members], pipeline_key(spec)) if spec.needs_parse \
                 else [None] * len(members)
