@@ -117,8 +117,10 @@ NOISE = "not told apart from the noise of a finite gallery"
 
 def _gamma_above_one_message(runs: Sequence[Mapping[str, Any]], above: list[str]) -> str:
     """What γ > 1 means for each run, judged by its own γa CI (or said to be unknown without one)."""
-    real = [run_label(r) for r in runs if run_label(r) in above and _ci_of(r) and _ci_of(r)[0] > 1]
-    no_ci = [label for label in above if label in {run_label(r) for r in runs if _ci_of(r) is None}]
+    cis = [(run_label(r), _ci_of(r)) for r in runs]
+    real = [label for label, ci in cis if label in above and ci and ci[0] > 1]
+    without = {label for label, ci in cis if ci is None}
+    no_ci = [label for label in above if label in without]
     within = [label for label in above if label not in real and label not in no_ci]
     parts = []
     if real:

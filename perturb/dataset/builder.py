@@ -220,12 +220,12 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
         try:
             _run(tasks, order, result, manifest, root, backend, jobs, scheduler, parquet, progress)
         except BaseException as e:          # never leave "running" behind a build that stopped
-            sweep_temporaries(root)
             stopped = "interrupted" if isinstance(e, KeyboardInterrupt) else "failed"
             write_json(root / "dataset.json", {**info, "status": stopped,
                                                "error": f"{type(e).__name__}: {e}"})
             raise
-        sweep_temporaries(root)     # a worker that died mid-write (its task ran again) left one
+        finally:
+            sweep_temporaries(root)     # a worker that died mid-write (its task ran again) left one
         result.seconds = time.perf_counter() - t0
         final = {k: manifest.rows[k] for k in order if k in manifest.rows}
         write_json(root / "dataset.json", {**info, "status": "complete" if result.ok

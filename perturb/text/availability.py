@@ -37,7 +37,8 @@ def runnable(selection: str | Iterable[str],
     typed, such as a build's, leaves every such one out)."""
     specs = REGISTRY.resolve(selection, "text")
     cannot = [s for s in specs if cannot_run(s)]
-    named = [s.name for s in cannot if option is not None and s.name in _named(selection)]
+    typed = _named(selection) if option is not None and cannot else set()
+    named = [s.name for s in cannot if s.name in typed]
     if named:
         raise UsageError(f"{option} {','.join(named)}: {' and '.join(named)} "
                          f"need{'s' if len(named) == 1 else ''} a model and none is configured; "

@@ -34,9 +34,14 @@ MODEL_ENV: dict[str, tuple[tuple[str, ...], str]] = {
 }
 
 
+def _from_env(env: Sequence[str]) -> str | None:
+    """The value of the first of ``env`` that is set and not blank."""
+    return next((v for v in (os.environ.get(var, "").strip() for var in env) if v), None)
+
+
 def configured(name: str) -> bool:
     """Whether the model of a model-based perturbation is named by its environment variable."""
-    return any(os.environ.get(var, "").strip() for var in MODEL_ENV.get(name, ((), ""))[0])
+    return _from_env(MODEL_ENV.get(name, ((), ""))[0]) is not None
 
 
 def how_to_configure(name: str) -> str:
@@ -49,10 +54,9 @@ def resolve(option: Optional[ModelRef], env: Sequence[str], what: str) -> str:
     """The model reference: the option if given, else the first environment variable set."""
     if option is not None and str(option).strip():
         return str(option)
-    for var in env:
-        value = os.environ.get(var, "").strip()
-        if value:
-            return value
+    value = _from_env(env)
+    if value is not None:
+        return value
     raise MissingResourceError(
         f"{what} needs a Hugging Face model: pass model=<name or local path> to "
         f"perturb.text.apply() or set {' or '.join(env)}. Models are never downloaded at run "
