@@ -261,8 +261,7 @@ def _skips_status(skipped: list[dict[str, Any]], allowed: bool) -> int:
 def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, metric: Any, video: list[str], text: list[str],
                    severities: tuple[int, ...], cache_dir: str | None, settings: Any, options: dict[str, Any],
                    stats: dict[str, Any], engine: str | None) -> dict[str, Any]:
-    """The benchmark of the validated options (on the fly unless ``built``) on ``engine``
-    (``--backend``, or the default :func:`~.dry_run.run_engine` chose)."""
+    """The benchmark of the validated options (on the fly unless ``built``) on the ``engine`` of run_engine."""
     from .api import benchmark
     from .sources import OnTheFly
 
