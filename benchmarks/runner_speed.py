@@ -9,6 +9,8 @@ Run: ``python benchmarks/runner_speed.py [--videos 4] [--base REF] [--device cud
    text perturbations, no cache, no bootstrap) in a child process; evaluations/s = videos x
    configurations / the run's own timing (``N configurations in S s``), summed over categories
    for the grid. ``--base REF`` runs the same commands on a git worktree of REF in the same run.
+   Each child's CPU seconds (user + system) are recorded too: on a shared machine the wall time
+   moves with the load, the CPU time of the same work much less (``x base (CPU)``).
 3. Floors: decoding alone (``perturb.video.io.read`` against PyAV's own decode + RGB
    conversion, frames/s, one thread) and the adapter encoding pre-decoded clean clips.
 4. Memory: peak RSS (VmHWM) of ``perturb bench`` with ``toy:32`` on ``--rss-videos`` small
@@ -24,6 +26,7 @@ import json
 import os
 import platform
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -79,6 +82,12 @@ def _peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def _children_cpu() -> float:
+    """User + system CPU seconds of the finished children: on a shared machine, steadier than wall time."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run_bench(code: Path, model: str, dataset: Path, category: str, extra: list[str]) -> dict:
     """One ``perturb bench`` child on the checkout ``code``: seconds, configurations, peak RSS."""
     with tempfile.TemporaryDirectory() as out:
@@ -89,14 +98,14 @@ def run_bench(code: Path, model: str, dataset: Path, category: str, extra: list[
                "--captions", "first", "--out", out, *extra]
         paths = (str(code), os.environ.get("PYTHONPATH"))     # the checkout first; installed extras kept
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p), "HF_HUB_OFFLINE": "1"}
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), _children_cpu()
         proc = subprocess.run(cmd, cwd=code, env=env, capture_output=True, text=True)
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
     if proc.returncode != 0:
         raise RuntimeError(f"perturb bench failed on {code} ({model}, {category}):\n{proc.stderr[-2000:]}")
     m = re.search(r"(\d+) configurations in ([\d.]+) s", proc.stdout)
     rss = re.search(r"VmHWM (\d+)", proc.stdout)
-    return {"configs": int(m.group(1)), "seconds": float(m.group(2)), "wall": round(wall, 2),
+    return {"configs": int(m.group(1)), "seconds": float(m.group(2)), "wall": round(wall, 2), "cpu_s": round(cpu, 2),
             "peak_rss_mb": round(int(rss.group(1)) / 1024, 1) if rss else None}
 
 
@@ -160,12 +169,14 @@ def checkout(ref: str, path: Path | None = None) -> Path:
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| code | model | category | configs | videos | s | evals/s | x base | peak RSS MB |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| code | model | category | configs | videos | s | evals/s | x base | CPU s | x base (CPU) "
+             "| peak RSS MB |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        speed = f"{r['speedup']:.1f}" if r.get("speedup") else "-"
+        speed, cpu = (f"{r[k]:.2f}" if r.get(k) else "-" for k in ("speedup", "speedup_cpu"))
         lines.append(f"| {r['code']} | {r['model']} | {r['category']} | {r['configs']} | {r['videos']} | "
-                     f"{r['seconds']} | {r['evals_per_s']:.1f} | {speed} | {r['peak_rss_mb']} |")
+                     f"{r['seconds']} | {r['evals_per_s']:.1f} | {speed} | {r.get('cpu_s')} | {cpu} | "
+                     f"{r['peak_rss_mb']} |")
     return "\n".join(lines)
 
 
@@ -177,6 +188,7 @@ def totals(rows: list[dict], code: str, model: str, cats: tuple[str, ...], label
     videos = chosen[0]["videos"]
     return {"code": code, "model": model, "category": label, "configs": configs, "videos": videos,
             "seconds": round(seconds, 2), "evals_per_s": configs * videos / seconds,
+            "cpu_s": round(sum(r["cpu_s"] for r in chosen), 2),
             "peak_rss_mb": max(r["peak_rss_mb"] or 0 for r in chosen)}
 
 
@@ -235,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
                        "evals_per_s": r["configs"] * len(files) / r["seconds"]}
                 rows.append(row)
                 print(f"  {code:4} {label:14} {cat:9} {r['configs']} configs {r['seconds']:7.2f} s "
-                      f"{row['evals_per_s']:7.1f} evals/s  RSS {r['peak_rss_mb']} MB", flush=True)
+                      f"{row['evals_per_s']:7.1f} evals/s  CPU {r['cpu_s']:7.2f} s  "
+                      f"RSS {r['peak_rss_mb']} MB", flush=True)
     non_codec = tuple(c for c in cats if c not in CODEC)
     for code in codes:
         for label in models:
@@ -248,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
                      and b["category"] == r["category"]), None)
         if base and r["code"] == "head":
             r["speedup"] = r["evals_per_s"] / base["evals_per_s"]
+            r["speedup_cpu"] = base["cpu_s"] / r["cpu_s"]       # the same work: CPU seconds, base / head
     doc["runs"] = rows
     if args.rss_videos:
         small = make_dataset(CACHE, args.rss_videos, 2.0, 30, 320, 240)

@@ -1,5 +1,6 @@
-"""The OpenCV restatements of brightness, contrast, saturate, pixelate and zoom_blur equal
-straightforward references (the 256x256 tables, plain numpy float32, Pillow, one warp per factor)."""
+"""The OpenCV restatements of brightness, contrast, saturate, pixelate, zoom_blur, snow and rain
+equal straightforward references (the 256x256 tables, plain numpy float32, Pillow, one warp per
+factor, the composites step by step)."""
 from __future__ import annotations
 
 import cv2
@@ -13,7 +14,9 @@ from perturb.video.imagenet_c import blur_levels, render_gaussian_blur
 from perturb.video.imagenet_c_pixelate import (box_pass_plan, box_ranges, box_reduce, pixelate_size, render_pixelate,
                                                rounded_mean)
 from perturb.video._opencv_frames import centre_zoom_matrix, to_uint8
-from perturb.video.weather import composite_spatter
+from perturb.video.weather import GRAY_WEIGHTS, composite_snow, composite_spatter
+from perturb.video.rain import composite as rain_composite
+from perturb.video.rain import lift_table, pull_terms
 from perturb.video.sample import sample_clip
 
 
@@ -180,3 +183,56 @@ def test_one_box_pass_equals_box_sums_rounded_in_pillows_fixed_point() -> None:
         sums = np.add.reduceat(image.astype(np.int64), start, axis=1)          # boxes partition the row
         want = rounded_mean(sums, weight[None, :, None])
         np.testing.assert_array_equal(box_reduce(image, box_pass_plan(224, n_out, 5, 1)), want)
+
+
+# ------------------------------------------------------------------------------------- snow
+def snow_reference(frame: np.ndarray, layer: np.ndarray, blend: float) -> np.ndarray:
+    """The greyed-bright blend and the flakes in plain numpy float32, rounded to nearest."""
+    x = frame.astype(np.float32) / np.float32(255)
+    b = np.float32(blend)
+    lifted = (x @ GRAY_WEIGHTS)[..., None] * np.float32(1.5) + np.float32(0.5)
+    return to_uint8(b * x + (1 - b) * np.maximum(x, lifted) + layer[..., None])
+
+
+@pytest.mark.parametrize("blend", [0.7, 0.8, 0.55])
+def test_snow_composite_equals_float32_numpy_in_windows_of_a_layer(blend: float) -> None:
+    rng = np.random.default_rng(11)
+    big = rng.integers(0, 511, (70, 90)).astype(np.float32) / np.float32(255)     # flakes: k/255, up to 2
+    big[:5] = 0                                                                     # no flakes
+    for frame in [sample_clip(1)[0, :48, :64], rng.integers(0, 256, (48, 64, 3), dtype=np.uint8),
+                  np.full((48, 64, 3), 255, np.uint8), np.zeros((48, 64, 3), np.uint8)]:
+        for y, x in [(0, 0), (7, 19), (22, 26)]:                                   # non-contiguous windows
+            layer = big[y:y + 48, x:x + 64]
+            want = snow_reference(frame, layer, blend)
+            np.testing.assert_array_equal(composite_snow(frame, layer, {"blend": blend}), want)
+            dst = np.zeros_like(frame)
+            assert composite_snow(frame, layer, {"blend": blend}, dst) is dst
+            np.testing.assert_array_equal(dst, want)
+
+
+# ------------------------------------------------------------------------------------- rain
+def rain_reference(frame: np.ndarray, mask: np.ndarray, darken: float) -> np.ndarray:
+    """Rain's composite step by step in numpy: the lift under the streaks, the 3x3 box blur, the
+    integer blend I = 35·x + 220·chosen, then I·a + b in float32, rounded to nearest."""
+    x = frame.astype(np.int64)
+    on = mask.astype(bool)[..., None]
+    lift = lift_table(float(x.sum()), x.size)[frame]
+    lifted = np.where(on, np.minimum(x + lift, 255), x).astype(np.uint8)
+    chosen = np.where(on, cv2.blur(lifted, (3, 3)), x)
+    blend = (35 * x + 220 * chosen).astype(np.float32)
+    a, b = pull_terms(blend.reshape(-1, 3).sum(axis=0, dtype=np.float64), mask.size, darken)
+    return to_uint8(blend * a + b, 1.0)
+
+
+@pytest.mark.parametrize("darken", [0.8, 0.7, 0.5])
+def test_rain_composite_equals_the_steps_in_numpy(darken: float) -> None:
+    rng = np.random.default_rng(12)
+    for frame in [sample_clip(1)[0, :40, :56], rng.integers(0, 256, (40, 56, 3), dtype=np.uint8),
+                  np.full((40, 56, 3), 255, np.uint8)]:
+        for density in (0.0, 0.1, 0.5):
+            mask = (rng.random((40, 56)) < density).astype(np.uint8)
+            want = rain_reference(frame, mask, darken)
+            np.testing.assert_array_equal(rain_composite(frame, mask, darken), want)
+            dst = np.zeros_like(frame)
+            assert rain_composite(frame, mask, darken, dst) is dst
+            np.testing.assert_array_equal(dst, want)

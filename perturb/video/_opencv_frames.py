@@ -1,8 +1,9 @@
-"""numpy/OpenCV plumbing of the frame-wise kernels: a bounded thread pool, rounding to uint8,
-the centre-zoom matrix."""
+"""numpy/OpenCV plumbing of the frame-wise kernels: a bounded thread pool, per-thread work
+buffers, rounding to uint8, the centre-zoom matrix."""
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import Any, Callable, Sequence
@@ -48,8 +49,25 @@ def run_parallel(fn: Callable[[Any], None], items: Sequence[Any]) -> None:
         list(_pool().map(fn, items))
 
 
-def per_frame(clip: np.ndarray, fn: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
-    """Apply ``fn(frame, t)`` to every frame into a new uint8 clip.
+_local = threading.local()
+
+
+def scratch(name: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """This thread's work buffer ``name`` (contents undefined), kept from call to call.
+
+    At 224² a fresh temporary costs more in first-touch page faults (its pages are mapped anew
+    after the allocator hands them back) than the arithmetic done in it; frame kernels reuse these
+    instead. One buffer per name and thread, replaced when the shape or dtype changes.
+    """
+    bufs = _local.__dict__.setdefault("buffers", {})
+    buf = bufs.get(name)
+    if buf is None or buf.shape != tuple(shape) or buf.dtype != dtype:
+        bufs[name] = buf = np.empty(shape, dtype)
+    return buf
+
+
+def per_frame_into(clip: np.ndarray, fn: Callable[[np.ndarray, int, np.ndarray], Any]) -> np.ndarray:
+    """A new uint8 clip whose frame t ``fn(clip[t], t, out[t])`` writes in place.
 
     ``fn`` must be deterministic (draw any randomness before): frames are shared out over
     :func:`threads` threads (OpenCV releases the GIL), so the order of calls is not fixed.
@@ -59,10 +77,17 @@ def per_frame(clip: np.ndarray, fn: Callable[[np.ndarray, int], np.ndarray]) -> 
 
     def run(frames: range) -> None:
         for t in frames:
-            out[t] = fn(clip[t], t)
+            fn(clip[t], t, out[t])
 
     run_parallel(run, [range(i, len(clip), n) for i in range(n)])
     return out
+
+
+def per_frame(clip: np.ndarray, fn: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
+    """Apply ``fn(frame, t)`` to every frame into a new uint8 clip (as :func:`per_frame_into`)."""
+    def into(frame: np.ndarray, t: int, dst: np.ndarray) -> None:
+        dst[...] = fn(frame, t)
+    return per_frame_into(clip, into)
 
 
 def centre_zoom_matrix(factor: float, width: int, height: int) -> np.ndarray:

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._opencv_frames import per_frame
+from ._opencv_frames import per_frame_into, scratch
 from .render import LazyKernel, Renderer
 from .severity_params import table
 
@@ -160,23 +160,27 @@ def pull_terms(sums: np.ndarray, n_pixels: int, darken: float) -> tuple[np.float
     return np.float32(darken / 255.0), (255.0 * (1.0 - darken) * mean).astype(np.float32)
 
 
-def composite(frame: np.ndarray, mask: np.ndarray, darken: float) -> np.ndarray:
+def composite(frame: np.ndarray, mask: np.ndarray, darken: float, dst: np.ndarray | None = None) -> np.ndarray:
     """One frame (h, w, 3) uint8 under its streak mask (h, w), whole-frame OpenCV steps:
     lifted under the streaks, box-blurred, I = 35·x + 220·(blurred under a streak, else x)
-    (= 255 x the reference's blended level, an integer), then rint(I·a + b) in float32."""
+    (= 255 x the reference's blended level, an integer), then rint(I·a + b) in float32; into
+    ``dst`` when given. Temporaries are the thread's own buffers (:func:`scratch`)."""
     h, w, _ = frame.shape
     m8 = mask.astype(np.uint8, copy=False)
     sums = np.array(cv2.sumElems(frame)[:3], np.int64)             # exact: integers below 2^53
-    lift = cv2.LUT(frame, lift_table(float(sums.sum()), frame.size))
-    lifted = frame.copy()
+    lift = cv2.LUT(frame, lift_table(float(sums.sum()), frame.size), dst=scratch("rain.lift", frame.shape, np.uint8))
+    lifted = scratch("rain.lifted", frame.shape, np.uint8)
+    np.copyto(lifted, frame)
     cv2.add(frame, lift, dst=lifted, mask=m8)
-    chosen = frame.copy()
-    cv2.copyTo(cv2.blur(lifted, (3, 3)), m8, chosen)
-    blend = cv2.addWeighted(frame, 255.0 - DROP_LEVEL, chosen, float(DROP_LEVEL), 0.0, dtype=cv2.CV_32F)
+    chosen = lift                                                  # the lift is spent: its buffer is reused
+    np.copyto(chosen, frame)
+    cv2.copyTo(cv2.blur(lifted, (3, 3), dst=scratch("rain.blurred", frame.shape, np.uint8)), m8, chosen)
+    blend = cv2.addWeighted(frame, 255.0 - DROP_LEVEL, chosen, float(DROP_LEVEL), 0.0, dtype=cv2.CV_32F,
+                            dst=scratch("rain.blend", frame.shape, np.float32))
     a, b = pull_terms(np.array(cv2.sumElems(blend)[:3]), h * w, darken)
     np.multiply(blend, a, out=blend)                              # float32 products, then sums,
     cv2.add(blend, tuple(b.tolist()) + (0.0,), dst=blend)         # as torch computes them
-    return cv2.convertScaleAbs(blend)              # rounded to nearest, saturated (values are >= 0)
+    return cv2.convertScaleAbs(blend, dst=dst)     # rounded to nearest, saturated (values are >= 0)
 
 
 def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
@@ -184,7 +188,8 @@ def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.nda
     """Each frame composited under its streaks (frames shared out over OpenCV's threads)."""
     _, h, w, _ = frames.shape
     darken = float(params["darken"])
-    return per_frame(frames, lambda f, i: composite(f, frame_mask(drawn, params, int(ids[i]), h, w), darken))
+    return per_frame_into(frames, lambda f, i, dst: composite(f, frame_mask(drawn, params, int(ids[i]), h, w),
+                                                              darken, dst))
 
 
 register(Spec(

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._opencv_frames import per_frame, to_uint8
+from ._opencv_frames import per_frame, per_frame_into, scratch
 from .render import LazyKernel, Renderer
 from .severity_params import paper_table, source_order_note, table
 from .weather_layers import fog_layer, frost_layer, next_power_of_2, snow_layer, spatter_layer
@@ -147,12 +147,25 @@ def composite_frost(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, A
 GRAY_WEIGHTS = np.array([0.299, 0.587, 0.114], np.float32)      # OpenCV's RGB -> gray
 
 
-def composite_snow(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
-    """Greyed-bright blend b·x + (1-b)·max(x, 1.5·gray + 0.5), plus the flakes, on [0, 1]."""
-    x = frame.astype(np.float32) / np.float32(255)
+def composite_snow(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any],
+                   dst: np.ndarray | None = None) -> np.ndarray:
+    """Greyed-bright blend b·x + (1-b)·max(x, 1.5·gray + 0.5), plus the flakes, on [0, 1], in
+    float32 in that order, then x 255 rounded to nearest and saturated; into ``dst`` when given.
+    Work buffers are the thread's own (:func:`scratch`) and the planes three-channel OpenCV
+    arrays, not numpy broadcasts: both cost more than the arithmetic at this size."""
+    h, w, _ = frame.shape
+    x = np.divide(frame, np.float32(255), out=scratch("snow.x", (h, w, 3), np.float32))
     b = np.float32(params["blend"])
-    lifted = (x @ GRAY_WEIGHTS)[..., None] * np.float32(1.5) + np.float32(0.5)
-    return to_uint8(b * x + (1 - b) * np.maximum(x, lifted) + layer[..., None])
+    gray = np.matmul(x, GRAY_WEIGHTS, out=scratch("snow.gray", (h, w), np.float32))
+    gray *= np.float32(1.5)
+    gray += np.float32(0.5)
+    other = cv2.merge([gray] * 3, dst=scratch("snow.other", (h, w, 3), np.float32))
+    cv2.max(x, other, dst=other)
+    x *= b
+    other *= 1 - b
+    x += other
+    cv2.add(x, cv2.merge([layer] * 3, dst=other), dst=x)
+    return cv2.convertScaleAbs(x, dst=dst, alpha=255.0)       # every value is >= 0
 
 
 def composite_spatter(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
@@ -174,6 +187,8 @@ def numpy_kernel(name: str):
     def kernel(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
         _, h, w, _ = frames.shape
         layers = frame_layers(name, drawn, params, ids, h, w)
+        if name == "snow":
+            return per_frame_into(frames, lambda frame, i, dst: composite_snow(frame, layers[i], params, dst))
         return per_frame(frames, lambda frame, i: COMPOSITES[name](frame, layers[i], params))
     return kernel
 
