@@ -1,4 +1,4 @@
-"""The OpenCV restatements of brightness, contrast, saturate, pixelate, zoom_blur, snow and rain
+"""The OpenCV restatements of brightness, contrast, saturate, pixelate, zoom_blur, snow, rain and jpeg
 equal straightforward references (the 256x256 tables, plain numpy float32, Pillow, one warp per
 factor, the composites step by step)."""
 from __future__ import annotations
@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from perturb.video import digital
 from perturb.video import imagenet_c_colour as colour
 from perturb.video.blur import zoom_blur
 from perturb.video.imagenet_c import blur_levels, render_gaussian_blur
@@ -236,3 +237,19 @@ def test_rain_composite_equals_the_steps_in_numpy(darken: float) -> None:
             dst = np.zeros_like(frame)
             assert rain_composite(frame, mask, darken, dst) is dst
             np.testing.assert_array_equal(dst, want)
+
+
+# ------------------------------------------------------------------------------------- jpeg
+@pytest.mark.parametrize("rgb_decode", [True, False])
+def test_jpeg_equals_an_opencv_round_trip_in_bgr(rgb_decode: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not rgb_decode:
+        monkeypatch.setattr(digital, "DECODE_RGB", None)          # OpenCV without IMREAD_COLOR_RGB
+    elif digital.DECODE_RGB is None:
+        pytest.skip("this OpenCV has no IMREAD_COLOR_RGB")
+    frames = np.concatenate([sample_clip(2)[:, :40, :48],
+                             np.random.default_rng(13).integers(0, 256, (1, 40, 48, 3), dtype=np.uint8)])
+    for quality in (10, 60):
+        want = np.stack([cv2.cvtColor(cv2.imdecode(cv2.imencode(".jpg", cv2.cvtColor(f, cv2.COLOR_RGB2BGR),
+                                                                [int(cv2.IMWRITE_JPEG_QUALITY), quality])[1],
+                                                   cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB) for f in frames])
+        np.testing.assert_array_equal(digital.jpeg(frames, None, quality), want)

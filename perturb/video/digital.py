@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._opencv_frames import per_frame
+from ._opencv_frames import per_frame_into, scratch
 from .render import PREFIX, Renderer
 from .severity_params import paper_table, table
 
@@ -33,6 +33,9 @@ CODEC_GOP = 12
 CODEC_PIX_FMT = "yuv420p"
 # RGB -> YUV 4:2:0 with the scaler the ffmpeg command-line tool uses (PyAV's default is bilinear).
 CODEC_SCALER = "BICUBIC"
+# JPEG frames decoded straight to RGB where OpenCV can (libjpeg-turbo's RGB output: the same levels
+# as BGR swapped), else as BGR and swapped.
+DECODE_RGB = getattr(cv2, "IMREAD_COLOR_RGB", None)
 
 
 # --------------------------------------------------------------------------------------- jpeg
@@ -40,13 +43,17 @@ def jpeg(clip: np.ndarray, rng: np.random.Generator, quality: int) -> np.ndarray
     """Encode and decode every frame as JPEG at ``quality`` (OpenCV, in memory)."""
     params = [int(cv2.IMWRITE_JPEG_QUALITY), int(quality)]
 
-    def roundtrip(frame: np.ndarray, _: int) -> np.ndarray:
-        ok, buf = cv2.imencode(".jpg", cv2.cvtColor(frame, cv2.COLOR_RGB2BGR), params)
+    def roundtrip(frame: np.ndarray, _: int, dst: np.ndarray) -> None:
+        bgr = cv2.cvtColor(frame, cv2.COLOR_RGB2BGR, dst=scratch("jpeg.bgr", frame.shape, np.uint8))
+        ok, buf = cv2.imencode(".jpg", bgr, params)
         if not ok:
             raise RuntimeError(f"OpenCV could not JPEG-encode a frame of shape {frame.shape}")
-        return cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+        if DECODE_RGB is None:
+            cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB, dst=dst)
+        else:
+            dst[...] = cv2.imdecode(buf, DECODE_RGB)
 
-    return per_frame(clip, roundtrip)
+    return per_frame_into(clip, roundtrip)
 
 
 # ------------------------------------------------------------------------------------- codecs

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..registry import Spec, register
 from ._keyed_words import draw_key
-from ._opencv_frames import per_frame
+from ._opencv_frames import per_frame, per_frame_into
 from .render import Renderer, LazyKernel
 from .severity_params import paper_table, source_order_note, table
 
@@ -54,11 +54,13 @@ def gaussian_taps(sigma: float, truncate: float = BLUR_TRUNCATE) -> np.ndarray:
     return taps
 
 
-def blur_levels(frame: np.ndarray, sigma: float, depth: int = cv2.CV_32F) -> np.ndarray:
+def blur_levels(frame: np.ndarray, sigma: float, depth: int = cv2.CV_32F,
+                dst: np.ndarray | None = None) -> np.ndarray:
     """A (uint8 or float32) frame blurred by a Gaussian of ``sigma`` px with replicated edges
-    (skimage's 'nearest'), in float32 (or ``depth``: CV_8U rounds and saturates in the filter)."""
+    (skimage's 'nearest'), in float32 (or ``depth``: CV_8U rounds and saturates in the filter);
+    into ``dst`` when given."""
     taps = gaussian_taps(sigma).astype(np.float32)
-    return cv2.sepFilter2D(frame, depth, taps, taps, borderType=cv2.BORDER_REPLICATE)
+    return cv2.sepFilter2D(frame, depth, taps, taps, dst=dst, borderType=cv2.BORDER_REPLICATE)
 
 
 # ------------------------------------------------------------------------------ gaussian_blur
@@ -66,7 +68,7 @@ def render_gaussian_blur(frames: np.ndarray, sigma: float) -> np.ndarray:
     """Every frame blurred by a Gaussian of ``sigma`` px (truncated at 4 sigma, replicated edges):
     the float32 filter of :func:`blur_levels`, rounded to levels by the filter itself."""
     sigma = _positive("sigma", sigma, "gaussian_blur")
-    return per_frame(frames, lambda frame, _: blur_levels(frame, sigma, cv2.CV_8U))
+    return per_frame_into(frames, lambda frame, _, dst: blur_levels(frame, sigma, cv2.CV_8U, dst))
 
 
 # --------------------------------------------------------------------------------- glass_blur

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._opencv_frames import per_frame
+from ._opencv_frames import per_frame_into
 from .imagenet_c import MEASURED, SOURCE, _positive, torch_kernel
 from .render import Renderer
 from .severity_params import table
@@ -128,11 +128,11 @@ def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
         raise ValueError(f"pixelate: expected frames under 32768 pixels a side (OpenCV remap maps); got {h}x{w}")
     columns, rows = box_pass_plan(w, sw, h, 1), box_pass_plan(h, sh, sw, 0)
 
-    def pixelate(frame: np.ndarray, _: int) -> np.ndarray:
+    def pixelate(frame: np.ndarray, _: int, dst: np.ndarray) -> None:
         small = box_reduce(box_reduce(frame, columns), rows)                # (sh, sw, 3)
-        return cv2.resize(small, (w, h), interpolation=cv2.INTER_NEAREST_EXACT)
+        cv2.resize(small, (w, h), dst=dst, interpolation=cv2.INTER_NEAREST_EXACT)
 
-    return per_frame(frames, pixelate)
+    return per_frame_into(frames, pixelate)
 
 
 def _pixelate_frames(frames, ids, drawn, params):
