@@ -12,8 +12,9 @@ from perturb.video import digital
 from perturb.video import imagenet_c_colour as colour
 from perturb.video.blur import zoom_blur
 from perturb.video.imagenet_c import blur_levels, render_gaussian_blur
-from perturb.video.imagenet_c_pixelate import (box_pass_plan, box_ranges, box_reduce, pixelate_size, render_pixelate,
-                                               rounded_mean)
+from perturb.video import imagenet_c_pixelate as pixelate_module
+from perturb.video.imagenet_c_pixelate import (box_gain32, box_pass_plan, box_ranges, box_reduce, pixelate_size,
+                                               render_pixelate, rounded_mean, sum_depth)
 from perturb.video._opencv_frames import centre_zoom_matrix, to_uint8
 from perturb.video.weather import GRAY_WEIGHTS, composite_snow, composite_spatter
 from perturb.video.rain import composite as rain_composite
@@ -253,3 +254,28 @@ def test_jpeg_equals_an_opencv_round_trip_in_bgr(rgb_decode: bool, monkeypatch: 
                                                                 [int(cv2.IMWRITE_JPEG_QUALITY), quality])[1],
                                                    cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB) for f in frames])
         np.testing.assert_array_equal(digital.jpeg(frames, None, quality), want)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 4, 10, 37])
+def test_pixelate_float32_gains_round_every_box_sum_as_pillows_fixed_point(count: int) -> None:
+    _, _, weight = box_ranges(count * 7, 7)                           # boxes of `count` pixels
+    gain = box_gain32(count, int(weight[0]), sum_depth(count))
+    assert gain is not None and gain.dtype == np.float32
+    sums = np.arange(255 * count + 1)
+    held = sums.astype(np.uint8 if count == 1 else np.uint16)[:, None]
+    got = cv2.multiply(held, np.full(held.shape, gain, np.float32), dtype=cv2.CV_8U)[:, 0]
+    np.testing.assert_array_equal(got, rounded_mean(sums, weight[:1]))
+
+
+def test_pixelate_without_float32_gains_still_equals_pillow(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pixelate_module, "box_gain32", lambda *args: None)       # the float64 gains
+    box_pass_plan.cache_clear()
+    try:
+        frames = np.random.default_rng(14).integers(0, 256, (2, 37, 53, 3), dtype=np.uint8)
+        for scale in (0.6, 0.4, 0.25):
+            assert box_pass_plan(53, pixelate_size(53, scale), 37, 1)[1].dtype == np.float64
+            np.testing.assert_array_equal(render_pixelate(frames, scale), pillow_pixelate(frames, scale))
+    finally:
+        monkeypatch.undo()
+        box_pass_plan.cache_clear()                                          # plans with float32 gains again
+    assert box_pass_plan(224, 134, 224, 1)[1].dtype == np.float32

@@ -78,11 +78,12 @@ def rounded_mean(sums: np.ndarray, weight: np.ndarray) -> np.ndarray:
 def box_pass_plan(n_in: int, n_out: int, n_across: int, axis: int) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     """One pass of Pillow's BOX reduction along ``axis`` (1: columns, 0: rows) of an image with
     ``n_across`` pixels the other way, as OpenCV work: per k, a remap map (CV_16SC2) that picks
-    every box's k-th pixel (outside the image, so 0, where the box is shorter), and float64
-    gains Pillow's weight/2^22 + 2^-40 per box. In double, sum·gain is exact to far below
-    2^-40, every product whose fixed-point value is not a tie lies at least 2^-22 from one,
-    and the 2^-40 turns ties (boxes of 2^k pixels) upwards: OpenCV's rint of sum·gain equals
-    Pillow's (sum·weight + 2^21) >> 22.
+    every box's k-th pixel (outside the image, so 0, where the box is shorter), and a gain per
+    box: float32 where :func:`box_gain32` finds one for every box length, else float64
+    Pillow's weight/2^22 + 2^-40. In double, sum·gain is exact to far below 2^-40, every
+    product whose fixed-point value is not a tie lies at least 2^-22 from one, and the 2^-40
+    turns ties (boxes of 2^k pixels) upwards: OpenCV's rint of sum·gain equals Pillow's
+    (sum·weight + 2^21) >> 22.
     """
     start, stop, weight = box_ranges(n_in, n_out)
     across = np.arange(n_across, dtype=np.int16)
@@ -91,7 +92,12 @@ def box_pass_plan(n_in: int, n_out: int, n_across: int, axis: int) -> tuple[tupl
         along = np.where(start + k < stop, start + k, -1).astype(np.int16)
         x, y = (along[None, :], across[:, None]) if axis == 1 else (across[None, :], along[:, None])
         maps.append(np.ascontiguousarray(np.stack(np.broadcast_arrays(x, y), axis=-1)))
-    gain = weight / float(1 << PILLOW_BITS) + 2.0 ** -40
+    depth = sum_depth(len(maps))
+    gain32 = [box_gain32(int(c), int(wt), depth) for c, wt in zip((stop - start).tolist(), weight.tolist())]
+    if all(g is not None for g in gain32):
+        gain = np.array(gain32, np.float32)
+    else:                                                    # float64: exact for every box length
+        gain = weight / float(1 << PILLOW_BITS) + 2.0 ** -40
     gains = gain[None, :, None] if axis == 1 else gain[:, None, None]
     shape = maps[0].shape[:2] + (3,)
     gains = np.ascontiguousarray(np.broadcast_to(gains, shape))
@@ -100,10 +106,40 @@ def box_pass_plan(n_in: int, n_out: int, n_across: int, axis: int) -> tuple[tupl
     return tuple(maps), gains
 
 
+def sum_depth(terms: int) -> int:
+    """The OpenCV depth box sums of ``terms`` levels are added in: both are exact for them."""
+    return cv2.CV_16U if terms * 255 < 2 ** 16 else cv2.CV_32F
+
+
+GAIN32_MAX_COUNT = 256        # longest box whose float32 gain is searched (the check costs 255·count values)
+
+
+@lru_cache(maxsize=256)
+def box_gain32(count: int, weight: int, depth: int) -> np.float32 | None:
+    """A float32 gain g with which OpenCV's rounded product of every box sum s of ``count``
+    levels (0 .. 255·count, held in ``depth``; uint8 for one level) equals Pillow's
+    (s·weight + 2^21) >> 22, or None. Searched ulp by ulp from weight/2^22 and checked on every
+    s with the multiply :func:`box_reduce` makes; half the bytes of float64 gains. Boxes
+    longer than GAIN32_MAX_COUNT are not searched (None)."""
+    if count > GAIN32_MAX_COUNT:
+        return None
+    sums = np.arange(255 * count + 1, dtype=np.int64)
+    want = np.clip((sums * weight + (1 << (PILLOW_BITS - 1))) >> PILLOW_BITS, 0, 255).astype(np.uint8)[:, None]
+    held = sums.astype(np.uint8 if count == 1 else np.uint16 if depth == cv2.CV_16U else np.float32)[:, None]
+    start = np.float32(weight / float(1 << PILLOW_BITS))
+    for direction in (np.float32(np.inf), np.float32(-np.inf)):
+        gain = start
+        for _ in range(64):
+            if np.array_equal(cv2.multiply(held, np.full(held.shape, gain, np.float32), dtype=cv2.CV_8U), want):
+                return gain
+            gain = np.nextafter(gain, direction)
+    return None
+
+
 def box_reduce(image: np.ndarray, plan: tuple[tuple[np.ndarray, ...], np.ndarray]) -> np.ndarray:
     """One pass of Pillow's BOX reduction of a uint8 (H, W, 3) image (see :func:`box_pass_plan`)."""
     maps, gains = plan
-    depth = cv2.CV_16U if len(maps) * 255 < 2 ** 16 else cv2.CV_32F      # both exact for the box sums
+    depth = sum_depth(len(maps))
     picked = [cv2.remap(image, m, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT) for m in maps]
     sums = picked[0] if len(picked) == 1 else cv2.add(picked[0], picked[1], dtype=depth)
     for more in picked[2:]:
