@@ -10,7 +10,7 @@ from PIL import Image
 
 from perturb.video import digital
 from perturb.video import imagenet_c_colour as colour
-from perturb.video.blur import zoom_blur
+from perturb.video.blur import rounded_mean_levels, zoom_blur
 from perturb.video.imagenet_c import blur_levels, render_gaussian_blur
 from perturb.video import imagenet_c_pixelate as pixelate_module
 from perturb.video.imagenet_c_pixelate import (box_gain32, box_pass_plan, box_ranges, box_reduce, pixelate_size,
@@ -279,3 +279,10 @@ def test_pixelate_without_float32_gains_still_equals_pillow(monkeypatch: pytest.
         monkeypatch.undo()
         box_pass_plan.cache_clear()                                          # plans with float32 gains again
     assert box_pass_plan(224, 134, 224, 1)[1].dtype == np.float32
+
+
+def test_zoom_blur_rounded_mean_equals_integer_division_on_every_sum() -> None:
+    for n in range(1, 258):
+        sums = np.arange(255 * n + 1, dtype=np.uint16)[:, None]
+        want = ((sums.astype(np.int64) + n // 2) // n).astype(np.uint8)
+        np.testing.assert_array_equal(rounded_mean_levels(sums, n), want)
