@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._opencv_frames import per_frame
+from ._opencv_frames import per_frame, per_frame_into
 from .imagenet_c import MEASURED, ROUNDING, SOURCE, torch_kernel
 from .render import Renderer
 from .severity_params import paper_table, source_order_note, table
@@ -150,7 +150,7 @@ def render_contrast(frames: np.ndarray, factor: float) -> np.ndarray:
     contrast_tables(np.zeros((1, 3)), 1, factor)                  # refuse a bad factor up front
     sums = np.array([cv2.sumElems(frame)[:3] for frame in frames]).reshape(n, 3)   # exact below 2^53
     luts = np.ascontiguousarray(contrast_tables(sums, h * w, factor).transpose(0, 2, 1))  # (N, 256, 3)
-    return per_frame(frames, lambda frame, t: cv2.LUT(frame, luts[t].reshape(256, 1, 3)))
+    return per_frame_into(frames, lambda frame, t, dst: cv2.LUT(frame, luts[t].reshape(256, 1, 3), dst=dst))
 
 
 # ----------------------------------------------------------------------------------- saturate
