@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from ..registry import Spec, register
-from ._opencv_frames import per_frame, per_frame_into
+from ._opencv_frames import per_frame_into
 from .imagenet_c import MEASURED, ROUNDING, SOURCE, torch_kernel
 from .render import Renderer
 from .severity_params import paper_table, source_order_note, table
@@ -110,27 +110,27 @@ def render_brightness(frames: np.ndarray, shift: float) -> np.ndarray:
     black = int(table[0, 0])
     any_tie, any_marked = bool((up != down).any()), bool(marks.any())
 
-    def lift(frame: np.ndarray, _: int) -> np.ndarray:
+    def lift(frame: np.ndarray, _: int, dst: np.ndarray) -> None:
         channels = cv2.split(frame)
         v = channel_max(channels)
 
-        def scaled(gains: np.ndarray) -> np.ndarray:
+        def scaled(gains: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
             g = cv2.LUT(v, gains)
-            return cv2.merge([cv2.multiply(c, g, dtype=cv2.CV_8U) for c in channels])
+            return cv2.merge([cv2.multiply(c, g, dtype=cv2.CV_8U) for c in channels], dst=out)
 
-        out = scaled(up)
         if any_tie:
-            low = scaled(down)
-            out = cv2.subtract(out, cv2.bitwise_and(cv2.subtract(out, low), out))   # odd and tied: down
+            out, low = scaled(up), scaled(down)
+            cv2.subtract(out, cv2.bitwise_and(cv2.subtract(out, low), out), dst=dst)   # odd and tied: down
+        else:
+            scaled(up, dst)
         if black:
-            out[v == 0] = black
+            dst[v == 0] = black
         if any_marked:
             ys, xs = np.nonzero(cv2.LUT(v, marks))
             if len(ys):
-                out[ys, xs] = table[v[ys, xs][:, None], frame[ys, xs]]
-        return out
+                dst[ys, xs] = table[v[ys, xs][:, None], frame[ys, xs]]
 
-    return per_frame(frames, lift)
+    return per_frame_into(frames, lift)
 
 
 # ----------------------------------------------------------------------------------- contrast
@@ -182,7 +182,7 @@ def render_saturate(frames: np.ndarray, factor: float, offset: float) -> np.ndar
     scale, grey = saturate_tables(factor, offset)
     tint = bool((grey != np.arange(256)).any())                      # greys change only when offset > 0
 
-    def saturate(frame: np.ndarray, _: int) -> np.ndarray:
+    def saturate(frame: np.ndarray, _: int, dst: np.ndarray) -> None:
         channels = cv2.split(frame)
         v, m = channel_max(channels), channel_min(channels)
         gain = scale.take((v.astype(np.uint16) << 8) | m)
@@ -193,9 +193,9 @@ def render_saturate(frames: np.ndarray, factor: float, offset: float) -> np.ndar
             greys, tinted = cv2.compare(v, m, cv2.CMP_EQ), cv2.LUT(v, grey)
             for c in out[1:]:
                 cv2.copyTo(tinted, greys, c)
-        return cv2.merge(out)
+        cv2.merge(out, dst=dst)
 
-    return per_frame(frames, saturate)
+    return per_frame_into(frames, saturate)
 
 
 # ---------------------------------------------------------------------- draw / render split
