@@ -55,9 +55,9 @@ _local = threading.local()
 def scratch(name: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """This thread's work buffer ``name`` (contents undefined), kept from call to call.
 
-    At 224² a fresh temporary costs more in first-touch page faults (its pages are mapped anew
-    after the allocator hands them back) than the arithmetic done in it; frame kernels reuse these
-    instead. One buffer per name and thread, replaced when the shape or dtype changes.
+    At 224² a fresh temporary can cost more in first-touch page faults (when the allocator has
+    handed its pages back) than the arithmetic done in it; frame kernels reuse these instead.
+    One buffer per name and thread, replaced when the shape or dtype changes.
     """
     bufs = _local.__dict__.setdefault("buffers", {})
     buf = bufs.get(name)
