@@ -15,7 +15,7 @@ from perturb.video.imagenet_c import blur_levels, render_gaussian_blur
 from perturb.video import imagenet_c_pixelate as pixelate_module
 from perturb.video.imagenet_c_pixelate import (box_gain32, box_pass_plan, box_ranges, box_reduce, pixelate_size,
                                                render_pixelate, rounded_mean, sum_depth)
-from perturb.video._opencv_frames import centre_zoom_matrix, to_uint8
+from perturb.video._opencv_frames import centre_zoom_matrix, per_frame_into, scratch, to_uint8
 from perturb.video.weather import GRAY_WEIGHTS, composite_snow, composite_spatter
 from perturb.video.rain import composite as rain_composite
 from perturb.video.rain import lift_table, pull_terms
@@ -286,3 +286,27 @@ def test_zoom_blur_rounded_mean_equals_integer_division_on_every_sum() -> None:
         sums = np.arange(255 * n + 1, dtype=np.uint16)[:, None]
         want = ((sums.astype(np.int64) + n // 2) // n).astype(np.uint8)
         np.testing.assert_array_equal(rounded_mean_levels(sums, n), want)
+
+
+# ------------------------------------------------------------------------------ plumbing
+def test_scratch_buffers_are_kept_per_name_shape_and_thread() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    a = scratch("test.a", (4, 5), np.float32)
+    assert scratch("test.a", (4, 5), np.float32) is a
+    assert scratch("test.b", (4, 5), np.float32) is not a
+    b = scratch("test.a", (4, 6), np.float32)
+    assert b.shape == (4, 6) and b is not a and scratch("test.a", (4, 6), np.uint8).dtype == np.uint8
+    with ThreadPoolExecutor(1) as pool:
+        other = pool.submit(scratch, "test.a", (4, 6), np.uint8).result()
+    assert other is not scratch("test.a", (4, 6), np.uint8)
+
+
+def test_per_frame_into_fills_every_frame_in_place() -> None:
+    clip = np.random.default_rng(15).integers(0, 256, (7, 5, 6, 3), dtype=np.uint8)
+
+    def invert(frame: np.ndarray, t: int, dst: np.ndarray) -> None:
+        np.subtract(255 - t, frame, out=dst, casting="unsafe")
+
+    want = np.stack([(255 - t - clip[t].astype(int)) % 256 for t in range(7)]).astype(np.uint8)
+    np.testing.assert_array_equal(per_frame_into(clip, invert), want)
