@@ -1,23 +1,97 @@
 """The metric vocabulary of results files and rules: ``gamma_a``, ``gamma_r``, ``t2v.R@5``,
-``clean.v2t.MdR``, ...; :func:`gamma_metric` reads the metric γ is computed on, :func:`parse_metric`
-any metric a rule or a comparison names.
+``clean.v2t.MdR``, ...; :data:`KINDS`, the one table of what each kind of retrieval metric is;
+:func:`gamma_metric` reads the metric γ is computed on, :func:`parse_metric` any metric a rule or a
+comparison names.
 
-Imports nothing above the ground floor; :mod:`perturb.results` builds on it.
+Imports nothing above the ground floor (and no numpy: a kind's functions receive a
+:class:`perturb.ranking.Ranking` or :class:`~perturb.ranking.Judgements` and call it), so
+:mod:`perturb.results` and the gate build on it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .errors import GateInputError
 from .names import normalize, unknown_name
 
 DIRECTIONS = ("t2v", "v2t")
-KS = (1, 5, 10)
-GAMMA_METRICS = tuple(f"R@{k}" for k in KS) + ("mAP",)       # fractions in [0, 1]: γ is defined
-RETRIEVAL_KEYS = tuple(f"R@{k}" for k in KS) + ("MdR", "MnR")
-LOWER_IS_BETTER = ("MdR", "MnR")
 GAMMAS = ("gamma_a", "gamma_r")
+
+
+@dataclass(frozen=True)
+class MetricKind:
+    """One kind of retrieval metric: how it is measured per query, and what every reader of a
+    results file needs to know of it."""
+
+    key: str                                    # "R@K", "mAP", ...: "@K" takes K from the name (R@5)
+    display: str                                # what it is, in words
+    per_query: Callable[[Any, Any], Any]        # (Ranking, K or None) -> (Q,) values
+    chance: Callable[[Any, Any], Any] | None = None   # (Judgements, K) -> (Q,) values of a random ranking
+    fraction: bool = True                       # values in [0, 1]: γ is defined on it
+    lower_is_better: bool = False
+    median: bool = False                        # the metric is the median of the per-query values, not the mean
+    needs_judgements: bool = False              # measured only with a judgements file (--judgements)
+    reported: tuple[int | None, ...] = (None,)  # the Ks every results file carries; () only when asked for
+
+    @property
+    def takes_k(self) -> bool:
+        return self.key.endswith("@K")
+
+    def name(self, k: int | None) -> str:
+        """The name of this kind at ``k`` (``R@5``), or its key when it takes no K."""
+        return f"{self.key[:-1]}{k}" if self.takes_k else self.key
+
+
+KINDS = (
+    MetricKind("R@K", "recall at K: share of queries with a relevant candidate in the top K (Correct@K "
+               "with extra positives)", lambda r, k: r.hits(k), lambda j, k: j.hit_chance(k), reported=(1, 5, 10)),
+    MetricKind("MdR", "median rank of the first relevant candidate", lambda r, k: r.first_ranks,
+               fraction=False, lower_is_better=True, median=True),
+    MetricKind("MnR", "mean rank of the first relevant candidate", lambda r, k: r.first_ranks,
+               fraction=False, lower_is_better=True),
+    MetricKind("mAP", "mean average precision over every relevant candidate (FIRE eq. 2)",
+               lambda r, k: r.average_precisions(), lambda j, k: j.positive_rate(), needs_judgements=True),
+)
+
+
+def kind_of(name: str) -> tuple[MetricKind, int | None] | None:
+    """The kind and K of a retrieval metric name (``R@5`` → R@K, 5); None for any other name."""
+    for kind in KINDS:
+        if not kind.takes_k and name == kind.key:
+            return kind, None
+        prefix = kind.key[:-1]
+        if kind.takes_k and name.startswith(prefix) and name[len(prefix):].isdigit() \
+                and not name[len(prefix):].startswith("0"):
+            return kind, int(name[len(prefix):])
+    return None
+
+
+def reported_names(judged: bool = False) -> tuple[str, ...]:
+    """The retrieval metrics every results file carries (with the judgements-only ones when ``judged``)."""
+    return tuple(kind.name(k) for kind in KINDS if judged or not kind.needs_judgements for k in kind.reported)
+
+
+def measured_names(headline: str, judged: bool) -> tuple[str, ...]:
+    """What a benchmark measures per direction: the reported metrics and the one γ is computed on."""
+    names = reported_names(judged)
+    return names if headline in names else names + (headline,)
+
+
+def is_fraction(name: str) -> bool:
+    """Whether a retrieval metric's values are fractions in [0, 1] (R@K, mAP, ...)."""
+    found = kind_of(name)
+    return found is not None and found[0].fraction
+
+
+def gamma_kinds(judged: bool = True) -> tuple[str, ...]:
+    """The kinds γ may be computed on (fractions in [0, 1]; without ``judged``, none that needs judgements)."""
+    return tuple(kind.key for kind in KINDS if kind.fraction and (judged or not kind.needs_judgements))
+
+
+def gamma_forms() -> str:
+    """How a metric γ is computed on is spelled: ``[t2v.|v2t.]R@K|mAP|...``."""
+    return f"[t2v.|v2t.]{'|'.join(gamma_kinds())}"
 
 
 @dataclass(frozen=True)
@@ -38,13 +112,24 @@ class Metric:
         return self.key in GAMMAS
 
     @property
+    def kind(self) -> MetricKind | None:
+        """The row of :data:`KINDS` of a retrieval metric (None for the gammas and unknown keys)."""
+        found = kind_of(self.key)
+        return None if found is None else found[0]
+
+    @property
+    def k(self) -> int | None:
+        found = kind_of(self.key)
+        return None if found is None else found[1]
+
+    @property
     def lower_is_better(self) -> bool:
-        return self.key in LOWER_IS_BETTER
+        return self.kind is not None and self.kind.lower_is_better
 
     @property
     def is_fraction(self) -> bool:
-        """R@K values are fractions in [0, 1]."""
-        return self.key.startswith("R@")
+        """R@K, mAP, ... values are fractions in [0, 1]."""
+        return is_fraction(self.key)
 
     def of(self, record: Mapping[str, Any]) -> float | None:
         """The value in a run (or in ``clean``); None when absent or null."""
@@ -57,22 +142,22 @@ class Metric:
 
 
 def gamma_metric(metric: str | Metric) -> Metric:
-    """The metric γ is computed on: ``[t2v.|v2t.]R@1|R@5|R@10|mAP`` (a bare name means text→video);
-    a :class:`Metric` passes through. ValueError for anything else."""
+    """The metric γ is computed on: ``[t2v.|v2t.]`` and a fraction kind of :data:`KINDS` (``R@5``,
+    ``mAP``; a bare name means text→video); a :class:`Metric` passes through. ValueError for anything else."""
     if isinstance(metric, Metric):
         return metric
     direction, _, name = str(metric).rpartition(".")
     direction = direction or "t2v"
-    if direction not in DIRECTIONS or name not in GAMMA_METRICS:
-        raise ValueError(f"--metric must be [t2v.|v2t.]R@1|R@5|R@10|mAP (a value in [0, 1], so γ is "
-                         f"defined); got {metric!r}")
+    if direction not in DIRECTIONS or not is_fraction(name):
+        raise ValueError(f"--metric must be {gamma_forms()}, K a positive integer (e.g. R@5; a value in "
+                         f"[0, 1], so γ is defined); got {metric!r}")
     return Metric(name, direction)
 
 
 def metric_names(results: Any = None, clean: bool = True) -> list[str]:
     """Every metric name a rule may use (with the extra metrics a results file, anything with a
     ``clean`` mapping, carries)."""
-    keys = list(RETRIEVAL_KEYS)
+    keys = list(reported_names())
     if results is not None:
         for direction in DIRECTIONS:
             keys += [k for k in results.clean.get(direction, {}) if k not in keys]

@@ -12,6 +12,7 @@ from typing import Any, Iterator
 
 from ..errors import PerturbError, UsageError
 from ..fileio import remove_if_empty, write_atomic
+from ..metric_names import gamma_forms
 from ..selection import add_selection_arguments
 
 
@@ -34,13 +35,12 @@ def register(subparsers: Any) -> None:
     p.set_defaults(video_perturbations=None, text_perturbations=None, severities=None)   # see _selection
     p.add_argument("--pairs", default="", metavar="V@T,...",
                    help="video+text pairs, e.g. gaussian_noise@Typos (each at every severity)")
-    p.add_argument("--metric", default="R@5", help="[t2v.|v2t.]R@1|R@5|R@10|mAP for γ (default t2v.R@5)")
+    p.add_argument("--metric", default="R@5", help=f"{gamma_forms()} for γ, K from the name (default t2v.R@5)")
     p.add_argument("--baseline-errors", metavar="JSON", help="a baseline model's errors per ImageNet-C "
                    "corruption and severity ({\"fog\": [e1, ..., e5], ...}): the report adds mCE")
     p.add_argument("--subset", type=int, help="N items, chosen reproducibly from --seed")
     p.add_argument("--seed", type=int, default=0, help="seed of subset, perturbations and bootstrap")
-    p.add_argument("--captions", choices=("all", "first"), default="all",
-                   help="caption queries per video (default all)")
+    p.add_argument("--captions", choices=("all", "first"), default="all", help="caption queries per video (default all)")
     p.add_argument("--judgements", metavar="JSONL", help="extra positives (FIRE-style); enables mAP")
     p.add_argument("--mc", metavar="FILE", help="multiple-choice set (contrast TSV/JSONL): MC accuracy")
     p.add_argument("--entailment", metavar="FILE", help="entailment pairs (video, caption, label): ROC-AUC")
