@@ -16,6 +16,7 @@ from .errors import GateInputError
 from .names import normalize, unknown_name
 
 DIRECTIONS = ("t2v", "v2t")
+DIRECTION_WORDS = {"t2v": "text→video", "v2t": "video→text"}
 GAMMAS = ("gamma_a", "gamma_r")
 
 
@@ -25,7 +26,7 @@ class MetricKind:
     results file needs to know of it."""
 
     key: str                                    # "R@K", "mAP", ...: "@K" takes K from the name (R@5)
-    display: str                                # what it is, in words
+    display: str                                # what it is, in words ("recall at K")
     per_query: Callable[[Any, Any], Any]        # (Ranking, K or None) -> (Q,) values
     chance: Callable[[Any, Any], Any] | None = None   # (Judgements, K) -> (Q,) values of a random ranking
     fraction: bool = True                       # values in [0, 1]: γ is defined on it
@@ -42,29 +43,29 @@ class MetricKind:
         """The name of this kind at ``k`` (``R@5``), or its key when it takes no K."""
         return f"{self.key[:-1]}{k}" if self.takes_k else self.key
 
+    def describe(self, k: int | None) -> str:
+        """What this kind at ``k`` is, in words (``recall at 5``)."""
+        return self.display.replace(" K", f" {k}") if self.takes_k else self.display
 
-KINDS = (
-    MetricKind("R@K", "recall at K: share of queries with a relevant candidate in the top K (Correct@K "
-               "with extra positives)", lambda r, k: r.hits(k), lambda j, k: j.hit_chance(k), reported=(1, 5, 10)),
-    MetricKind("MdR", "median rank of the first relevant candidate", lambda r, k: r.first_ranks,
-               fraction=False, lower_is_better=True, median=True),
-    MetricKind("MnR", "mean rank of the first relevant candidate", lambda r, k: r.first_ranks,
-               fraction=False, lower_is_better=True),
-    MetricKind("mAP", "mean average precision over every relevant candidate (FIRE eq. 2)",
-               lambda r, k: r.average_precisions(), lambda j, k: j.positive_rate(), needs_judgements=True),
+
+KINDS = (    # one row per kind; a new kind is a row here and its per-query function in perturb.ranking
+    MetricKind("R@K", "recall at K", lambda r, k: r.hits(k), lambda j, k: j.hit_chance(k), reported=(1, 5, 10)),
+    MetricKind("MdR", "median rank", lambda r, k: r.first_ranks, fraction=False, lower_is_better=True, median=True),
+    MetricKind("MnR", "mean rank", lambda r, k: r.first_ranks, fraction=False, lower_is_better=True),
+    MetricKind("mAP", "mean average precision", lambda r, k: r.average_precisions(), lambda j, k: j.positive_rate(),
+               needs_judgements=True),
 )
+_BY_KEY = {kind.key: kind for kind in KINDS}
 
 
 def kind_of(name: str) -> tuple[MetricKind, int | None] | None:
-    """The kind and K of a retrieval metric name (``R@5`` → R@K, 5); None for any other name."""
-    for kind in KINDS:
-        if not kind.takes_k and name == kind.key:
-            return kind, None
-        prefix = kind.key[:-1]
-        if kind.takes_k and name.startswith(prefix) and name[len(prefix):].isdigit() \
-                and not name[len(prefix):].startswith("0"):
-            return kind, int(name[len(prefix):])
-    return None
+    """The kind and K of a retrieval metric name (``R@5`` → R@K, 5; ``mAP`` → mAP, None); None for
+    any other name (K is a positive integer written without leading zeros)."""
+    head, at, k = name.partition("@")
+    if at and k.isascii() and k.isdigit() and not k.startswith("0") and f"{head}@K" in _BY_KEY:
+        return _BY_KEY[f"{head}@K"], int(k)
+    kind = _BY_KEY.get(name)
+    return None if kind is None or kind.takes_k else (kind, None)
 
 
 def reported_names(judged: bool = False) -> tuple[str, ...]:
@@ -125,6 +126,13 @@ class Metric:
     @property
     def lower_is_better(self) -> bool:
         return self.kind is not None and self.kind.lower_is_better
+
+    @property
+    def words(self) -> str:
+        """The metric in words: ``recall at 5 (...), text→video`` (the gammas and unknown keys: the name)."""
+        if self.kind is None:
+            return self.name
+        return f"{self.kind.describe(self.k)}, {DIRECTION_WORDS[self.direction]}"
 
     @property
     def is_fraction(self) -> bool:

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 from ..fileio import write_atomic
 from ..honesty import chance_of, flags, run_label
-from ..metric_names import DIRECTIONS, is_fraction
+from ..metric_names import DIRECTIONS, gamma_metric, is_fraction
 from . import plots
 from .bootstrap import METHOD
 from .suite_summary import figure_lines, suite_tables
@@ -193,7 +193,7 @@ def markdown(docs: Sequence[dict[str, Any]]) -> str:
                            [_overview(d) for d in docs]) + [""]
     for doc in docs:
         lines += [f"## {_title(doc)}", ""] + _md_headline(doc)
-        lines += [f"Metric: `{doc['metric']}`; γr is empty (null) where the clean metric is 0.", ""]
+        lines += [f"Metric: `{doc['metric']}` ({gamma_metric(doc['metric']).words}); γr is empty (null) where the clean metric is 0.", ""]
         lines += [f"- {n}" for n in notes(doc)] + [""]
         for title, header, rows in tables(doc):
             lines += [f"### {title}", ""] + _md_table(header, rows) + [""]
@@ -265,7 +265,8 @@ def html_report(docs: Sequence[dict[str, Any]], extra_html: str = "") -> str:
     for doc in docs:
         parts.append(f"<h2>{html.escape(_title(doc))}</h2>")
         parts.append(_html_headline(doc))
-        parts.append(f"<p>Metric <code>{html.escape(doc['metric'])}</code>. γa = 1 − (A<sub>c</sub> − A<sub>p</sub>),"
+        parts.append(f"<p>Metric <code>{html.escape(doc['metric'])}</code> "
+                     f"({html.escape(gamma_metric(doc['metric']).words)}). γa = 1 − (A<sub>c</sub> − A<sub>p</sub>),"
                      " γr = 1 − (A<sub>c</sub> − A<sub>p</sub>)/A<sub>c</sub>; “—” where undefined.</p>")
         parts.append(_html_notes(doc))
         figs = [(plots.severity_curves(doc), "metric vs severity per video category, bootstrap CIs as bands"),
