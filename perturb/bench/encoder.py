@@ -254,7 +254,7 @@ class Encoder:
 
     def rank(self, job: Job) -> Ranked:
         """The measured metrics' per-query values of a job, in both directions."""
-        s, rel, ties = self.similarity(job), self.data.relevance, self.settings.ties
+        s, rel, ties = self.similarity(job), self.data.gains, self.settings.ties
         rankings = (Ranking(s, rel, ties), Ranking(s.T, rel.T, ties))
         return Ranked(job, {d: per_query_values(r, self.measured) for d, r in zip(DIRECTIONS, rankings)})
 

@@ -71,7 +71,7 @@ def build_results(model: dict[str, Any], data: BenchData, metric: str | Metric, 
         "dataset": {"name": data.name, "path": data.path, "n_items": len(data.items),
                     "subset": data.subset, "seed": data.seed},
         "metric": parsed.name, "ties": ties, "bootstrap": bootstrap, "clean": clean_rec,
-        "chance": chance_levels(data.relevance, measured_names(parsed.key, judged=True)), "runs": records, "summary": summary,
+        "chance": chance_levels(data.gains, measured_names(parsed.key, judged=True)), "runs": records, "summary": summary,
     }
     if extra:
         doc.update(extra)
