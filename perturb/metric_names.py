@@ -54,6 +54,8 @@ KINDS = (    # one row per kind; a new kind is a row here and its per-query func
     MetricKind("MnR", "mean rank", lambda r, k: r.first_ranks, fraction=False, lower_is_better=True),
     MetricKind("mAP", "mean average precision", lambda r, k: r.average_precisions(), lambda j, k: j.positive_rate(),
                needs_judgements=True),
+    MetricKind("nDCG@K", "normalised discounted cumulative gain at K", lambda r, k: r.ndcg(k),
+               lambda j, k: j.ndcg_chance(k), reported=()),
 )
 _BY_KEY = {kind.key: kind for kind in KINDS}
 

@@ -1,5 +1,5 @@
 """Scores ranked against judgements, the numbers every per-query metric of :mod:`.metric_names`
-reads: first-positive ranks, average precision, and what a random ranking would score.
+reads: first-positive ranks, average precision, nDCG@K, and what a random ranking would score.
 
 Conventions. ``scores`` is (Q, C): one row per query, one column per candidate, higher = better.
 ``gains`` is (Q, C): 0 for a candidate that is not relevant, its grade for one that is (1 with
@@ -27,6 +27,11 @@ def hit_chance(n_candidates: int, n_positives: int, k: int) -> float:
     return 1.0 - comb(n - m, k) / comb(n, k)
 
 
+def _discounts(k: int) -> np.ndarray:
+    """DCG's position discounts 1 / log2(i + 1) for positions i = 1..k."""
+    return 1.0 / np.log2(np.arange(2, k + 2))
+
+
 class Judgements:
     """A (queries, candidates) gain matrix, checked, and the expected per-query scores of a random
     ranking of it (the chance levels of :mod:`.honesty`)."""
@@ -47,6 +52,11 @@ class Judgements:
     def n_candidates(self) -> int:
         return self.gains.shape[1]
 
+    def ideal_dcg(self, k: int) -> np.ndarray:
+        """DCG@k of the best possible ranking of each query (the gains sorted high to low)."""
+        k = min(k, self.n_candidates)
+        return -np.sort(-self.gains, axis=1)[:, :k] @ _discounts(k)
+
     def hit_chance(self, k: int) -> np.ndarray:
         """Per query, P(a random top k holds a relevant candidate): R@K's chance level."""
         positives = self.relevant.sum(axis=1)
@@ -56,6 +66,12 @@ class Judgements:
     def positive_rate(self) -> np.ndarray:
         """Per query, the share of relevant candidates: about a random ranking's average precision."""
         return self.relevant.mean(axis=1)
+
+    def ndcg_chance(self, k: int) -> np.ndarray:
+        """Per query, the expected nDCG@k of a uniformly random ranking (exact: every position
+        holds the mean gain on average)."""
+        kk = min(k, self.n_candidates)
+        return self.gains.mean(axis=1) * _discounts(kk).sum() / self.ideal_dcg(k)
 
 
 class Ranking(Judgements):
@@ -99,3 +115,9 @@ class Ranking(Judgements):
         rel = self.ranked_gains > 0
         precision = np.cumsum(rel, axis=1) / np.arange(1, rel.shape[1] + 1)
         return (precision * rel).sum(axis=1) / rel.sum(axis=1)
+
+    def ndcg(self, k: int) -> np.ndarray:
+        """nDCG@k of each query: DCG of the top k (gain / log2(position + 1)) over the ideal DCG@k,
+        as trec_eval's ndcg_cut computes it."""
+        kk = min(k, self.n_candidates)
+        return self.ranked_gains[:, :kk] @ _discounts(kk) / self.ideal_dcg(k)
