@@ -37,12 +37,14 @@ class Judgements:
     ranking of it (the chance levels of :mod:`.honesty`)."""
 
     def __init__(self, gains: np.ndarray) -> None:
-        g = np.asarray(gains, dtype=np.float64)
+        g = np.asarray(gains)
         if g.ndim != 2:
             raise ValueError(f"expected a (queries, candidates) relevance matrix; got shape {g.shape}")
-        if not np.isfinite(g).all() or (g < 0).any():
-            raise ValueError("relevance grades must be finite and >= 0")
-        relevant = g > 0
+        if g.dtype != bool:                          # grades; a boolean matrix is kept as it is
+            g = g.astype(np.float64, copy=False)
+            if not np.isfinite(g).all() or (g < 0).any():
+                raise ValueError("relevance grades must be finite and >= 0")
+        relevant = g if g.dtype == bool else g > 0
         if not relevant.any(axis=1).all():
             bad = np.flatnonzero(~relevant.any(axis=1))[:5].tolist()
             raise ValueError(f"every query needs at least one positive; queries {bad} have none")
@@ -55,7 +57,7 @@ class Judgements:
     def ideal_dcg(self, k: int) -> np.ndarray:
         """DCG@k of the best possible ranking of each query (the gains sorted high to low)."""
         k = min(k, self.n_candidates)
-        return -np.sort(-self.gains, axis=1)[:, :k] @ _discounts(k)
+        return np.sort(self.gains, axis=1)[:, ::-1][:, :k] @ _discounts(k)
 
     def hit_chance(self, k: int) -> np.ndarray:
         """Per query, P(a random top k holds a relevant candidate): R@K's chance level."""
@@ -102,7 +104,8 @@ class Ranking(Judgements):
     @cached_property
     def ranked_gains(self) -> np.ndarray:
         """(Q, C) gains in ranked order: by score, high to low, ties broken by the convention."""
-        tie_key = self.gains if self.ties == "pessimistic" else -self.gains    # smaller sorts first
+        tie_key = self.gains if self.ties == "pessimistic" else ~self.gains if self.gains.dtype == bool \
+            else -self.gains                                                 # smaller sorts first
         order = np.lexsort((tie_key, -self.scores), axis=1)
         return np.take_along_axis(self.gains, order, axis=1)
 
