@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--subset", type=int, help="N items, chosen reproducibly from --seed")
     p.add_argument("--seed", type=int, default=0, help="seed of subset, perturbations and bootstrap")
     p.add_argument("--captions", choices=("all", "first"), default="all", help="caption queries per video (default all)")
-    p.add_argument("--judgements", metavar="JSONL", help="extra positives (FIRE-style); enables mAP")
+    p.add_argument("--judgements", metavar="JSONL", help="extra positives (FIRE-style), optionally graded; enables mAP")
     p.add_argument("--mc", metavar="FILE", help="multiple-choice set (contrast TSV/JSONL): MC accuracy")
     p.add_argument("--entailment", metavar="FILE", help="entailment pairs (video, caption, label): ROC-AUC")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples, 0 = no CIs (default 1000)")
