@@ -14,7 +14,8 @@ pytest.importorskip("transformers")
 from hf_models import BUILDERS  # noqa: E402
 from perturb.bench.adapters.hf import load_hf  # noqa: E402
 from perturb.bench.adapters.hf.runtime import features, sample  # noqa: E402
-from perturb.bench.adapters.hf.spec import HfSpec, parse_spec, pick_family, pick_mode, BY_NAME  # noqa: E402
+from perturb.bench.adapters.hf.checkpoint import HfSpec, parse_spec  # noqa: E402
+from perturb.bench.adapters.hf.families import BY_NAME, pick_family, pick_mode  # noqa: E402
 from perturb.bench.adapters.hf.yesno import yes_no_margin  # noqa: E402
 from perturb.bench.adapters.factory import load_model  # noqa: E402
 from bench_fixtures import tiny_items  # noqa: E402
