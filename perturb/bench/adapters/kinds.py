@@ -32,7 +32,7 @@ class LoadOptions:
 
 
 def _no_check(kind: str, target: str) -> None:
-    """A kind whose target is only known to be right once it is loaded."""
+    """Nothing to check before loading (the target is only known to be right once loaded)."""
 
 
 @dataclass(frozen=True)
