@@ -12,9 +12,9 @@ from typing import Any
 from ..protocol import ModelSpecError
 from .base import HfAdapter
 from .checkpoint import HfSpec, parse_spec, read_json
+from .families import BY_NAME, FAMILIES, pick_family, pick_mode
 from .family import Family
 from .runtime import Pixels, Runtime, pixels_from
-from .families import BY_NAME, FAMILIES, pick_family, pick_mode
 
 __all__ = ["FAMILIES", "HfAdapter", "load_hf", "parse_spec"]
 
