@@ -93,7 +93,7 @@ def test_without_cis_no_sentence_claims_anything_about_them():
 
 def test_report_leads_with_headline_and_explains(data, tmp_path):  # noqa: F811
     from perturb.bench.api import benchmark
-    from perturb.bench.runner import Settings
+    from perturb.bench.encoder import Settings
     from perturb.contrast.mc import MCRow, write_mc_tsv
 
     mc = write_mc_tsv([MCRow("item0", [f"clip {k}" for k in range(5)], 0),

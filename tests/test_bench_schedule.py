@@ -9,7 +9,8 @@ from perturb.bench.adapters.frames import FrameSpec, frame_indices
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
 from bench_fixtures import tiny_data
-from perturb.bench.runner import Settings, _shards
+from perturb.bench.encoder import Settings
+from perturb.bench.placement import shards
 from perturb.bench.sources import CleanClip, OnTheFly
 from perturb.video.api import apply
 
@@ -144,9 +145,9 @@ def test_a_run_killed_mid_render_resumes_from_its_cache(tmp_path):
 
 
 def test_shards_are_whole_batches():
-    assert _shards(5, 2, 2) == [[0, 1], [2, 3], [4]]
-    assert _shards(10, 4, 1) == [[0, 1, 2, 3, 4, 5, 6, 7], [8, 9]]
-    assert _shards(3, 32, 4) == [[0, 1, 2]]
+    assert shards(5, 2, 2) == [[0, 1], [2, 3], [4]]
+    assert shards(10, 4, 1) == [[0, 1, 2, 3, 4, 5, 6, 7], [8, 9]]
+    assert shards(3, 32, 4) == [[0, 1, 2]]
 
 
 def test_dask_shards_over_videos_give_the_single_process_results(tmp_path):

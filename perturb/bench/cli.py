@@ -14,6 +14,7 @@ from ..errors import PerturbError, UsageError
 from ..fileio import remove_if_empty, write_atomic
 from ..metric_names import gamma_forms
 from ..selection import add_selection_arguments
+from .adapters.kinds import KINDS
 
 
 def register(subparsers: Any) -> None:
@@ -22,9 +23,8 @@ def register(subparsers: Any) -> None:
                               description="Clean retrieval, then every video perturbation x severity, "
                               "every text perturbation and optional pairs; writes results.json, "
                               "results.csv, report.md and report.html into --out.")
-    p.add_argument("--model", required=True, metavar="KIND:TARGET",
-                   help="hf:NAME_OR_PATH[@REVISION][#embed|logits|itm|yesno] | clip:NAME_OR_PATH | precomputed:DIR | "
-                   "callable:MODULE:ATTR | http:URL[#cross] | toy:DIM (docs/models.md)")
+    p.add_argument("--model", required=True, metavar="KIND:TARGET", help=" | ".join(k.form for k in KINDS.values())
+                   + " (hf MODE: docs/models.md; http:URL#cross: a cross-encoder)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--dataset", metavar="PATH", help="dataset annotations (MSR-VTT, YouCook2, CSV/JSONL)")
     src.add_argument("--built", metavar="DIR", help="a `perturb build` output directory; perturbations and "

@@ -40,7 +40,8 @@ def check_model(spec: str, option: str = "--model") -> str:
     """A model spec whose target can exist: local paths present, a callable callable, a URL a
     URL; returns its kind (hf:/clip: folders are checked by parse_spec). Nothing is loaded (a
     callable's module is imported)."""
-    from .adapters.factory import import_target, parse_spec
+    from .adapters.factory import parse_spec
+    from .adapters.kinds import import_target
     from .adapters.protocol import ModelSpecError, wrappable
 
     try:
