@@ -8,8 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..honesty import chance_levels, flags
-from ..results import (DIRECTIONS, SCHEMA_VERSION, Metric, gamma_metric, measured_names,  # noqa: F401
-                       load_results, tidy_rows, write_csv, write_json)
+from ..results import DIRECTIONS, SCHEMA_VERSION, Metric, gamma_metric, measured_names
 from .bootstrap import bootstrap_ci, mean_gamma_bootstrap, paired_bootstrap
 from .data import BenchData
 from .encoder import Ranked
