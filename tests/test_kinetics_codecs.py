@@ -14,9 +14,9 @@ import pytest
 
 import perturb.video as pv
 from perturb.registry import REGISTRY
-from perturb.video import bitstream as bs
-from perturb.video._codec_stream import GREY, annex_b, decode, encode, nal_units, padded_size
-from perturb.video.kinetics_codecs import (abr_options, abr_target, crf_options, crf_reencode,
+from perturb.video.kernels import bitstream as bs
+from perturb.video.io.codec_stream import GREY, annex_b, decode, encode, nal_units, padded_size
+from perturb.video.kernels.h26x import (abr_options, abr_target, crf_options, crf_reencode,
                                            source_bitrate, source_stream)
 from perturb.video.psnr import mean_psnr
 from perturb.video.render import CLIP, PREFIX, renderer_of

@@ -15,11 +15,11 @@ import perturb.video as pv
 from perturb.dataset.strategy import render_draw, strategy
 from perturb.registry import REGISTRY
 from perturb.video.psnr import psnr
-from perturb.video.rain import (DROP_LEVEL, composite, draw_streaks, frame_masks, sheet_drops, sheet_size,
+from perturb.video.kernels.rain import (DROP_LEVEL, composite, draw_streaks, frame_masks, sheet_drops, sheet_size,
                                 velocity)
 from perturb.video.render import WINDOW, perturb_clip, renderer_of
 from perturb.video.sample import sample_clip
-from perturb.video.temporal import frame_rate_indices, mean_displacement
+from perturb.video.ops.temporal import frame_rate_indices, mean_displacement
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["rain", "temporal_blur", "frame_rate"]

@@ -8,8 +8,8 @@ import pytest
 
 from perturb.video import apply, get
 from perturb.video.psnr import mean_psnr
-from perturb.video.blur import motion_kernel, render_motion_blur, sample_motion_angles
-from perturb.video.digital import reencode
+from perturb.video.kernels.blur import motion_kernel, render_motion_blur, sample_motion_angles
+from perturb.video.kernels.jpeg_mpeg import reencode
 from perturb.video.sample import sample_clip
 from perturb.video.severity_params import table
 

@@ -90,7 +90,7 @@ class LazyKernel:
 
 def torch_kernel(name: str) -> LazyKernel:
     """The torch kernel ``name`` of :mod:`._torch_kernels`, imported on first use."""
-    return LazyKernel("perturb.video._torch_kernels", name)
+    return LazyKernel("perturb.video.kernels.torch_blur_camera", name)
 
 
 def renderer_of(spec: Spec) -> Renderer:

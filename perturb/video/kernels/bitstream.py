@@ -24,12 +24,12 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..registry import Spec, register
-from ._codec_stream import Stream, decode
-from ._keyed_words import draw_key
-from .kinetics_codecs import MEASURED, SOURCE, source_stream
-from .render import CLIP, Renderer
-from .severity_params import table
+from ...registry import Spec, register
+from ..io.codec_stream import Stream, decode
+from .keyed_words import draw_key
+from .h26x import MEASURED, SOURCE, source_stream
+from ..render import CLIP, Renderer
+from ..severity_params import table
 
 CHUNK = 256                     # byte offsets drawn from the key's Generator at a time
 

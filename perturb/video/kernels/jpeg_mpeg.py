@@ -20,10 +20,10 @@ from av.video.reformatter import VideoReformatter
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._opencv_frames import per_frame
-from .render import PREFIX, Renderer
-from .severity_params import paper_table, table
+from ...registry import Spec, register
+from .opencv_frames import per_frame
+from ..render import PREFIX, Renderer
+from ..severity_params import paper_table, table
 
 # Codec settings shared by the re-encoding perturbations: a standard MPEG frame rate (the
 # mpeg2video encoder accepts only those; with a fixed quantiser it does not change the result),

@@ -22,10 +22,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._opencv_frames import per_frame
-from .render import Renderer, torch_kernel
-from .severity_params import table
+from ...registry import Spec, register
+from .opencv_frames import per_frame
+from ..render import Renderer, torch_kernel
+from ..severity_params import table
 
 # Uncovered area shows the picture mirrored about its edge (OpenCV's reflect-101: ...dcb|abcd|cba...).
 BORDER = cv2.BORDER_REFLECT_101

@@ -19,11 +19,11 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._opencv_frames import per_frame
+from ...registry import Spec, register
+from .opencv_frames import per_frame
 from .imagenet_c import MEASURED, ROUNDING, SOURCE, torch_kernel
-from .render import Renderer
-from .severity_params import paper_table, source_order_note, table
+from ..render import Renderer
+from ..severity_params import paper_table, source_order_note, table
 
 
 def _finite(name: str, value: object, op: str, low: float, high: float) -> float:

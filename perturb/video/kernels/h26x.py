@@ -24,11 +24,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..registry import Spec, register
-from ._codec_stream import Stream, decode, encode
-from .digital import CODEC_FPS
-from .render import CLIP, PREFIX, Renderer
-from .severity_params import table
+from ...registry import Spec, register
+from ..io.codec_stream import Stream, decode, encode
+from .jpeg_mpeg import CODEC_FPS
+from ..render import CLIP, PREFIX, Renderer
+from ..severity_params import table
 
 ENCODERS = {"h264": "libx264", "h265": "libx265"}
 X265_PARAMS = "log-level=none:pools=none:frame-threads=1"  # quiet, no thread pool, one frame at a time

@@ -8,9 +8,9 @@ the four ops.
 """
 from __future__ import annotations
 
-from ..registry import Spec, register
-from .noise_kernels import KERNELS
-from .severity_params import table
+from ...registry import Spec, register
+from ..kernels.noise import KERNELS
+from ..severity_params import table
 
 
 _COMMON = dict(modality="video", category="noise", random=True, temporal=False)

@@ -29,8 +29,8 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from ._opencv_frames import run_parallel
-from ._keyed_words import check_frame_indices, frame_seeds, words_numpy
+from .opencv_frames import run_parallel
+from .keyed_words import check_frame_indices, frame_seeds, words_numpy
 
 WORDS = 1 << 16
 CHUNK = 1 << 18                 # values per step (even): a 224² frame in one, big frames in pieces

@@ -13,11 +13,11 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._opencv_frames import per_frame
+from ...registry import Spec, register
+from .opencv_frames import per_frame
 from .imagenet_c import MEASURED, SOURCE, _positive, torch_kernel
-from .render import Renderer
-from .severity_params import table
+from ..render import Renderer
+from ..severity_params import table
 
 
 def pixelate_size(n: int, scale: float) -> int:

@@ -20,10 +20,10 @@ from typing import Any, Callable, Mapping
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._opencv_frames import per_frame, to_uint8
-from .render import LazyKernel, Renderer
-from .severity_params import paper_table, source_order_note, table
+from ...registry import Spec, register
+from .opencv_frames import per_frame, to_uint8
+from ..render import LazyKernel, Renderer
+from ..severity_params import paper_table, source_order_note, table
 from .weather_layers import fog_layer, frost_layer, next_power_of_2, snow_layer, spatter_layer
 
 Layer = Callable[[np.random.Generator, int, int, Mapping[str, Any], float], np.ndarray]
@@ -181,7 +181,7 @@ def numpy_kernel(name: str):
 def renderer(name: str) -> Renderer:
     return Renderer(draw=draw_weather(name),
                     kernels={"numpy": numpy_kernel(name),
-                             "torch": LazyKernel("perturb.video._torch_weather", name)})
+                             "torch": LazyKernel("perturb.video.kernels.torch_weather", name)})
 
 
 # ------------------------------------------------------------------------------ registration

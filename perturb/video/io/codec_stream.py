@@ -23,7 +23,7 @@ from av.video.reformatter import VideoReformatter
 import cv2
 import numpy as np
 
-from .digital import CODEC_FPS, CODEC_PIX_FMT, CODEC_SCALER
+from ..kernels.jpeg_mpeg import CODEC_FPS, CODEC_PIX_FMT, CODEC_SCALER
 
 DECODERS = {"libx264": "h264", "libx265": "hevc"}
 # Frame sides the encoders get: (multiple of, at least). x264 needs even sides. x265 refuses

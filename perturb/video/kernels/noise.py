@@ -24,9 +24,9 @@ from typing import Any, Callable, Mapping, Sequence
 import cv2
 import numpy as np
 
-from ._fast_random import WORDS, hit_threshold, hit_words, normal_table, packed_levels, render_values
-from ._keyed_words import check_frame_indices, draw_key, frame_seeds, words_torch
-from ._noise_rows import shot_tables
+from .fast_random import WORDS, hit_threshold, hit_words, normal_table, packed_levels, render_values
+from .keyed_words import check_frame_indices, draw_key, frame_seeds, words_torch
+from .noise_rows import shot_tables
 
 TORCH_GROUP = 1 << 22          # values per torch step: bounds the int64 word tensors' memory
 
@@ -239,7 +239,7 @@ class NoiseKernels:
 
     def renderer(self) -> Any:
         """This op in the draw/render model: one key per clip, frames rendered per (key, index)."""
-        from .render import FRAME, Renderer
+        from ..render import FRAME, Renderer
 
         def draw(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, Any]:
             return {"key": int(self.draw_key(rng))}

@@ -15,11 +15,11 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._opencv_frames import centre_zoom_matrix, per_frame
-from ._sparse_filter import SparseKernel, correlate, sparse_kernel
-from .render import Renderer, torch_kernel
-from .severity_params import table
+from ...registry import Spec, register
+from .opencv_frames import centre_zoom_matrix, per_frame
+from .sparse_filter import SparseKernel, correlate, sparse_kernel
+from ..render import Renderer, torch_kernel
+from ..severity_params import table
 
 # Motion blur angles are drawn uniformly in this range (degrees), one per frame.
 MOTION_ANGLE_RANGE = (-45.0, 45.0)

@@ -13,9 +13,9 @@ from typing import Any, Mapping
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from .render import WINDOW, Renderer, torch_kernel, window_sources
-from .severity_params import table
+from ...registry import Spec, register
+from ..render import WINDOW, Renderer, torch_kernel, window_sources
+from ..severity_params import table
 
 
 def check_c(c: Any) -> int:

@@ -15,11 +15,11 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._keyed_words import draw_key
-from ._opencv_frames import per_frame
-from .render import Renderer, LazyKernel
-from .severity_params import paper_table, source_order_note, table
+from ...registry import Spec, register
+from .keyed_words import draw_key
+from .opencv_frames import per_frame
+from ..render import Renderer, LazyKernel
+from ..severity_params import paper_table, source_order_note, table
 
 # Gaussians reach truncate·sigma pixels, as scipy.ndimage's (the reference blurs with skimage).
 BLUR_TRUNCATE = 4.0           # skimage.filters.gaussian's default
@@ -202,7 +202,7 @@ def _elastic_frames(frames, ids, drawn, params):
 
 def torch_kernel(name: str) -> LazyKernel:
     """The torch kernel ``name`` of :mod:`._torch_imagenet_c`, imported on first use."""
-    return LazyKernel("perturb.video._torch_imagenet_c", name)
+    return LazyKernel("perturb.video.kernels.torch_imagenet_c", name)
 
 
 SOURCE = "imagecorruptions 1.1.2 (Hendrycks & Dietterich's ImageNet-C), corruptions.py"

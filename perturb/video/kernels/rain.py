@@ -24,10 +24,10 @@ from typing import Any, Mapping
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._opencv_frames import per_frame
-from .render import LazyKernel, Renderer
-from .severity_params import table
+from ...registry import Spec, register
+from .opencv_frames import per_frame
+from ..render import LazyKernel, Renderer
+from ..severity_params import table
 
 DROP_LEVEL = 220            # the streaks' grey (the reference's drop colour (220, 220, 220))
 SLANTS = (-10, 10)          # slant in px over a streak, an integer drawn in [-10, 10)
@@ -190,7 +190,7 @@ def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.nda
 register(Spec(
     name="rain", modality="video", category="weather",
     render=Renderer(draw=draw_rain, kernels={"numpy": render_numpy,
-                                             "torch": LazyKernel("perturb.video._torch_weather", "rain")}),
+                                             "torch": LazyKernel("perturb.video.kernels.torch_weather", "rain")}),
     aliases=("Rain",), extra={"per_frame": True},
     summary="One-pixel rain streaks 10-80 px long over a flattened picture; streaks fall in video",
     severities=table("rain"),
