@@ -15,11 +15,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from ...registry import Spec, register
 from .opencv_frames import centre_zoom_matrix, per_frame
 from .sparse_filter import SparseKernel, correlate, sparse_kernel
-from ..render import Renderer, torch_kernel
-from ..severity_params import table
 
 # Motion blur angles are drawn uniformly in this range (degrees), one per frame.
 MOTION_ANGLE_RANGE = (-45.0, 45.0)
@@ -198,38 +195,3 @@ def _motion_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.nda
 
 def _zoom_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
     return zoom_blur(frames, None, **params)
-
-
-_COMMON = dict(modality="video", category="blur", temporal=False)
-
-register(Spec(name="defocus_blur",
-              render=Renderer(kernels={"numpy": _defocus_frames, "torch": torch_kernel("defocus_blur")}),
-              aliases=("Defocus", "Defocus Blur"),
-              summary="Out-of-focus lens: convolution with an anti-aliased disk",
-              severities=table("defocus_blur"), random=False,
-              deviation="The kernel is the disk convolved with its anti-aliasing Gaussian at full "
-                        "support, with unit gain; the reference blurs a disk already normalised and "
-                        "clipped to a 17x17 (21x21) box, so at radii 8 and 10 (disk touching the box "
-                        "edge) it brightened every frame by about 1%.",
-              **_COMMON))
-register(Spec(name="motion_blur",
-              render=Renderer(draw=_draw_motion_angles,
-                              kernels={"numpy": _motion_frames, "torch": torch_kernel("motion_blur")}),
-              aliases=("Motion", "Motion Blur"),
-              summary="One-sided Gaussian streak at a random angle in [-45°, 45°] per frame",
-              severities=table("motion_blur"), random=True,
-              deviation="The reference calls ImageMagick's motion blur; here the same kind of "
-                        "kernel (2·radius+1 one-sided Gaussian taps along the angle) is built in "
-                        "numpy and applied with OpenCV, with replicated edges. Angles are drawn "
-                        "per frame from the seeded generator.",
-              **_COMMON))
-register(Spec(name="zoom_blur",
-              render=Renderer(kernels={"numpy": _zoom_frames, "torch": torch_kernel("zoom_blur")}),
-              aliases=("Zoom", "Zoom Blur"),
-              summary="Mean of the frame and its centre zooms (np.arange(start, stop, step) factors)",
-              severities=table("zoom_blur"), random=False,
-              deviation="Zooms are rendered with one bilinear OpenCV affine warp per factor and "
-                        "frame instead of scipy's spline zoom of a centre crop; the result differs "
-                        "by interpolation only.",
-              version=2,           # 2: each frame warped alone (exact positions), not in channel stacks
-              **_COMMON))

@@ -24,11 +24,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ...registry import Spec, register
 from ..io.codec_stream import Stream, decode, encode
 from .jpeg_mpeg import CODEC_FPS
-from ..render import CLIP, PREFIX, Renderer
-from ..severity_params import table
 
 ENCODERS = {"h264": "libx264", "h265": "libx265"}
 X265_PARAMS = "log-level=none:pools=none:frame-threads=1"  # quiet, no thread pool, one frame at a time
@@ -107,76 +104,3 @@ def _kernel(mode: str, codec: str):
         return reencode(frames, codec, params[param], keep=ids)
     kernel.__name__ = f"_{codec}_{mode}_frames"
     return kernel
-
-
-_COMMON = dict(modality="video", category="digital", random=False, temporal=False)
-_ENCODE = ("Encoded in memory through PyAV's {encoder} (preset medium) at 25 fps on one thread{threads}, "
-           "so the bitstream is the same on every machine. Odd sides are padded by repeating the "
-           "edge pixels{pad} and cropped back after decoding (the reference crops odd sides off). ")
-_PAD = {"libx264": "", "libx265": " (x265: to multiples of 8 of at least 72, below which x265 "
-                                  "overruns its heap or reads uninitialised memory)"}
-_THREADS = {"libx264": "", "libx265": " (x265 without a thread pool: its output depends on the pool size, "
-                                      "and a pool worker deciding frame types could leave a flush spinning)"}
-_CRF = ("Source: " + SOURCE + ": `ffmpeg -vcodec {encoder} -crf c` with the encoder's defaults. "
-        "Here B-frames and look-ahead are off (the zerolatency tune; x264 then has no mb-tree, x265 "
-        "no cu-tree), so output frame t depends on input frames 0..t only: a subset of frames "
-        "renders from that prefix, exactly as in the whole clip. ")
-_ABR = ("Source: " + SOURCE + ": the source file's bit rate (ffprobe's format bit_rate, audio "
-        "included) divided by 2, 4, 8, 16, 32 is passed as -b:v, -maxrate and -bufsize. A clip in "
-        "memory has no source file: its source bitrate here is that of the clip encoded as "
-        "ffmpeg's default libx264 encode makes it (CRF 23, preset medium, the way the reference's "
-        "packet-loss tool makes its sources; mb-tree off, which reads uninitialised memory in "
-        "libx264), in bits per second at 25 fps, and the target is that divided by the divisor "
-        "(at least 1 kbit/s). The encoder keeps its default B-frames and look-ahead{mbtree}, so "
-        "every output frame depends on the whole clip. ")
-_MBTREE = {"libx264": " (mb-tree off, as in the source)", "libx265": ""}
-# op -> what benchmarks/kinetics_vs_ffmpeg.py measured against the reference route (temporary
-# files, Debian's ffmpeg 5.1 CLI: x264 core 164, x265 3.5) on the 32-frame sample clip at
-# severities 1, 3, 5 (benchmarks/README.md, results/2026-11-25-vm.json)
-_ROUTE = ("Measured against the ffmpeg command-line route with temporary files on the 32-frame "
-          "sample clip, severities 1, 3, 5 (benchmarks/README.md): ")
-MEASURED: dict[str, str] = {
-    "h264_crf": _ROUTE + "frames identical to `ffmpeg -tune zerolatency -threads 1` at the same CRF; "
-                "the reference's command (B-frames, look-ahead, mb-tree) gives a mean PSNR of 31.56, "
-                "25.04, 18.95 dB where ours gives 31.32, 25.10, 19.83. 1.8-2.1x faster; PyAV's "
-                "encode call alone is 82-96% of our time and bounds the speed-up.",
-    "h265_crf": _ROUTE + "mean PSNR 30.50, 24.71, 19.30 dB against the CLI's 30.46, 24.40, 18.76 at the "
-                "same settings (x265 4.2 here, 3.5 there: PSNR between the two outputs 33.7, 26.3, "
-                "20.6 dB) and the reference command's 30.36, 24.38, 18.56. 1.3-1.8x faster; PyAV's "
-                "encode call alone is 90-94% of our time, so 2x is out of reach while both routes "
-                "run the same encoder.",
-    "h264_abr": _ROUTE + "reached 179, 50, 19 kbit/s against targets of 153, 38, 10 (the CLI: 196, 63, "
-                "28 against 156, 39, 10; a 1.28-s clip starts with an I-frame the buffer cannot "
-                "hold); mean PSNR 29.00, 21.38, 13.23 dB against 29.22, 22.13, 13.56. 2.5-2.7x faster.",
-    "h265_abr": _ROUTE + "reached 175, 55, 40 kbit/s against targets of 153, 38, 10 (the CLI: 187, 64, "
-                "46 against 156, 39, 10); mean PSNR 29.26, 22.93, 14.62 dB against 29.35, 22.92, "
-                "12.91. 1.7-2.4x faster.",
-    "bit_error": _ROUTE + "damaged fraction of a 640-frame stream 9.9e-6, 3.3e-5, 1.01e-4 against "
-                 "5.5e-6, 3.5e-5, 9.2e-5 by `-bsf noise`; mean PSNR 25.8 ± 5.9, 19.7 ± 4.2, 15.9 ± "
-                 "3.9 dB over five seeds (the filter's single, unseeded pick: 31.3, 13.2, 12.8 dB). "
-                 "2.1-2.3x faster.",
-    "packet_loss": _ROUTE + "datagrams lost on a 640-frame stream 0.98%, 2.9%, 6.0% for rates of 1, 3, "
-                   "6%; `-bsf noise=drop`, the nearest command-line route, drops whole frames: 0.78%, "
-                   "2.8%, 6.4% of packets. Mean PSNR 15.4 ± 4.0, 11.7 ± 1.1, 10.8 ± 1.2 dB over five "
-                   "seeds (the filter's route: 10.2 dB at every rate, its first drop takes the only "
-                   "I-frame). 2.1-2.2x faster.",
-}
-
-
-def _register(name: str, mode: str, codec: str, aliases: tuple[str, ...], summary: str) -> None:
-    text = (_CRF if mode == "crf" else _ABR).format(encoder=codec, mbtree=_MBTREE[codec])
-    text += _ENCODE.format(encoder=codec, threads=_THREADS[codec], pad=_PAD[codec])
-    register(Spec(name=name,
-                  render=Renderer(PREFIX if mode == "crf" else CLIP, kernels={"numpy": _kernel(mode, codec)}),
-                  aliases=aliases, summary=summary, severities=table(name),
-                  deviation=text + MEASURED.get(name, ""), **_COMMON))
-
-
-_register("h264_crf", "crf", "libx264", ("H.264 CRF", "avc_crf"),
-          "Whole clip re-encoded with H.264 (libx264) at a constant rate factor")
-_register("h264_abr", "abr", "libx264", ("H.264 ABR", "avc_abr"),
-          "Whole clip re-encoded with H.264 (libx264) at an average bitrate below the source's")
-_register("h265_crf", "crf", "libx265", ("H.265 CRF", "hevc_crf"),
-          "Whole clip re-encoded with H.265 (libx265) at a constant rate factor")
-_register("h265_abr", "abr", "libx265", ("H.265 ABR", "hevc_abr"),
-          "Whole clip re-encoded with H.265 (libx265) at an average bitrate below the source's")

@@ -20,10 +20,7 @@ from av.video.reformatter import VideoReformatter
 import cv2
 import numpy as np
 
-from ...registry import Spec, register
 from .opencv_frames import per_frame
-from ..render import PREFIX, Renderer
-from ..severity_params import paper_table, table
 
 # Codec settings shared by the re-encoding perturbations: a standard MPEG frame rate (the
 # mpeg2video encoder accepts only those; with a fixed quantiser it does not change the result),
@@ -114,30 +111,3 @@ def _codec_frames(codec: str):
         return reencode(prefix, codec, **params, keep=None if len(ids) == len(prefix) else ids)
     kernel.__name__ = f"_{codec}_frames"
     return kernel
-
-
-_COMMON = dict(modality="video", category="digital", random=False, temporal=False)
-_CODEC_DEVIATION = (
-    "The reference passes -q:v {levels} to ffmpeg, which clamps the quantiser at 31, so its "
-    "severities 2-5 were identical. Here the quantiser is fixed (qmin = qmax) at five distinct "
-    "levels spanning the encoder's useful range, chosen so that the mean PSNR on the sample clip "
-    "falls strictly with severity; a bitrate cap was measured to add at most 0.1 dB of distortion beyond q = 31, so none is used. "
-    "The re-encoding runs in memory and keeps every frame aligned (the reference could drop or "
-    "shift frames).")
-
-register(Spec(name="jpeg", render=Renderer(kernels={"numpy": _jpeg_frames}),
-              aliases=("JPEG", "JPEG Compression", "jpeg_compression"),
-              summary="Per-frame JPEG compression at decreasing quality",
-              severities=table("jpeg"), **_COMMON))
-register(Spec(name="mpeg1",
-              render=Renderer(PREFIX, kernels={"numpy": _codec_frames("mpeg2video")}),
-              aliases=("MPEG1", "Codec1"),
-              summary="Whole clip re-encoded with the mpeg2video encoder at a fixed quantiser",
-              severities=table("mpeg1"), paper=paper_table("mpeg1"),
-              deviation=_CODEC_DEVIATION.format(levels="20, 40, 60, 80, 100"), **_COMMON))
-register(Spec(name="mpeg2",
-              render=Renderer(PREFIX, kernels={"numpy": _codec_frames("mpeg4")}),
-              aliases=("MPEG2", "Codec2"),
-              summary="Whole clip re-encoded with the mpeg4 encoder at a fixed quantiser",
-              severities=table("mpeg2"), paper=paper_table("mpeg2"),
-              deviation=_CODEC_DEVIATION.format(levels="15, 30, 45, 60, 75"), **_COMMON))

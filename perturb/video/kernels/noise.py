@@ -239,7 +239,7 @@ class NoiseKernels:
 
     def renderer(self) -> Any:
         """This op in the draw/render model: one key per clip, frames rendered per (key, index)."""
-        from ..render import FRAME, Renderer
+        from ..render import FRAME, Renderer, torch_kernel
 
         def draw(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, Any]:
             return {"key": int(self.draw_key(rng))}
@@ -247,7 +247,8 @@ class NoiseKernels:
         def on(render: Callable[..., Any]) -> Callable[..., Any]:
             return lambda frames, ids, drawn, params: render(frames, ids, drawn["key"], params)
 
-        return Renderer(FRAME, draw, {"numpy": on(self.render_numpy), "torch": on(self.render_torch)},
+        return Renderer(FRAME, draw, {"numpy": on(self.render_numpy),
+                                      "torch": torch_kernel("noise", self.render_torch.__name__, key="key")},
                         torch_frames="uint8")
 
 

@@ -2,8 +2,8 @@
 
 Every value of the clip (each frame, pixel and channel) gets its own independent draw: one
 16-bit counter-based word per value, a function of one key per clip, the frame index and the
-value's position (:mod:`._keyed_words`), through small tables (:mod:`._fast_random`). The
-kernels live in :mod:`.noise_kernels` (numpy and torch, bit-identical); this module registers
+value's position (:mod:`..kernels.keyed_words`), through small tables (:mod:`..kernels.fast_random`). The
+kernels live in :mod:`..kernels.noise` (numpy and torch, bit-identical); this module registers
 the four ops.
 """
 from __future__ import annotations
