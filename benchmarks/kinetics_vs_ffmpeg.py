@@ -37,7 +37,7 @@ import numpy as np
 import perturb.video as pv
 from perturb.video.kernels import bitstream as bs
 from perturb.video.io.codec_stream import GREY, encode
-from perturb.video.kernels.jpeg_mpeg import CODEC_FPS
+from perturb.video.io.codec_stream import CODEC_FPS
 from perturb.video.io import read
 from perturb.video.kernels.h26x import X265_PARAMS, abr_options, abr_target, crf_options, source_stream
 from perturb.video.psnr import mean_psnr, psnr

@@ -24,8 +24,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..io.codec_stream import Stream, decode, encode
-from .jpeg_mpeg import CODEC_FPS
+from ..io.codec_stream import CODEC_FPS, Stream, decode, encode
+
 
 ENCODERS = {"h264": "libx264", "h265": "libx265"}
 X265_PARAMS = "log-level=none:pools=none:frame-threads=1"  # quiet, no thread pool, one frame at a time
