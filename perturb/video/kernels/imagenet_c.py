@@ -201,6 +201,4 @@ SOURCE = "imagecorruptions 1.1.2 (Hendrycks & Dietterich's ImageNet-C), corrupti
 ROUNDING = ("Output is rounded to the nearest level; the reference's corrupt() truncates its float "
             "result to uint8 (half a level darker on average; that alone is about 51-52 dB of PSNR "
             "between the two).")
-# Where the measured figures come from (benchmarks/visual_vs_imagecorruptions.py).
-MEASURED = ("Measured against imagecorruptions at its own levels 1, 3 and 5 on the bundled sample "
-            "clip (benchmarks/README.md): ")
+

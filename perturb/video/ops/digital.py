@@ -7,7 +7,7 @@ from __future__ import annotations
 from ...registry import Spec, register
 from ..kernels.bitstream import _kernel as _fault_kernel, draw_fault_key
 from ..kernels.h26x import SOURCE as KINETICS_SOURCE, _kernel as _h26x_kernel
-from ..kernels.imagenet_c import MEASURED, ROUNDING, SOURCE, _draw_elastic, _elastic_frames
+from ..kernels.imagenet_c import ROUNDING, SOURCE, _draw_elastic, _elastic_frames
 from ..kernels.imagenet_c_colour import _brightness_frames, _contrast_frames, _saturate_frames
 from ..kernels.imagenet_c_pixelate import _pixelate_frames
 from ..kernels.jpeg_mpeg import _codec_frames, _jpeg_frames
@@ -48,9 +48,7 @@ register(Spec(
     deviation=f"Source: {SOURCE}. The displacement field is drawn once per clip (a warped medium "
               "that stays put; the image suite draws one per image) and rendered with OpenCV's "
               "bilinear remap (positions to 1/32 px) where the reference calls scipy's "
-              "map_coordinates. " + ROUNDING + " " + MEASURED + "mean PSNR to the clean clip "
-              "22.0/22.1, 19.0/19.1, 17.5/17.3 dB and mean absolute change 9.2/9.1, 13.7/13.6, "
-              "17.0/17.5 levels (ours/reference, the reference seeded from outside); 55-61x faster."))
+              "map_coordinates. " + ROUNDING))
 register(Spec(
     name="pixelate", modality="video", category="digital",
     render=Renderer(kernels={"numpy": _pixelate_frames, "torch": torch_kernel("torch_imagenet_c", "pixelate")}),
@@ -60,10 +58,7 @@ register(Spec(
     deviation=f"Source: {SOURCE}. Pillow's BOX shrink and NEAREST enlargement re-stated in exact "
               "integers (Pillow's pixel boxes, fixed-point weights and rounding, pass by pass), "
               "so the output is Pillow's; the small side is at least one pixel (Pillow refuses "
-              "a zero size). " + MEASURED + "identical output. Speed: about the reference's "
-              "own two Pillow resizes (Pillow's C resampler takes about 0.25 ms a frame; the "
-              "OpenCV re-statement gathers and rounds each pass; benchmarks/README.md, peers), "
-              "below the 5x target."))
+              "a zero size)."))
 
 
 def _renderer(numpy_kernel, name: str) -> Renderer:
@@ -77,16 +72,14 @@ register(Spec(
     summary="HSV value raised by 0.1-0.5 of full scale, hue and saturation kept",
     severities=table("brightness"),
     deviation=f"Source: {SOURCE}. scikit-image's RGB->HSV->RGB round trip replaced by its closed "
-              "form (a 256x256 lookup table on the pixel's max and the channel). " + ROUNDING + " "
-              + MEASURED + "PSNR 51.4, 52.4, 52.3 dB against the reference's output; 30-40x faster.",
+              "form (a 256x256 lookup table on the pixel's max and the channel). " + ROUNDING,
     **_COLOUR))
 register(Spec(
     name="contrast", render=_renderer(_contrast_frames, "contrast"),
     summary="Each channel pulled towards its frame mean by a factor 0.4-0.05",
     severities=table("contrast"),
     deviation=f"Source: {SOURCE}. The per-channel frame mean comes from exact integer sums and the "
-              "mapping is a per-frame lookup table. " + ROUNDING + " " + MEASURED + "PSNR 51.3, "
-              "51.2, 51.1 dB against the reference's output; 20-21x faster.",
+              "mapping is a per-frame lookup table. " + ROUNDING,
     **_COLOUR))
 register(Spec(
     name="saturate", render=_renderer(_saturate_frames, "saturate"),
@@ -98,8 +91,7 @@ register(Spec(
               "14.58, 12.9 dB), so averages over severities are unchanged. " + source_order_note("saturate")
               + " scikit-image's "
               "RGB->HSV->RGB round trip is replaced by its closed form; greys turn red as "
-              "saturation is added, as in the reference (its hue of a grey is 0). " + ROUNDING + " "
-              + MEASURED + "PSNR 53.6, 56.1, 56.2 dB against the reference's output; 13-22x faster.",
+              "saturation is added, as in the reference (its hue of a grey is 0). " + ROUNDING,
     **_COLOUR))
 
 
@@ -123,37 +115,6 @@ _ABR = ("Source: " + KINETICS_SOURCE + ": the source file's bit rate (ffprobe's 
         "(at least 1 kbit/s). The encoder keeps its default B-frames and look-ahead{mbtree}, so "
         "every output frame depends on the whole clip. ")
 _MBTREE = {"libx264": " (mb-tree off, as in the source)", "libx265": ""}
-# op -> what benchmarks/kinetics_vs_ffmpeg.py measured against the reference route (temporary
-# files, Debian's ffmpeg 5.1 CLI: x264 core 164, x265 3.5) on the 32-frame sample clip at
-# severities 1, 3, 5 (benchmarks/README.md, results/2026-11-25-vm.json)
-_ROUTE = ("Measured against the ffmpeg command-line route with temporary files on the 32-frame "
-          "sample clip, severities 1, 3, 5 (benchmarks/README.md): ")
-_KINETICS_MEASURED: dict[str, str] = {
-    "h264_crf": _ROUTE + "frames identical to `ffmpeg -tune zerolatency -threads 1` at the same CRF; "
-                "the reference's command (B-frames, look-ahead, mb-tree) gives a mean PSNR of 31.56, "
-                "25.04, 18.95 dB where ours gives 31.32, 25.10, 19.83. 1.8-2.1x faster; PyAV's "
-                "encode call alone is 82-96% of our time and bounds the speed-up.",
-    "h265_crf": _ROUTE + "mean PSNR 30.50, 24.71, 19.30 dB against the CLI's 30.46, 24.40, 18.76 at the "
-                "same settings (x265 4.2 here, 3.5 there: PSNR between the two outputs 33.7, 26.3, "
-                "20.6 dB) and the reference command's 30.36, 24.38, 18.56. 1.3-1.8x faster; PyAV's "
-                "encode call alone is 90-94% of our time, so 2x is out of reach while both routes "
-                "run the same encoder.",
-    "h264_abr": _ROUTE + "reached 179, 50, 19 kbit/s against targets of 153, 38, 10 (the CLI: 196, 63, "
-                "28 against 156, 39, 10; a 1.28-s clip starts with an I-frame the buffer cannot "
-                "hold); mean PSNR 29.00, 21.38, 13.23 dB against 29.22, 22.13, 13.56. 2.5-2.7x faster.",
-    "h265_abr": _ROUTE + "reached 175, 55, 40 kbit/s against targets of 153, 38, 10 (the CLI: 187, 64, "
-                "46 against 156, 39, 10); mean PSNR 29.26, 22.93, 14.62 dB against 29.35, 22.92, "
-                "12.91. 1.7-2.4x faster.",
-    "bit_error": _ROUTE + "damaged fraction of a 640-frame stream 9.9e-6, 3.3e-5, 1.01e-4 against "
-                 "5.5e-6, 3.5e-5, 9.2e-5 by `-bsf noise`; mean PSNR 25.8 ± 5.9, 19.7 ± 4.2, 15.9 ± "
-                 "3.9 dB over five seeds (the filter's single, unseeded pick: 31.3, 13.2, 12.8 dB). "
-                 "2.1-2.3x faster.",
-    "packet_loss": _ROUTE + "datagrams lost on a 640-frame stream 0.98%, 2.9%, 6.0% for rates of 1, 3, "
-                   "6%; `-bsf noise=drop`, the nearest command-line route, drops whole frames: 0.78%, "
-                   "2.8%, 6.4% of packets. Mean PSNR 15.4 ± 4.0, 11.7 ± 1.1, 10.8 ± 1.2 dB over five "
-                   "seeds (the filter's route: 10.2 dB at every rate, its first drop takes the only "
-                   "I-frame). 2.1-2.2x faster.",
-}
 
 
 def _register(name: str, mode: str, codec: str, aliases: tuple[str, ...], summary: str) -> None:
@@ -162,7 +123,7 @@ def _register(name: str, mode: str, codec: str, aliases: tuple[str, ...], summar
     register(Spec(name=name,
                   render=Renderer(PREFIX if mode == "crf" else CLIP, kernels={"numpy": _h26x_kernel(mode, codec)}),
                   aliases=aliases, summary=summary, severities=table(name),
-                  deviation=text + _KINETICS_MEASURED.get(name, ""), **_CODEC))
+                  deviation=text, **_CODEC))
 
 
 _register("h264_crf", "crf", "libx264", ("H.264 CRF", "avc_crf"),
@@ -203,7 +164,7 @@ register(Spec(name="bit_error",
                          "data, unseeded). " + _KINETICS_STREAM + "Here round(size / N) bytes of its access "
                          "units are XORed with a random non-zero value. The parameter sets travel out of "
                          "band and are never damaged, as the noise filter leaves an MP4 source's avcC box "
-                         "alone. " + _NESTED + _DECODE + _KINETICS_MEASURED.get("bit_error", "")), **_FAULT))
+                         "alone. " + _NESTED + _DECODE), **_FAULT))
 register(Spec(name="packet_loss",
               render=Renderer(CLIP, draw=draw_fault_key, kernels={"numpy": _fault_kernel("packet_loss")}),
               aliases=("Packet Loss",),
@@ -220,4 +181,4 @@ register(Spec(name="packet_loss",
                          "receiver that knows frame boundaries, as RTP timestamps give). The parameter "
                          "sets travel out of band (as an RTP session's SDP carries them), so a lost first "
                          "datagram damages the first frame instead of the whole clip. " + _NESTED + _DECODE
-                         + _KINETICS_MEASURED.get("packet_loss", "")), **_FAULT))
+                         ), **_FAULT))
