@@ -237,20 +237,6 @@ class NoiseKernels:
     render_numpy: Callable[[np.ndarray, Sequence[int], int, Mapping[str, Any]], np.ndarray]
     render_torch: Callable[[Any, Sequence[int], int, Mapping[str, Any]], Any]
 
-    def renderer(self) -> Any:
-        """This op in the draw/render model: one key per clip, frames rendered per (key, index)."""
-        from ..render import FRAME, Renderer, torch_kernel
-
-        def draw(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, Any]:
-            return {"key": int(self.draw_key(rng))}
-
-        def on(render: Callable[..., Any]) -> Callable[..., Any]:
-            return lambda frames, ids, drawn, params: render(frames, ids, drawn["key"], params)
-
-        return Renderer(FRAME, draw, {"numpy": on(self.render_numpy),
-                                      "torch": torch_kernel("noise", self.render_torch.__name__, key="key")},
-                        torch_frames="uint8")
-
 
 KERNELS: dict[str, NoiseKernels] = {
     "gaussian_noise": NoiseKernels(draw_key, gaussian_numpy, gaussian_torch),
