@@ -1,8 +1,8 @@
 """Kinetics-C's bitstream faults: bit errors and packet loss in an H.264 stream, in memory, seeded.
 
-Both ops encode the clip as its source stream (:func:`.kinetics_codecs.source_stream`: ffmpeg's
+Both ops encode the clip as its source stream (:func:`.h26x.source_stream`: ffmpeg's
 default libx264 encode, parameter sets out of band), damage the stream, and decode what is left
-with FFmpeg's default error concealment (:func:`._codec_stream.decode`: a frame that does not
+with FFmpeg's default error concealment (:func:`..io.codec_stream.decode`: a frame that does not
 come out repeats the last one that did). Which bytes or datagrams are damaged is the only
 random choice: one key per clip is drawn from the clip's Generator, and the damaged units are
 the first ones of a sequence drawn from that key, so a higher severity damages the same units

@@ -2,10 +2,10 @@
 
 Defocus and motion kernels are sparse once written the right way (a disk as two taps per
 column of a prefix sum, a streak as its 2·radius+1 taps), and run through OpenCV's direct
-filter in small groups (:mod:`._sparse_filter`) instead of the DFT it picks for their size.
+filter in small groups (:mod:`.sparse_filter`) instead of the DFT it picks for their size.
 
 Motion blur separates what is random (one streak angle per frame, :func:`sample_motion_angles`)
-from the rendering (:func:`render_motion_blur`); its renderer (:mod:`.render`) draws the angles
+from the rendering (:func:`render_motion_blur`); its renderer (:mod:`..render`) draws the angles
 once per clip and renders any frames on numpy or torch with them.
 """
 from __future__ import annotations

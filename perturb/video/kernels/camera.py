@@ -2,7 +2,7 @@
 
 Parameters are sampled apart from rendering (``*_angles`` / ``translate_offsets`` draw them,
 ``render_rotation`` / ``render_translation`` draw the frames); the registered renderers
-(:mod:`.render`) draw once per clip and render any frames on numpy or torch.
+(:mod:`..render`, registered in :mod:`..ops.camera`) draw once per clip and render any frames on numpy or torch.
 
 Conventions, shared by every op here:
 - A positive angle turns the picture counter-clockwise, as seen on screen, about the frame

@@ -1,5 +1,5 @@
 """Kinetics-C's codec ops: the clip re-encoded with H.264 or H.265 at a constant rate factor
-(CRF) or an average bitrate (ABR), in memory through PyAV (:mod:`._codec_stream`).
+(CRF) or an average bitrate (ABR), in memory through PyAV (:mod:`..io.codec_stream`).
 
 CRF ops encode with no B-frames and no look-ahead (x264's and x265's ``zerolatency`` tune),
 so output frame t depends on input frames 0..t only and a subset renders from that prefix

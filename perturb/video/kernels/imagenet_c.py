@@ -6,7 +6,7 @@ through one pane of glass or one warped medium that stays put (the image suite d
 every image): the draw is one 64-bit key, and the pixel moves or displacement field for a
 frame size are generated from it on the host (cached), so numpy and torch render the same draw.
 Pixelate is in :mod:`.imagenet_c_pixelate`, the colour ops in :mod:`.imagenet_c_colour`, the
-torch twins of all of them in :mod:`._torch_imagenet_c`.
+torch twins of all of them in :mod:`.torch_imagenet_c`.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The noise ops' kernels: a numpy and a torch renderer per op, bit-identical on numpy, torch-CPU and CUDA.
 
-Each op draws one key per clip on the host (:func:`._keyed_words.draw_key`) and renders any
+Each op draws one key per clip on the host (:func:`.keyed_words.draw_key`) and renders any
 requested frames from it: ``render_numpy(frames, frame_indices, key, params)`` on a uint8
 (F, H, W, 3) array and ``render_torch(...)`` on a uint8 (F, H, W, 3) tensor on any device.
 Frame t of the input is treated as frame ``frame_indices[t]`` of the clip, so rendering a subset
@@ -145,7 +145,7 @@ def render_values_torch(frames: Any, frame_indices: Sequence[int], key: int,
                         sample: Callable[[Any, Any], Any]) -> Any:
     """A new uint8 tensor: each frame's values x (uint8, (G, n)) become ``sample(x, words)``.
 
-    The torch twin of :func:`._fast_random.render_values`: same words, frames in groups of
+    The torch twin of :func:`.fast_random.render_values`: same words, frames in groups of
     about TORCH_GROUP values.
     """
     import torch

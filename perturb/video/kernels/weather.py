@@ -2,7 +2,7 @@
 
 Each op lays a random layer over the frames (a plasma fog field, a frost texture, snow flakes,
 water or mud drops), generated on the host by :mod:`.weather_layers` from a key drawn once per
-clip, and composites it per frame (numpy here, torch in :mod:`._torch_weather`).
+clip, and composites it per frame (numpy here, torch in :mod:`.torch_weather`).
 
 For video the layer is drawn once per clip and moves coherently: frame t shows a window of one
 larger layer at an integer offset ``round(t·v)``, so fog drifts, snow falls and drops run down the
