@@ -1,10 +1,13 @@
-"""Visual perturbations of clips: ``perturb.video.apply(clip, "motion_blur", severity=3)``."""
+"""Visual perturbations of clips: ``perturb.video.apply(clip, "motion_blur", severity=3)``.
+
+Where op X lives: an op of category C is registered in ``ops/C.py`` (its name, flags, severity
+rows and notes); the code that renders it is in ``kernels/`` (the numpy kernel, and its torch twin
+named through :func:`.render.torch_kernel`); files and codec streams are read and written in
+``io/``; the API, the clip model, rendering, suites and severity tables stand at the top.
+"""
 from __future__ import annotations
 
-# Where op X lives: an op of category C is registered in ops/C.py (its name, flags, severity rows
-# and notes); the code that renders it is in kernels/ (numpy, and its torch twin in a kernels/torch_*
-# module, named through render.torch_kernel); reading and writing files in io/. The category modules
-# register their perturbations on import, in this order.
+# The category modules register their perturbations on import, in this order.
 from .ops import noise, blur, digital, temporal, camera, weather  # noqa: F401,I001
 from . import suites  # noqa: F401  (the named suites: data, registered on import)
 from .api import Compose, Perturbation, apply, draw, get
