@@ -207,7 +207,7 @@ def test_files_are_decoded_whole_but_converted_only_where_frames_are_read(tmp_pa
     with vio.VideoWriter(path, 10, codec="ffv1") as w:
         w.write(clip)
     converted: list[int] = []
-    import perturb.video.decode as decode
+    import perturb.video.io.decode as decode
     real = decode._to_rgb
     monkeypatch.setattr(decode, "_to_rgb", lambda f, wh, r: converted.append(1) or real(f, wh, r))
     frames, kept, n = vio.read_frames(path, lambda t: [t - 1, 0, 0])

@@ -12,7 +12,7 @@ from typing import Any, BinaryIO, Union
 
 import av
 
-from ..errors import VideoReadError
+from ...errors import VideoReadError
 
 PathLike = Union[str, os.PathLike, BinaryIO]
 

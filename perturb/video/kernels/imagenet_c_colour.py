@@ -19,11 +19,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._opencv_frames import per_frame
-from .imagenet_c import MEASURED, ROUNDING, SOURCE, torch_kernel
-from .render import Renderer
-from .severity_params import paper_table, source_order_note, table
+from .opencv_frames import per_frame
 
 
 def _finite(name: str, value: object, op: str, low: float, high: float) -> float:
@@ -209,40 +205,3 @@ def _contrast_frames(frames, ids, drawn, params):
 
 def _saturate_frames(frames, ids, drawn, params):
     return render_saturate(frames, **params)
-
-
-def _renderer(numpy_kernel, name: str) -> Renderer:
-    return Renderer(kernels={"numpy": numpy_kernel, "torch": torch_kernel(name)}, torch_frames="uint8")
-
-
-_COMMON = dict(modality="video", category="digital", random=False)
-
-register(Spec(
-    name="brightness", render=_renderer(_brightness_frames, "brightness"),
-    summary="HSV value raised by 0.1-0.5 of full scale, hue and saturation kept",
-    severities=table("brightness"),
-    deviation=f"Source: {SOURCE}. scikit-image's RGB->HSV->RGB round trip replaced by its closed "
-              "form (a 256x256 lookup table on the pixel's max and the channel). " + ROUNDING + " "
-              + MEASURED + "PSNR 51.4, 52.4, 52.3 dB against the reference's output; 30-40x faster.",
-    **_COMMON))
-register(Spec(
-    name="contrast", render=_renderer(_contrast_frames, "contrast"),
-    summary="Each channel pulled towards its frame mean by a factor 0.4-0.05",
-    severities=table("contrast"),
-    deviation=f"Source: {SOURCE}. The per-channel frame mean comes from exact integer sums and the "
-              "mapping is a per-frame lookup table. " + ROUNDING + " " + MEASURED + "PSNR 51.3, "
-              "51.2, 51.1 dB against the reference's output; 20-21x faster.",
-    **_COMMON))
-register(Spec(
-    name="saturate", render=_renderer(_saturate_frames, "saturate"),
-    summary="HSV saturation scaled and offset: x2, x0.3, x5+0.1, x0.1, x20+0.2",
-    severities=table("saturate"), paper=paper_table("saturate"),
-    deviation=f"Source: {SOURCE}. The source's five levels (x0.3, x0.1, x2, x5+0.1, x20+0.2) are "
-              "not in order of damage: on the sample clip their mean PSNR is 16.8, 14.6, 18.2, "
-              "14.6, 12.9 dB. The same five are used, reordered by damage (18.2, 16.8, 14.60, "
-              "14.58, 12.9 dB), so averages over severities are unchanged. " + source_order_note("saturate")
-              + " scikit-image's "
-              "RGB->HSV->RGB round trip is replaced by its closed form; greys turn red as "
-              "saturation is added, as in the reference (its hue of a grey is 0). " + ROUNDING + " "
-              + MEASURED + "PSNR 53.6, 56.1, 56.2 dB against the reference's output; 13-22x faster.",
-    **_COMMON))

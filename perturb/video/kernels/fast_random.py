@@ -1,7 +1,7 @@
 """Cheap per-value randomness for the noise ops: one 16-bit word per value, turned into a draw by a table.
 
 Noise on a uint8 clip needs a random draw for each of T·H·W·3 values. Every value costs one
-16-bit counter-based word (:mod:`._keyed_words`: a function of the clip's key, the frame index
+16-bit counter-based word (:mod:`.keyed_words`: a function of the clip's key, the frame index
 and the value's position), turned into the draw through a small table that numpy and torch share:
 
 - :func:`normal_table`: the standard normal's 65,536 quantiles at (j + 1/2)/65,536, so a
@@ -16,7 +16,7 @@ and the value's position), turned into the draw through a small table that numpy
   is a hit, and the lower half of the hits is pepper.
 
 :func:`render_values` runs a numpy sampler over requested frames, CHUNK values at a time, with
-frames on the kernels' thread pool (:func:`._opencv_frames.run_parallel`; numpy releases the GIL in
+frames on the kernels' thread pool (:func:`.opencv_frames.run_parallel`; numpy releases the GIL in
 these loops), so a worker held to one OpenCV thread (the dataset builder's) stays on one. The
 result depends on the key and frame indices only, never on the number of threads or the chunking.
 """
@@ -29,8 +29,8 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from ._opencv_frames import run_parallel
-from ._keyed_words import check_frame_indices, frame_seeds, words_numpy
+from .opencv_frames import run_parallel
+from .keyed_words import check_frame_indices, frame_seeds, words_numpy
 
 WORDS = 1 << 16
 CHUNK = 1 << 18                 # values per step (even): a 224² frame in one, big frames in pieces

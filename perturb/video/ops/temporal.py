@@ -21,9 +21,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..registry import Spec, register
-from .render import INDEX, Renderer
-from .severity_params import paper_table, table
+from ...registry import Spec, register
+from ..render import INDEX, Renderer
+from ..severity_params import paper_table, table
 
 
 def _check_length(n_frames: int) -> int:
@@ -247,11 +247,9 @@ register(Spec(
                "libx265 at the lower rate, so its clips are shorter and H.265-compressed; here only the "
                "timing changes and the clip keeps its T frames: each frame is the one ffmpeg's fps "
                "filter keeps for its slot at the lower rate, held until the next (ffmpeg -vf "
-               "fps=r,fps=30 gives the same frames: 64 of 64 at each of 20, 12 and 6 fps, "
-               "benchmarks/kinetics_c.py). The clip is taken to run at clip_fps = 30 (the paper's "
+               "fps=r,fps=30 gives the same frames). The clip is taken to run at clip_fps = 30 (the paper's "
                "input rate, as perturb build --paper-preprocess gives); for a clip at another rate call "
-               "perturb.video.temporal.frame_rate(clip, None, fps=r, clip_fps=f). The reference's "
+               "perturb.video.ops.temporal.frame_rate(clip, None, fps=r, clip_fps=f). The reference's "
                "command passes -fps, which ffmpeg 5.1 rejects (Unrecognized option), so its own "
-               "output could not be made here; ffmpeg's fps filter stands in for it. Speed: "
-               "73-123x the ffmpeg round trip per clip (a gather, no codec)."),
+               "output could not be made here; ffmpeg's fps filter stands in for it."),
 ))

@@ -13,9 +13,7 @@ from typing import Any, Mapping
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from .render import WINDOW, Renderer, torch_kernel, window_sources
-from .severity_params import table
+from ..render import window_sources
 
 
 def check_c(c: Any) -> int:
@@ -55,21 +53,3 @@ def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.nda
         # round(s / 2c + 1 / 8c) = floor((s + c) / 2c): a quarter step clear of every rounding edge
         cv2.convertScaleAbs(acc, dst=out[i], alpha=1 / (2 * c), beta=1 / (8 * c))
     return out
-
-
-register(Spec(
-    name="temporal_blur", modality="video", category="blur",
-    render=Renderer(WINDOW, draw_window, {"numpy": render_numpy, "torch": torch_kernel("temporal_blur")}),
-    temporal=True, random=False, aliases=("TemporalBlur", "temporal motion blur"),
-    summary="Motion blur over time: each frame the mean of the 2c frames t-c .. t+c-1",
-    severities=table("temporal_blur"),
-    deviation=("Source: Yi et al. 2021, motion_blur of create_mini_ssv2_c.py (c = 1 2 3 4 6, this op's "
-               "own row) and create_mini_kinetics_c.py (c = 3 5 7 9 11, the kinetics-c table). The "
-               "reference returns T - 2c frames (it drops the first and last c); we keep T by repeating "
-               "the end frames, so frames within c of an end mix fewer distinct frames. The mean is "
-               "rounded to the nearest level, half up (the reference truncates). "
-               "Against a re-statement of the reference's motion_blur at the Kinetics table (c = 3, 7, "
-               "11; benchmarks/kinetics_c.py, 32 frames of the sample clip at 224²) on the frames both "
-               "produce: PSNR 51.2, 51.1, 51.1 dB (ours rounds, the reference truncates). Speed: "
-               "8.2-9.5x the reference per clip (4.7-10.9x over three runs on a shared 2-vCPU VM)."),
-))

@@ -2,15 +2,35 @@
 
 Every value of the clip (each frame, pixel and channel) gets its own independent draw: one
 16-bit counter-based word per value, a function of one key per clip, the frame index and the
-value's position (:mod:`._keyed_words`), through small tables (:mod:`._fast_random`). The
-kernels live in :mod:`.noise_kernels` (numpy and torch, bit-identical); this module registers
+value's position (:mod:`..kernels.keyed_words`), through small tables (:mod:`..kernels.fast_random`). The
+kernels live in :mod:`..kernels.noise` (numpy and torch, bit-identical); this module registers
 the four ops.
 """
 from __future__ import annotations
 
-from ..registry import Spec, register
-from .noise_kernels import KERNELS
-from .severity_params import table
+from typing import Any, Mapping
+
+import numpy as np
+
+from ...registry import Spec, register
+from ..kernels.noise import KERNELS
+from ..render import FRAME, Renderer, torch_kernel
+from ..severity_params import table
+
+
+def renderer(name: str) -> Renderer:
+    """Noise op ``name`` in the draw/render model: one key per clip, frames rendered per (key, index)."""
+    kernels = KERNELS[name]
+
+    def draw(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, Any]:
+        return {"key": int(kernels.draw_key(rng))}
+
+    def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
+        return kernels.render_numpy(frames, ids, drawn["key"], params)
+
+    return Renderer(FRAME, draw, {"numpy": render_numpy,
+                                  "torch": torch_kernel("noise", kernels.render_torch.__name__, key="key")},
+                    torch_frames="uint8")
 
 
 _COMMON = dict(modality="video", category="noise", random=True, temporal=False)
@@ -21,11 +41,11 @@ _STREAMS = (" One 64-bit key is drawn per clip from its generator; each value's 
 _NORMAL = ("Normal draws come from a table of 65,536 normal quantiles picked by one 16-bit random "
            "word per value: tails are cut at ±4.33σ (variance 0.99985 of the exact one).")
 
-register(Spec(name="gaussian_noise", render=KERNELS["gaussian_noise"].renderer(),
+register(Spec(name="gaussian_noise", render=renderer("gaussian_noise"),
               aliases=("Gaussian", "Gaussian Noise"),
               summary="Additive Gaussian noise on [0, 1] values, drawn per frame",
               severities=table("gaussian_noise"), deviation=_NORMAL + _STREAMS, **_COMMON))
-register(Spec(name="shot_noise", render=KERNELS["shot_noise"].renderer(),
+register(Spec(name="shot_noise", render=renderer("shot_noise"),
               aliases=("Shot", "Shot Noise", "poisson_noise"),
               summary="Poisson (photon count) noise, drawn per frame",
               severities=table("shot_noise"),
@@ -36,7 +56,7 @@ register(Spec(name="shot_noise", render=KERNELS["shot_noise"].renderer(),
                         "input level through an alias table (one 16-bit random word per value, "
                         "probabilities resolved to 2^-16)." + _STREAMS,
               **_COMMON))
-register(Spec(name="impulse_noise", render=KERNELS["impulse_noise"].renderer(),
+register(Spec(name="impulse_noise", render=renderer("impulse_noise"),
               aliases=("Impulse", "Impulse Noise", "salt_and_pepper"),
               summary="Salt-and-pepper noise: a fraction of values set to 0 or 255, drawn per frame",
               severities=table("impulse_noise"),
@@ -44,7 +64,7 @@ register(Spec(name="impulse_noise", render=KERNELS["impulse_noise"].renderer(),
                         "(resolved to 2^-15) it is a hit, and the lower half of the hits is pepper, "
                         "so salt and pepper are exactly even." + _STREAMS,
               **_COMMON))
-register(Spec(name="speckle_noise", render=KERNELS["speckle_noise"].renderer(),
+register(Spec(name="speckle_noise", render=renderer("speckle_noise"),
               aliases=("Speckle", "Speckle Noise"),
               summary="Multiplicative Gaussian noise x + x·N(0, c), drawn per frame",
               severities=table("speckle_noise"),

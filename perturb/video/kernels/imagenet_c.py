@@ -6,7 +6,7 @@ through one pane of glass or one warped medium that stays put (the image suite d
 every image): the draw is one 64-bit key, and the pixel moves or displacement field for a
 frame size are generated from it on the host (cached), so numpy and torch render the same draw.
 Pixelate is in :mod:`.imagenet_c_pixelate`, the colour ops in :mod:`.imagenet_c_colour`, the
-torch twins of all of them in :mod:`._torch_imagenet_c`.
+torch twins of all of them in :mod:`.torch_imagenet_c`.
 """
 from __future__ import annotations
 
@@ -15,11 +15,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._keyed_words import draw_key
-from ._opencv_frames import per_frame
-from .render import Renderer, LazyKernel
-from .severity_params import paper_table, source_order_note, table
+from .keyed_words import draw_key
+from .opencv_frames import per_frame
 
 # Gaussians reach truncate·sigma pixels, as scipy.ndimage's (the reference blurs with skimage).
 BLUR_TRUNCATE = 4.0           # skimage.filters.gaussian's default
@@ -200,57 +197,8 @@ def _elastic_frames(frames, ids, drawn, params):
     return render_elastic(frames, drawn["key"], **params)
 
 
-def torch_kernel(name: str) -> LazyKernel:
-    """The torch kernel ``name`` of :mod:`._torch_imagenet_c`, imported on first use."""
-    return LazyKernel("perturb.video._torch_imagenet_c", name)
-
-
 SOURCE = "imagecorruptions 1.1.2 (Hendrycks & Dietterich's ImageNet-C), corruptions.py"
 ROUNDING = ("Output is rounded to the nearest level; the reference's corrupt() truncates its float "
             "result to uint8 (half a level darker on average; that alone is about 51-52 dB of PSNR "
             "between the two).")
-# Where the measured figures come from (benchmarks/visual_vs_imagecorruptions.py).
-MEASURED = ("Measured against imagecorruptions at its own levels 1, 3 and 5 on the bundled sample "
-            "clip (benchmarks/README.md): ")
 
-register(Spec(
-    name="gaussian_blur", modality="video", category="blur",
-    render=Renderer(kernels={"numpy": _gaussian_frames, "torch": torch_kernel("gaussian_blur")}),
-    summary="Gaussian blur of sigma 1-6 px (ImageNet-C's extra corruption)",
-    severities=table("gaussian_blur"), random=False,
-    deviation=f"Source: {SOURCE}. Same kernel (truncated at 4 sigma, replicated edges) applied "
-              "with OpenCV in float32. " + ROUNDING + " " + MEASURED + "PSNR 51.3, 51.2, 51.2 dB "
-              "against the reference's output; 7-17x faster per 32-frame clip."))
-register(Spec(
-    name="glass_blur", modality="video", category="blur",
-    render=Renderer(draw=_draw_glass, kernels={"numpy": _glass_frames, "torch": torch_kernel("glass_blur")}),
-    aliases=("Glass", "Glass Blur"),
-    summary="Frosted glass: blur, replace each pixel by a random neighbour within d px, blur again",
-    severities=table("glass_blur"), paper=paper_table("glass_blur"),
-    deviation=f"Source: {SOURCE}. The source's five levels (sigma, d, passes) = (0.7, 1, 2), "
-              "(0.9, 2, 1), (1, 2, 3), (1.1, 3, 2), (1.5, 4, 2) are not in order of damage: the "
-              "number of passes counts more than d, and on the sample clip their mean PSNR is "
-              "23.9, 24.1, 20.1, 20.7, 19.9 dB. The same five are used, reordered by damage "
-              "(24.1, 23.9, 20.7, 20.1, 19.9 dB), so averages over severities are unchanged. "
-              + source_order_note("glass_blur") + " The neighbour offsets are drawn once per clip (one pane of glass "
-              "in front of the camera; the image suite draws them per image) from the seeded "
-              "Generator, and the reference's pixel loop is replayed in its order on pixel indices "
-              "(its swap statement on numpy pixel views copies the neighbour in and leaves the "
-              "neighbour as it was; so does this), so each frame is a blur, one gather and a blur. "
-              "The blurred frame is rounded to levels before the moves where the reference "
-              "truncates. " + ROUNDING + " " + MEASURED + "mean PSNR to the clean clip 21.0/20.9, "
-              "17.1/17.0, 16.8/16.8 dB and mean absolute change 12.6/12.7, 21.9/22.1, 24.9/24.9 "
-              "levels (ours/reference, 8 frames, the reference seeded from outside); 262-607x "
-              "faster (the reference's pixel loop runs in Python)."))
-register(Spec(
-    name="elastic_transform", modality="video", category="digital",
-    render=Renderer(draw=_draw_elastic, kernels={"numpy": _elastic_frames, "torch": torch_kernel("elastic_transform")}),
-    aliases=("Elastic", "Elastic Transform"),
-    summary="Resample each frame at positions moved by a smooth random displacement field",
-    severities=table("elastic_transform"),
-    deviation=f"Source: {SOURCE}. The displacement field is drawn once per clip (a warped medium "
-              "that stays put; the image suite draws one per image) and rendered with OpenCV's "
-              "bilinear remap (positions to 1/32 px) where the reference calls scipy's "
-              "map_coordinates. " + ROUNDING + " " + MEASURED + "mean PSNR to the clean clip "
-              "22.0/22.1, 19.0/19.1, 17.5/17.3 dB and mean absolute change 9.2/9.1, 13.7/13.6, "
-              "17.0/17.5 levels (ours/reference, the reference seeded from outside); 55-61x faster."))

@@ -1,8 +1,8 @@
 """Kinetics-C's bitstream faults: bit errors and packet loss in an H.264 stream, in memory, seeded.
 
-Both ops encode the clip as its source stream (:func:`.kinetics_codecs.source_stream`: ffmpeg's
+Both ops encode the clip as its source stream (:func:`.h26x.source_stream`: ffmpeg's
 default libx264 encode, parameter sets out of band), damage the stream, and decode what is left
-with FFmpeg's default error concealment (:func:`._codec_stream.decode`: a frame that does not
+with FFmpeg's default error concealment (:func:`..io.codec_stream.decode`: a frame that does not
 come out repeats the last one that did). Which bytes or datagrams are damaged is the only
 random choice: one key per clip is drawn from the clip's Generator, and the damaged units are
 the first ones of a sequence drawn from that key, so a higher severity damages the same units
@@ -24,12 +24,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..registry import Spec, register
-from ._codec_stream import Stream, decode
-from ._keyed_words import draw_key
-from .kinetics_codecs import MEASURED, SOURCE, source_stream
-from .render import CLIP, Renderer
-from .severity_params import table
+from ..io.codec_stream import Stream, decode
+from .keyed_words import draw_key
+from .h26x import source_stream
 
 CHUNK = 256                     # byte offsets drawn from the key's Generator at a time
 
@@ -142,51 +139,3 @@ def _kernel(name: str):
         return damaged(name, frames, drawn["key"], params, keep=ids)
     kernel.__name__ = f"_{name}_frames"
     return kernel
-
-
-_SOURCE_STREAM = ("The clip is first encoded as its source: ffmpeg's default libx264 encode (CRF 23, "
-                  "preset medium, B-frames; mb-tree off, which reads uninitialised memory in libx264) "
-                  "at 25 fps on one thread, in memory through PyAV; odd sides are padded by repeating "
-                  "edge pixels and cropped back. ")
-_DECODE = ("The damaged stream is decoded by FFmpeg's H.264 decoder with its default error "
-           "concealment; a unit it rejects is skipped, and a frame it does not return repeats the "
-           "last frame it did (mid-grey before the first), so the output keeps its T frames. "
-           "The whole clip is read (the source's B-frames make a frame depend on later ones). ")
-_NESTED = ("The damaged units are chosen uniformly without replacement by perturb's seeded generator "
-           "(one key per clip) and a higher severity damages the same units and more; at least "
-           "`at_least` units (the severity level) are damaged, so short clips keep five strictly "
-           "ordered levels (the 32-frame sample clip's source has 49 kB: one byte in 100,000 rounds "
-           "to none of them, one in 30,000 and one in 20,000 both to two; its 34 datagrams lose 0, 1, "
-           "1, 1, 2 at 1-6%). ")
-
-_COMMON = dict(modality="video", category="digital", random=True, temporal=False)
-register(Spec(name="bit_error",
-              render=Renderer(CLIP, draw=draw_fault_key, kernels={"numpy": _kernel("bit_error")}),
-              aliases=("Bit Error", "bit_errors"),
-              summary="Bytes of the clip's H.264 stream corrupted (one in 100,000 to one in 10,000), "
-                      "decoded with concealment",
-              severities=table("bit_error"),
-              deviation=("Source: " + SOURCE + ": `ffmpeg -i src -c copy -bsf noise=N` on the source "
-                         "file, N = 100000, 50000, 30000, 20000, 10000, which damages about one byte in N "
-                         "of every packet (FFmpeg's noise filter picks the bytes with a running sum of the "
-                         "data, unseeded). " + _SOURCE_STREAM + "Here round(size / N) bytes of its access "
-                         "units are XORed with a random non-zero value. The parameter sets travel out of "
-                         "band and are never damaged, as the noise filter leaves an MP4 source's avcC box "
-                         "alone. " + _NESTED + _DECODE + MEASURED.get("bit_error", "")), **_COMMON))
-register(Spec(name="packet_loss",
-              render=Renderer(CLIP, draw=draw_fault_key, kernels={"numpy": _kernel("packet_loss")}),
-              aliases=("Packet Loss",),
-              summary="1-6% of the UDP datagrams of the clip's H.264 stream lost, decoded with concealment",
-              severities=table("packet_loss"),
-              deviation=("Source: Yi et al. 2021's packet-loss-simulation (packet_loss.sh, "
-                         "packet_loss_simulation.py): the video converted to raw H.264 by `ffmpeg -i src "
-                         "out.h264` is streamed with `ffmpeg -f h264 udp://` (1472-byte datagrams) over a "
-                         "Mininet link that loses 1, 2, 3, 4 or 6% of packets, and the receiver remuxes what "
-                         "arrives. " + _SOURCE_STREAM + "Here its access units are cut into 1472-byte "
-                         "datagrams in memory and round(loss x datagrams) of them are lost (a netem link "
-                         "drops each packet independently, so its count varies from clip to clip). Each "
-                         "access unit is decoded from the bytes of its datagrams that arrived, in order (a "
-                         "receiver that knows frame boundaries, as RTP timestamps give). The parameter "
-                         "sets travel out of band (as an RTP session's SDP carries them), so a lost first "
-                         "datagram damages the first frame instead of the whole clip. " + _NESTED + _DECODE
-                         + MEASURED.get("packet_loss", "")), **_COMMON))

@@ -1,6 +1,6 @@
 """The noise ops' kernels: a numpy and a torch renderer per op, bit-identical on numpy, torch-CPU and CUDA.
 
-Each op draws one key per clip on the host (:func:`._keyed_words.draw_key`) and renders any
+Each op draws one key per clip on the host (:func:`.keyed_words.draw_key`) and renders any
 requested frames from it: ``render_numpy(frames, frame_indices, key, params)`` on a uint8
 (F, H, W, 3) array and ``render_torch(...)`` on a uint8 (F, H, W, 3) tensor on any device.
 Frame t of the input is treated as frame ``frame_indices[t]`` of the clip, so rendering a subset
@@ -24,9 +24,9 @@ from typing import Any, Callable, Mapping, Sequence
 import cv2
 import numpy as np
 
-from ._fast_random import WORDS, hit_threshold, hit_words, normal_table, packed_levels, render_values
-from ._keyed_words import check_frame_indices, draw_key, frame_seeds, words_torch
-from ._noise_rows import shot_tables
+from .fast_random import WORDS, hit_threshold, hit_words, normal_table, packed_levels, render_values
+from .keyed_words import check_frame_indices, draw_key, frame_seeds, words_torch
+from .noise_rows import shot_tables
 
 TORCH_GROUP = 1 << 22          # values per torch step: bounds the int64 word tensors' memory
 
@@ -145,7 +145,7 @@ def render_values_torch(frames: Any, frame_indices: Sequence[int], key: int,
                         sample: Callable[[Any, Any], Any]) -> Any:
     """A new uint8 tensor: each frame's values x (uint8, (G, n)) become ``sample(x, words)``.
 
-    The torch twin of :func:`._fast_random.render_values`: same words, frames in groups of
+    The torch twin of :func:`.fast_random.render_values`: same words, frames in groups of
     about TORCH_GROUP values.
     """
     import torch
@@ -236,19 +236,6 @@ class NoiseKernels:
     draw_key: Callable[[np.random.Generator], int]
     render_numpy: Callable[[np.ndarray, Sequence[int], int, Mapping[str, Any]], np.ndarray]
     render_torch: Callable[[Any, Sequence[int], int, Mapping[str, Any]], Any]
-
-    def renderer(self) -> Any:
-        """This op in the draw/render model: one key per clip, frames rendered per (key, index)."""
-        from .render import FRAME, Renderer
-
-        def draw(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, Any]:
-            return {"key": int(self.draw_key(rng))}
-
-        def on(render: Callable[..., Any]) -> Callable[..., Any]:
-            return lambda frames, ids, drawn, params: render(frames, ids, drawn["key"], params)
-
-        return Renderer(FRAME, draw, {"numpy": on(self.render_numpy), "torch": on(self.render_torch)},
-                        torch_frames="uint8")
 
 
 KERNELS: dict[str, NoiseKernels] = {

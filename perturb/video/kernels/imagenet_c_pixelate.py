@@ -13,11 +13,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._opencv_frames import per_frame
-from .imagenet_c import MEASURED, SOURCE, _positive, torch_kernel
-from .render import Renderer
-from .severity_params import table
+from .opencv_frames import per_frame
+from .imagenet_c import _positive
 
 
 def pixelate_size(n: int, scale: float) -> int:
@@ -137,18 +134,3 @@ def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
 
 def _pixelate_frames(frames, ids, drawn, params):
     return render_pixelate(frames, **params)
-
-
-register(Spec(
-    name="pixelate", modality="video", category="digital",
-    render=Renderer(kernels={"numpy": _pixelate_frames, "torch": torch_kernel("pixelate")}),
-    aliases=("Pixelation",),
-    summary="Box-shrink each frame to 60%-25% of its size and enlarge it back with nearest neighbour",
-    severities=table("pixelate"), random=False,
-    deviation=f"Source: {SOURCE}. Pillow's BOX shrink and NEAREST enlargement re-stated in exact "
-              "integers (Pillow's pixel boxes, fixed-point weights and rounding, pass by pass), "
-              "so the output is Pillow's; the small side is at least one pixel (Pillow refuses "
-              "a zero size). " + MEASURED + "identical output. Speed: about the reference's "
-              "own two Pillow resizes (Pillow's C resampler takes about 0.25 ms a frame; the "
-              "OpenCV re-statement gathers and rounds each pass; benchmarks/README.md, peers), "
-              "below the 5x target."))

@@ -2,10 +2,10 @@
 
 Defocus and motion kernels are sparse once written the right way (a disk as two taps per
 column of a prefix sum, a streak as its 2·radius+1 taps), and run through OpenCV's direct
-filter in small groups (:mod:`._sparse_filter`) instead of the DFT it picks for their size.
+filter in small groups (:mod:`.sparse_filter`) instead of the DFT it picks for their size.
 
 Motion blur separates what is random (one streak angle per frame, :func:`sample_motion_angles`)
-from the rendering (:func:`render_motion_blur`); its renderer (:mod:`.render`) draws the angles
+from the rendering (:func:`render_motion_blur`); its renderer (:mod:`..render`) draws the angles
 once per clip and renders any frames on numpy or torch with them.
 """
 from __future__ import annotations
@@ -15,11 +15,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._opencv_frames import centre_zoom_matrix, per_frame
-from ._sparse_filter import SparseKernel, correlate, sparse_kernel
-from .render import Renderer, torch_kernel
-from .severity_params import table
+from .opencv_frames import centre_zoom_matrix, per_frame
+from .sparse_filter import SparseKernel, correlate, sparse_kernel
 
 # Motion blur angles are drawn uniformly in this range (degrees), one per frame.
 MOTION_ANGLE_RANGE = (-45.0, 45.0)
@@ -198,38 +195,3 @@ def _motion_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.nda
 
 def _zoom_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
     return zoom_blur(frames, None, **params)
-
-
-_COMMON = dict(modality="video", category="blur", temporal=False)
-
-register(Spec(name="defocus_blur",
-              render=Renderer(kernels={"numpy": _defocus_frames, "torch": torch_kernel("defocus_blur")}),
-              aliases=("Defocus", "Defocus Blur"),
-              summary="Out-of-focus lens: convolution with an anti-aliased disk",
-              severities=table("defocus_blur"), random=False,
-              deviation="The kernel is the disk convolved with its anti-aliasing Gaussian at full "
-                        "support, with unit gain; the reference blurs a disk already normalised and "
-                        "clipped to a 17x17 (21x21) box, so at radii 8 and 10 (disk touching the box "
-                        "edge) it brightened every frame by about 1%.",
-              **_COMMON))
-register(Spec(name="motion_blur",
-              render=Renderer(draw=_draw_motion_angles,
-                              kernels={"numpy": _motion_frames, "torch": torch_kernel("motion_blur")}),
-              aliases=("Motion", "Motion Blur"),
-              summary="One-sided Gaussian streak at a random angle in [-45°, 45°] per frame",
-              severities=table("motion_blur"), random=True,
-              deviation="The reference calls ImageMagick's motion blur; here the same kind of "
-                        "kernel (2·radius+1 one-sided Gaussian taps along the angle) is built in "
-                        "numpy and applied with OpenCV, with replicated edges. Angles are drawn "
-                        "per frame from the seeded generator.",
-              **_COMMON))
-register(Spec(name="zoom_blur",
-              render=Renderer(kernels={"numpy": _zoom_frames, "torch": torch_kernel("zoom_blur")}),
-              aliases=("Zoom", "Zoom Blur"),
-              summary="Mean of the frame and its centre zooms (np.arange(start, stop, step) factors)",
-              severities=table("zoom_blur"), random=False,
-              deviation="Zooms are rendered with one bilinear OpenCV affine warp per factor and "
-                        "frame instead of scipy's spline zoom of a centre crop; the result differs "
-                        "by interpolation only.",
-              version=2,           # 2: each frame warped alone (exact positions), not in channel stacks
-              **_COMMON))

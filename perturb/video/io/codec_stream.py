@@ -1,5 +1,5 @@
-"""In-memory H.264/H.265 streams for the Kinetics-C codec ops: encode a clip to packets, decode
-packets back to exactly T frames, whatever a fault did to them.
+"""In-memory codec streams for the codec ops (MPEG-1/2/4, H.264, H.265): encode a clip to packets,
+decode packets back to exactly T frames, whatever a fault did to them. The one codec round trip.
 
 A :class:`Stream` is what an encoder wrote for a clip: its access units in decode order (bytes
 and presentation index) and the parameter sets it put out of band (``extradata``, as an MP4
@@ -23,14 +23,21 @@ from av.video.reformatter import VideoReformatter
 import cv2
 import numpy as np
 
-from .digital import CODEC_FPS, CODEC_PIX_FMT, CODEC_SCALER
+# Codec settings shared by the re-encoding perturbations: a standard MPEG frame rate (the
+# mpeg2video encoder accepts only those; with a fixed quantiser it does not change the result),
+# one thread so the bitstream does not depend on the machine's core count.
+CODEC_FPS = 25
+CODEC_GOP = 12
+CODEC_PIX_FMT = "yuv420p"
+# RGB -> YUV 4:2:0 with the scaler the ffmpeg command-line tool uses (PyAV's default is bilinear).
+CODEC_SCALER = "BICUBIC"
 
-DECODERS = {"libx264": "h264", "libx265": "hevc"}
+DECODERS = {"libx264": "h264", "libx265": "hevc", "mpeg2video": "mpeg2video", "mpeg4": "mpeg4"}
 # Frame sides the encoders get: (multiple of, at least). x264 needs even sides. x265 refuses
 # sides under 16, overruns the heap on sides that are not multiples of 8 (glibc aborts under
 # MALLOC_PERTURB_ at 36 x 44), and reads uninitialised memory when a side is one CTU (16, 32,
 # 64 pixels: two encodes of one clip differ); padded to 72 it is bit-reproducible (measured).
-PADDING = {"libx264": (2, 2), "libx265": (8, 72)}
+PADDING = {"libx264": (2, 2), "libx265": (8, 72), "mpeg2video": (1, 1), "mpeg4": (1, 1)}
 GREY = 128                                     # what a frame shows before anything decoded
 
 
@@ -84,7 +91,7 @@ def _frames(clip: np.ndarray, size: tuple[int, int]):
 
 def encode(clip: np.ndarray, codec: str, options: Mapping[str, str], *,
            bit_rate: int | None = None, out_of_band: bool = False) -> Stream:
-    """Encode a uint8 (T, H, W, 3) clip with ``codec`` (libx264 or libx265) and ``options``.
+    """Encode a uint8 (T, H, W, 3) clip with ``codec`` (a key of :data:`DECODERS`) and ``options``.
 
     ``bit_rate`` (bits/s at :data:`CODEC_FPS`) sets average-bitrate mode. ``out_of_band``
     (H.264) moves the sequence and picture parameter sets out of the access units into
@@ -93,7 +100,7 @@ def encode(clip: np.ndarray, codec: str, options: Mapping[str, str], *,
     one run in twenty on the sample clip.
     """
     if codec not in DECODERS:
-        raise ValueError(f"expected codec libx264 or libx265; got {codec!r}")
+        raise ValueError(f"expected codec among {sorted(DECODERS)}; got {codec!r}")
     t, h, w, _ = clip.shape
     size = padded_size(codec, h, w)
     enc = av.CodecContext.create(codec, "w")
@@ -168,7 +175,7 @@ def decode(stream: Stream, keep: np.ndarray | None = None) -> np.ndarray:
                 got.setdefault(int(f.pts), f)
 
     for data, pts in zip(stream.units, stream.pts):
-        packet = av.Packet(data)
+        packet = padded_packet(data)
         packet.pts = packet.dts = pts
         try:
             place(dec.decode(packet))
@@ -179,6 +186,16 @@ def decode(stream: Stream, keep: np.ndarray | None = None) -> np.ndarray:
     except av.FFmpegError:
         pass
     return _assemble(got, t, h, w, np.arange(t) if keep is None else np.asarray(keep))
+
+
+def padded_packet(data: bytes) -> av.Packet:
+    """A packet holding a copy of ``data`` with FFmpeg's zeroed input padding behind it.
+    (``av.Packet(bytes)`` points at the bytes object itself, with no padding: a decoder that reads
+    ahead, as the mpeg4 decoder does, then reads whatever memory follows, and its output varies
+    from run to run.)"""
+    packet = av.Packet(len(data))
+    memoryview(packet)[:] = data
+    return packet
 
 
 def _assemble(got: Mapping[int, Any], t: int, h: int, w: int, keep: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import cv2
 from av.video.reformatter import VideoReformatter
 import numpy as np
 
-from ..errors import VideoReadError
+from ...errors import VideoReadError
 from .probe import PathLike, _describe, _open, _stream_duration, _stream_fps, _stream_start
 
 Size = Union[int, tuple[int, int], None]

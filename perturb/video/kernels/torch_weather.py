@@ -11,8 +11,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ._torch_kernels import _border
-from .noise_kernels import _lookup
+from .torch_blur_camera import _border
+from .noise import _lookup
 from .rain import DROP_LEVEL, frame_masks, lift_table, pull_terms
 from .weather import GRAY_WEIGHTS, frame_layers
 

@@ -11,8 +11,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._fast_random import level_tables
-from ._opencv_frames import to_uint8
+from .fast_random import level_tables
+from .opencv_frames import to_uint8
 
 
 def clipped_poisson_pmf(rate: float, top: int) -> np.ndarray:

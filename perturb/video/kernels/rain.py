@@ -24,10 +24,7 @@ from typing import Any, Mapping
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._opencv_frames import per_frame
-from .render import LazyKernel, Renderer
-from .severity_params import table
+from .opencv_frames import per_frame
 
 DROP_LEVEL = 220            # the streaks' grey (the reference's drop colour (220, 220, 220))
 SLANTS = (-10, 10)          # slant in px over a streak, an integer drawn in [-10, 10)
@@ -185,31 +182,3 @@ def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.nda
     _, h, w, _ = frames.shape
     darken = float(params["darken"])
     return per_frame(frames, lambda f, i: composite(f, frame_mask(drawn, params, int(ids[i]), h, w), darken))
-
-
-register(Spec(
-    name="rain", modality="video", category="weather",
-    render=Renderer(draw=draw_rain, kernels={"numpy": render_numpy,
-                                             "torch": LazyKernel("perturb.video._torch_weather", "rain")}),
-    aliases=("Rain",), extra={"per_frame": True},
-    summary="One-pixel rain streaks 10-80 px long over a flattened picture; streaks fall in video",
-    severities=table("rain"),
-    deviation=("Source: Yi et al. 2021, rain of create_mini_ssv2_c.py (Kinetics-C imports it): drops "
-               "area/770 to area/400, streaks 10 to 80 px, contrast scaled by 0.8 to 0.5 about the "
-               "channel means. The reference draws a slant in [-10, 10) but renders every streak with "
-               "a slant of -1 px (it passes its constant, not the draw); we render the drawn slant. "
-               "Its streak starts keep the streak inside the frame's bottom edge; ours are uniform on "
-               "a sheet that wraps around, so the density is even. For video the sheet is drawn once "
-               "per clip and falls along the streaks at half a streak length per frame (the "
-               "column fall: a 180-degree shutter), repeating no sooner than every 128 frames; "
-               "per_frame=True draws a new sheet and slant per frame, as the reference does per image. "
-               "Output is rounded to the nearest level (the reference truncates). Against a "
-               "re-statement of the reference's rain, its global RNG seeded from outside, with "
-               "per_frame=True (benchmarks/kinetics_c.py, 32 frames of the sample clip at 224², "
-               "severities 1, 3, 5, ours/reference): streaks cover 0.014/0.014, 0.076/0.074, "
-               "0.183/0.175 of the pixels; the levels move by +0.2/-0.2, +1.6/+1.1, +4.6/+4.1 on "
-               "average (half a level of it is the rounding); output std 66.0/66.0, 59.4/59.5, "
-               "47.4/47.4; PSNR to the clean clip 24.86/24.86, 21.00/21.01, 16.55/16.57 dB. Speed: "
-               "6.5-7.4x the reference per clip (5.6-7.4x over three runs on a shared 2-vCPU VM), "
-               "5.4-6.0x with per_frame=True."),
-))

@@ -2,7 +2,7 @@
 
 Each op lays a random layer over the frames (a plasma fog field, a frost texture, snow flakes,
 water or mud drops), generated on the host by :mod:`.weather_layers` from a key drawn once per
-clip, and composites it per frame (numpy here, torch in :mod:`._torch_weather`).
+clip, and composites it per frame (numpy here, torch in :mod:`.torch_weather`).
 
 For video the layer is drawn once per clip and moves coherently: frame t shows a window of one
 larger layer at an integer offset ``round(t·v)``, so fog drifts, snow falls and drops run down the
@@ -20,10 +20,7 @@ from typing import Any, Callable, Mapping
 import cv2
 import numpy as np
 
-from ..registry import Spec, register
-from ._opencv_frames import per_frame, to_uint8
-from .render import LazyKernel, Renderer
-from .severity_params import paper_table, source_order_note, table
+from .opencv_frames import per_frame, to_uint8
 from .weather_layers import fog_layer, frost_layer, next_power_of_2, snow_layer, spatter_layer
 
 Layer = Callable[[np.random.Generator, int, int, Mapping[str, Any], float], np.ndarray]
@@ -176,71 +173,3 @@ def numpy_kernel(name: str):
         layers = frame_layers(name, drawn, params, ids, h, w)
         return per_frame(frames, lambda frame, i: COMPOSITES[name](frame, layers[i], params))
     return kernel
-
-
-def renderer(name: str) -> Renderer:
-    return Renderer(draw=draw_weather(name),
-                    kernels={"numpy": numpy_kernel(name),
-                             "torch": LazyKernel("perturb.video._torch_weather", name)})
-
-
-# ------------------------------------------------------------------------------ registration
-_VIDEO = ("For video the layer is drawn once per clip and moves coherently (frame t shows a window "
-          "of one larger layer at offset round(t·v)); the image suite draws a new layer per image, "
-          "which per_frame=True reproduces frame by frame. The layer is generated on the host from a "
-          "key drawn from the clip's generator, so numpy and torch composite the same layer; "
-          "output is rounded to the nearest level (the reference truncates).")
-
-register(Spec(name="fog", render=renderer("fog"),
-              modality="video", category="weather", aliases=("Fog",),
-              summary="A diamond-square plasma haze lifts and flattens the picture; drifts slowly",
-              severities=table("fog"), paper=paper_table("fog"), extra={"per_frame": True},
-              deviation="The reference's fog (diamond-square plasma, wibble 100, map the next power of "
-                        "two of the longer side, top-left crop) is restated with the clip's generator; "
-                        "the field is a torus, so it translates seamlessly by 0.5 px/frame in a random "
-                        "direction. Severity 4's strength is 2.75 (the source's 2.5 damaged the sample "
-                        "clip less than severity 3). " + source_order_note("fog") + " Measured against the reference's own fog at its "
-                        "table (benchmarks/visual_vs_imagecorruptions.py, 32 frames 224², per_frame): "
-                        "output mean 122/125, 125/128, 126/122 and std 43/41, 42/41, 42/41 (ours/"
-                        "reference) at severities 1, 3, 5; PSNR to the clean clip within 0.2 dB. With "
-                        "the same random stream the plasma field equals the reference's to 3e-8. Speed: "
-                        "8.4-10.7x the reference per clip. "
-                        + _VIDEO))
-register(Spec(name="frost", render=renderer("frost"),
-              modality="video", category="weather", aliases=("Frost",),
-              summary="Ice on the lens: scale·x + frost·texture with a procedural frost texture",
-              severities=table("frost"), paper=paper_table("frost"), extra={"per_frame": True},
-              deviation="The reference blends one of six frost photographs (randomly cropped); here the "
-                        "texture is grown procedurally (seeded): a soft plasma icing under ice needles "
-                        "with ±60° side branches, tinted bluish white. Frost stays still over the clip "
-                        "(ice on a lens does not drift). Severities 4 and 5 blend 0.73 and 0.78 of "
-                        "the texture (source 0.7, 0.75: lowering only the picture's weight made severity "
-                        "4 milder than 3 on the sample clip). " + source_order_note("frost") + " Against the reference at its table: "
-                        "output mean 169/174, 181/186, 179/187, std 71/69, 53/54, 47/50 (ours/reference, "
-                        "severities 1, 3, 5); PSNR to the clean clip 0.7-0.8 dB higher (our texture is "
-                        "slightly darker than the photographs' average). Speed: 24-26x the reference "
-                        "per clip. " + _VIDEO))
-register(Spec(name="snow", render=renderer("snow"),
-              modality="video", category="weather", aliases=("Snow",),
-              summary="Streaked snow flakes over a greyed, brightened picture; flakes fall 4 px/frame",
-              severities=table("snow"), paper=paper_table("snow"), extra={"per_frame": True},
-              deviation="The reference's snow layer (normal noise, clipped zoom, threshold, motion blur at "
-                        "an angle in [-135°, -45°], plus its 180° turn); the noise is drawn at the zoomed-"
-                        "out size and enlarged bilinearly with OpenCV (scipy's zoom of a centre crop in "
-                        "the reference) and the streak uses rounded tap offsets with replicated edges. "
-                        "Flakes fall along their streaks at 4 px/frame. Severity 3's threshold is 0.88 "
-                        "(source 0.9: severity 3 damaged the sample clip less than 2). " + source_order_note("snow") + " Against the "
-                        "reference at its table: output mean 157/156, 180/180, 206/206, std 76/76, 72/71, "
-                        "60/60 (ours/reference, severities 1, 3, 5); PSNR to the clean clip within "
-                        "0.1 dB. Speed: 8.5-10.5x the reference per clip. " + _VIDEO))
-register(Spec(name="spatter", render=renderer("spatter"),
-              modality="video", category="weather", aliases=("Spatter",),
-              summary="Water drops (severities 1-3) or mud (4-5) on the lens; drops run down slowly",
-              severities=table("spatter"), extra={"per_frame": True},
-              deviation="The reference's spatter layer (blurred thresholded noise; water: Canny, distance "
-                        "transform and ridge filter, pale turquoise; mud: brown mask), with scikit-image's "
-                        "Gaussian replaced by OpenCV's (4σ support, replicated edges). Drops drift "
-                        "0.5 px/frame downwards (45°-135°). Against the reference: output mean 117/117, "
-                        "123/123, 103/103, std 79/79, 79/79, 76/76 (ours/reference, severities 1, 3, 5), "
-                        "covered fraction 0.02/0.02, 0.16/0.16, 0.17/0.17; PSNR to the clean clip within "
-                        "0.1 dB. Speed: 5.9-7.7x the reference per clip. " + _VIDEO))

@@ -19,8 +19,8 @@ import torch.nn.functional as F
 from . import imagenet_c as ic
 from . import imagenet_c_colour as colour
 from . import imagenet_c_pixelate as pix
-from ._torch_kernels import _border
-from .noise_kernels import _lookup
+from .torch_blur_camera import _border
+from .noise import _lookup
 
 
 # ------------------------------------------------------------------------------------- blurs
