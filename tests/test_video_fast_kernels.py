@@ -8,17 +8,17 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from perturb.video import digital
-from perturb.video import imagenet_c_colour as colour
-from perturb.video.blur import rounded_mean_levels, zoom_blur
-from perturb.video.imagenet_c import blur_levels, render_gaussian_blur
-from perturb.video import imagenet_c_pixelate as pixelate_module
-from perturb.video.imagenet_c_pixelate import (box_gain32, box_pass_plan, box_ranges, box_reduce, pixelate_size,
-                                               render_pixelate, rounded_mean, sum_depth)
-from perturb.video._opencv_frames import centre_zoom_matrix, per_frame_into, scratch, to_uint8
-from perturb.video.weather import GRAY_WEIGHTS, composite_snow, composite_spatter
-from perturb.video.rain import composite as rain_composite
-from perturb.video.rain import lift_table, pull_terms
+from perturb.video.kernels import imagenet_c_colour as colour
+from perturb.video.kernels import imagenet_c_pixelate as pixelate_module
+from perturb.video.kernels import jpeg_mpeg
+from perturb.video.kernels.blur import rounded_mean_levels, zoom_blur
+from perturb.video.kernels.imagenet_c import blur_levels, render_gaussian_blur
+from perturb.video.kernels.imagenet_c_pixelate import (box_gain32, box_pass_plan, box_ranges, box_reduce,
+                                                       pixelate_size, render_pixelate, rounded_mean, sum_depth)
+from perturb.video.kernels.opencv_frames import centre_zoom_matrix, per_frame_into, scratch, to_uint8
+from perturb.video.kernels.rain import composite as rain_composite
+from perturb.video.kernels.rain import lift_table, pull_terms
+from perturb.video.kernels.weather import GRAY_WEIGHTS, composite_snow, composite_spatter
 from perturb.video.sample import sample_clip
 
 
@@ -244,8 +244,8 @@ def test_rain_composite_equals_the_steps_in_numpy(darken: float) -> None:
 @pytest.mark.parametrize("rgb_decode", [True, False])
 def test_jpeg_equals_an_opencv_round_trip_in_bgr(rgb_decode: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     if not rgb_decode:
-        monkeypatch.setattr(digital, "DECODE_RGB", None)          # OpenCV without IMREAD_COLOR_RGB
-    elif digital.DECODE_RGB is None:
+        monkeypatch.setattr(jpeg_mpeg, "DECODE_RGB", None)          # OpenCV without IMREAD_COLOR_RGB
+    elif jpeg_mpeg.DECODE_RGB is None:
         pytest.skip("this OpenCV has no IMREAD_COLOR_RGB")
     frames = np.concatenate([sample_clip(2)[:, :40, :48],
                              np.random.default_rng(13).integers(0, 256, (1, 40, 48, 3), dtype=np.uint8)])
@@ -253,7 +253,7 @@ def test_jpeg_equals_an_opencv_round_trip_in_bgr(rgb_decode: bool, monkeypatch: 
         want = np.stack([cv2.cvtColor(cv2.imdecode(cv2.imencode(".jpg", cv2.cvtColor(f, cv2.COLOR_RGB2BGR),
                                                                 [int(cv2.IMWRITE_JPEG_QUALITY), quality])[1],
                                                    cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB) for f in frames])
-        np.testing.assert_array_equal(digital.jpeg(frames, None, quality), want)
+        np.testing.assert_array_equal(jpeg_mpeg.jpeg(frames, None, quality), want)
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 4, 10, 37])

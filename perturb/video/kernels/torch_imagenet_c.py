@@ -1,0 +1,181 @@
+"""Torch kernels of the ImageNet-C ops (:mod:`.imagenet_c`, :mod:`.imagenet_c_pixelate`,
+:mod:`.imagenet_c_colour`).
+
+Registered as ``kernel(x, ids, drawn, params)``. Blurs, glass, elastic and pixelate take float
+(N, 3, H, W) levels (pixelate also uint8 frames); the colour ops take uint8 (N, H, W, 3) frames. Whatever is
+random (glass's pixel sources, displacement fields) and every lookup table is computed on the host by the
+numpy module's own functions, so both backends use the same draw. Pixelate is exact integer
+work and the colour ops gathers from the same tables (the same pixels); the blurs and the
+remap agree with OpenCV within one level.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from . import imagenet_c as ic
+from . import imagenet_c_colour as colour
+from . import imagenet_c_pixelate as pix
+from .torch_blur_camera import _border
+from .noise import _lookup
+
+
+# ------------------------------------------------------------------------------------- blurs
+@lru_cache(maxsize=16)
+def _band(n: int, taps: bytes) -> np.ndarray:
+    """(n, n) float32 M with (M·v)[i] = sum_k taps[k]·v[clamp(i + k - r, 0, n - 1)]: a 1-D
+    correlation with replicated edges as one matrix (r = len(taps) // 2)."""
+    k = np.frombuffer(taps, np.float64)
+    src = np.clip(np.arange(n)[:, None] + np.arange(len(k))[None] - len(k) // 2, 0, n - 1)
+    band = np.zeros((n, n))
+    np.add.at(band, (np.repeat(np.arange(n), len(k)), src.ravel()), np.tile(k, n))
+    band = band.astype(np.float32)
+    band.setflags(write=False)
+    return band
+
+
+def _separable(x: torch.Tensor, taps: np.ndarray) -> torch.Tensor:
+    """Levels (N, C, H, W) correlated with ``taps`` along columns then rows, replicated edges.
+
+    Each pass is one matrix product with a banded matrix that holds the taps and the edges: a
+    GEMM costs the same at every width and beats a direct convolution of one channel on CPU.
+    """
+    n, c, h, w = x.shape
+    taps = np.ascontiguousarray(taps, np.float64).tobytes()
+    cols = torch.from_numpy(_band(w, taps).T.copy()).to(x.device)
+    rows = torch.from_numpy(_band(h, taps).copy()).to(x.device)
+    y = torch.matmul(x.reshape(n * c * h, w), cols).view(n * c, h, w)
+    return torch.matmul(rows, y).view(n, c, h, w)
+
+
+def gaussian_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    return _separable(x, ic.gaussian_taps(ic._positive("sigma", params["sigma"], "gaussian_blur")))
+
+
+def glass_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """Blur, round, gather every frame through the clip's pixel sources, blur again."""
+    sigma, delta, iterations = ic._check_glass(params["sigma"], params["max_delta"], params["iterations"])
+    n, c, h, w = x.shape
+    source = torch.tensor(ic.glass_sources(int(drawn["key"]), h, w, delta, iterations), device=x.device)
+    taps = ic.gaussian_taps(sigma)
+    blurred = _separable(x, taps).round_().clamp_(0, 255).reshape(n, c, h * w)
+    moved = torch.gather(blurred, 2, source.expand(n, c, -1))           # faster than index_select here
+    return _separable(moved.reshape(n, c, h, w), taps)
+
+
+def elastic_transform(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """Bilinear samples at the clip's displaced positions (exact positions, as OpenCV 5's remap
+    of float maps); grid_sample's reflection without corner alignment mirrors about the outer
+    pixel edges, OpenCV's BORDER_REFLECT."""
+    alpha = ic._positive("alpha", params["alpha"], "elastic_transform", allow_zero=True)
+    n, _, h, w = x.shape
+    dtype = torch.float32 if x.device.type == "mps" else torch.float64
+    maps = np.stack(ic.elastic_maps(int(drawn["key"]), h, w, alpha), axis=-1)      # (H, W, 2): x, y
+    src = torch.as_tensor(maps, device=x.device).to(dtype)
+    size = torch.tensor([w, h], dtype=dtype, device=x.device)
+    grid = ((2 * src + 1) / size - 1).to(torch.float32)
+    return F.grid_sample(x, grid.expand(n, -1, -1, -1), mode="bilinear", padding_mode="reflection",
+                         align_corners=False)
+
+
+# ---------------------------------------------------------------------------------- pixelate
+@lru_cache(maxsize=32)
+def _box_matrix(n_in: int, n_out: int) -> np.ndarray:
+    """(n_in, n_out) 0/1 float32 matrix: column i sums input pixels [start_i, stop_i) of
+    :func:`pix.box_ranges` (read-only)."""
+    start, stop, _ = pix.box_ranges(n_in, n_out)
+    j = np.arange(n_in)[:, None]
+    box = ((j >= start[None]) & (j < stop[None])).astype(np.float32)
+    box.setflags(write=False)
+    return box
+
+
+@lru_cache(maxsize=32)
+def _nearest_matrix(n_small: int, n_out: int) -> np.ndarray:
+    """(n_small, n_out) 0/1 float32 matrix picking :func:`pix.nearest_sources` (read-only)."""
+    pick = (np.arange(n_small)[:, None] == pix.nearest_sources(n_small, n_out)[None]).astype(np.float32)
+    pick.setflags(write=False)
+    return pick
+
+
+def _box_mean(sums: torch.Tensor, weight: np.ndarray) -> torch.Tensor:
+    """Box sums (exact integers in float32) times Pillow's fixed-point weights, rounded and
+    clipped as Pillow does, in int32 (below 255·2^22 + n, as :func:`pix.rounded_mean`): float levels."""
+    fixed = sums.to(torch.int32) * torch.from_numpy(np.array(weight, np.int32)).to(sums.device)
+    fixed.add_(1 << (pix.PILLOW_BITS - 1)).bitwise_right_shift_(pix.PILLOW_BITS).clamp_(0, 255)
+    return fixed.to(torch.float32)
+
+
+def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """Pillow's BOX shrink (columns, then rows, each pass rounded in its fixed point) and its
+    NEAREST enlargement. The box sums are products with 0/1 matrices: integers below 2^24
+    (255 times at most 65,793 pixels a box), so float32 holds every partial sum exactly and
+    the result is the numpy kernel's, pixel for pixel. uint8 (N, H, W, 3) frames are taken
+    too, and given back in kind."""
+    if x.dtype == torch.uint8:
+        levels = pixelate(x.permute(0, 3, 1, 2).to(torch.float32), ids, drawn, params)
+        return levels.to(torch.uint8).permute(0, 2, 3, 1).contiguous()
+    scale = ic._positive("scale", params["scale"], "pixelate")
+    if scale > 1:
+        raise ValueError(f"pixelate: expected scale in (0, 1]; got {scale!r}")
+    _, _, h, w = x.shape
+    if max(h, w) * 255 >= 1 << 24:
+        raise ValueError(f"pixelate: frames up to 65,792 pixels a side; got {h}x{w}")
+    sh, sw = pix.pixelate_size(h, scale), pix.pixelate_size(w, scale)
+    cols, rows = (torch.tensor(_box_matrix(n, s), device=x.device) for n, s in ((w, sw), (h, sh)))
+    small = _box_mean(x @ cols, pix.box_ranges(w, sw)[2])                           # (N, 3, H, sw)
+    small = _box_mean(torch.matmul(rows.T, small), pix.box_ranges(h, sh)[2][:, None])  # (N, 3, sh, sw)
+    near_rows = torch.tensor(pix.nearest_sources(sh, h), device=x.device)
+    near_cols = torch.tensor(_nearest_matrix(sw, w), device=x.device)
+    return (small @ near_cols).index_select(2, near_rows)      # columns: a product (exact), rows: whole-row copies
+
+
+# ------------------------------------------------------------------------------------ colour
+def _extremes(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-pixel max and min over the channels of uint8 (N, H, W, 3) frames, (N, H, W, 1) each:
+    elementwise over the three channel slices (a reduction over a last axis of 3 is slow on CPU)."""
+    r, g, b = x[..., 0:1], x[..., 1:2], x[..., 2:3]
+    return torch.maximum(torch.maximum(r, g), b), torch.minimum(torch.minimum(r, g), b)
+
+
+@lru_cache(maxsize=8)
+def _brightness_table(shift: float, device: str) -> torch.Tensor:
+    return torch.from_numpy(colour.brightness_table(shift).reshape(-1).copy()).to(device)
+
+
+def brightness(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """table[V·256 + c] for every channel c of a pixel whose max is V (int32 indices)."""
+    lut = _brightness_table(params["shift"], str(x.device))
+    r, g, b = x[..., 0:1], x[..., 1:2], x[..., 2:3]
+    v = torch.maximum(torch.maximum(r, g), b)
+    return _lookup(lut, (v.int() << 8) + x)                      # uint8 + int32: int32
+
+
+def contrast(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """Frame n's channel c through its table: luts[(n·3 + c)·256 + level]."""
+    n, h, w, _ = x.shape
+    sums = x.sum(dim=(1, 2), dtype=torch.int64).cpu().numpy()                  # exact, (N, 3)
+    luts = torch.as_tensor(colour.contrast_tables(sums, h * w, params["factor"]), device=x.device)
+    base = (torch.arange(n * 3, dtype=torch.int32, device=x.device) * 256).view(n, 1, 1, 3)
+    return _lookup(luts.reshape(-1), base + x)
+
+
+@lru_cache(maxsize=8)
+def _saturate_tables(factor: float, offset: float, device: str) -> tuple[torch.Tensor, torch.Tensor]:
+    scale, grey = colour.saturate_tables(factor, offset)
+    return torch.tensor(scale, device=device), torch.tensor(grey, device=device)
+
+
+def saturate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """The numpy path's table of S'/S and its float32 operations, in the same order."""
+    scale, grey = _saturate_tables(params["factor"], params["offset"], str(x.device))
+    v, m = _extremes(x)
+    gain = _lookup(scale, (v.int() << 8) + m)
+    vf = v.to(torch.float32)
+    d = torch.sub(vf, x, out=torch.empty(x.shape, dtype=torch.float32, device=x.device))
+    out = torch.sub(vf, d.mul_(gain), out=d).round_().to(torch.uint8)
+    out[..., 1:] = torch.where(v == m, _lookup(grey, v.int()), out[..., 1:])
+    return out

@@ -1,0 +1,115 @@
+"""Torch kernels of the weather ops and rain, on float (N, 3, H, W) frames of 0..255 levels.
+
+The layers come from the host (:func:`.weather.frame_layers`), the same arrays the numpy
+kernels use; only the compositing runs on the device, in the numpy kernels' float32 order.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .torch_blur_camera import _border
+from .noise import _lookup
+from .rain import DROP_LEVEL, frame_masks, lift_table, pull_terms
+from .weather import GRAY_WEIGHTS, frame_layers
+
+
+def _layers(name: str, x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
+    """The output frames' layers stacked on x's device, channels first and contiguous (one host
+    copy, reordered as it is stacked), so the compositing below reads them in x's order."""
+    _, _, h, w = x.shape
+    windows = frame_layers(name, drawn, params, ids, h, w)
+    stack = np.stack([win[None] if win.ndim == 2 else win.transpose(2, 0, 1) for win in windows])
+    return torch.from_numpy(stack).to(x.device)
+
+
+def _levels(y: torch.Tensor) -> torch.Tensor:
+    """[0, 1] values to rounded 0..255 levels, as :func:`._opencv_frames.to_uint8` (in place)."""
+    return _rounded(y.mul_(255))
+
+
+def _rounded(y: torch.Tensor) -> torch.Tensor:
+    """Levels clipped to 0..255 and rounded, in place."""
+    return y.clamp_(0, 255).round_()
+
+
+def fog(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    """x·k + fog·255·s·k with k = max / (max + s), max the frame's brightest value on [0, 1]."""
+    s = float(params["strength"])
+    peak = x.amax(dim=(1, 2, 3), keepdim=True).double() / 255
+    k = peak / (peak + s)
+    fog = _layers("fog", x, ids, drawn, params).mul_((255 * s * k).float())
+    return _rounded((x * k.float()).add_(fog))
+
+
+def frost(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    scale, amount = float(params["scale"]), float(params["frost"])
+    return _rounded((scale * x).add_(_layers("frost", x, ids, drawn, params).mul_(amount)))
+
+
+SNOW_CHUNK = 4        # frames per pass on the CPU: the blend's intermediates stay in cache
+
+
+def snow(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    """b·v + (1-b)·max(v, 1.5·grey + 0.5) + flakes on [0, 1] values, in the numpy kernel's float32
+    order; on the CPU a few frames at a time (each frame on its own: the same values)."""
+    b = float(np.float32(params["blend"]))
+    wr, wg, wb = (float(c) for c in GRAY_WEIGHTS)
+    layers = _layers("snow", x, ids, drawn, params)
+    chunk = SNOW_CHUNK if x.device.type == "cpu" else len(x)
+    out = torch.empty_like(x)
+    for start in range(0, len(x), chunk):
+        v = x[start:start + chunk] / 255
+        grey = (v[:, 0:1] * wr).add_(v[:, 1:2] * wg).add_(v[:, 2:3] * wb)      # (n, 1, H, W)
+        bright = torch.maximum(v, grey.mul_(1.5).add_(0.5)).mul_(1 - b)
+        out[start:start + chunk] = _levels(v.mul_(b).add_(bright).add_(layers[start:start + chunk]))
+    return out
+
+
+def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    layer = _layers("spatter", x, ids, drawn, params)
+    return _rounded((x * layer[:, :1]).add_(layer[:, 1:]))
+
+
+def _exact_sums(x: torch.Tensor, dims: tuple[int, ...], peak: float) -> np.ndarray:
+    """Sums over ``dims`` (which end with the last axis) of integer values in 0..peak, exact,
+    on the host as float64: rows in float32 where a row's sum stays below 2^24, then float64."""
+    if x.shape[-1] * peak < 2**24:
+        rows = x.sum(dim=-1)
+        return rows.sum(dim=tuple(d for d in dims if d != x.ndim - 1), dtype=torch.float64).cpu().numpy()
+    return x.sum(dim=dims, dtype=torch.float64).cpu().numpy()
+
+
+def _box3(x: torch.Tensor) -> torch.Tensor:
+    """3x3 box means with reflect-101 borders (OpenCV's cv2.blur default), from exact integer sums."""
+    _, _, h, w = x.shape
+    if h > 1 and w > 1:
+        p = F.pad(x, (1, 1, 1, 1), mode="reflect")
+    else:
+        p = x[:, :, _border(h, 1, "reflect", x.device)][:, :, :, _border(w, 1, "reflect", x.device)]
+    cols = p[:, :, :, :-2] + p[:, :, :, 1:-1]
+    cols += p[:, :, :, 2:]
+    box = cols[:, :, :-2] + cols[:, :, 1:-1]
+    box += cols[:, :, 2:]
+    return box.div_(9)
+
+
+def rain(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    """The numpy kernel's steps on the device: the host computes the masks and, from per-frame
+    sums read back, the lift tables and the final affine terms; the rest is elementwise, in
+    place where it can be, with int32 table indices and exact sums."""
+    n, c, h, w = x.shape
+    mask = torch.from_numpy(frame_masks(drawn, params, ids, h, w)).to(x.device)[:, None].bool()
+    sums = _exact_sums(x, (1, 2, 3), 255)
+    lift = np.stack([lift_table(float(s), c * h * w) for s in sums]).astype(np.float32)
+    lift = torch.from_numpy(lift).to(x.device).reshape(-1)
+    offset = torch.arange(n, dtype=torch.int32, device=x.device).view(n, 1, 1, 1) * 256
+    lifted = torch.add(x, torch.where(mask, _lookup(lift, x.int() + offset), 0))
+    box = _box3(lifted).round_()
+    blended = torch.where(mask, box.sub_(x).mul_(DROP_LEVEL), 0).add_(x, alpha=255)
+    a, b = pull_terms(_exact_sums(blended, (2, 3), 255 * 255), h * w, float(params["darken"]))
+    b = torch.from_numpy(b).to(x.device)[:, :, None, None]
+    return blended.mul_(torch.tensor(a, device=x.device)).add_(b).clamp_(0, 255).round_()
