@@ -19,8 +19,7 @@ import torch.nn.functional as F
 from . import imagenet_c as ic
 from . import imagenet_c_colour as colour
 from . import imagenet_c_pixelate as pix
-from ._torch_kernels import _border
-from .noise_kernels import _lookup
+from .noise_kernels import _lookup, device_copy
 
 
 # ------------------------------------------------------------------------------------- blurs
@@ -45,9 +44,8 @@ def _separable(x: torch.Tensor, taps: np.ndarray) -> torch.Tensor:
     """
     n, c, h, w = x.shape
     taps = np.ascontiguousarray(taps, np.float64).tobytes()
-    cols = torch.from_numpy(_band(w, taps).T.copy()).to(x.device)
-    rows = torch.from_numpy(_band(h, taps).copy()).to(x.device)
-    y = torch.matmul(x.reshape(n * c * h, w), cols).view(n * c, h, w)
+    cols, rows = device_copy(_band, (w, taps), x.device), device_copy(_band, (h, taps), x.device)
+    y = torch.matmul(x.reshape(n * c * h, w), cols.T).view(n * c, h, w)
     return torch.matmul(rows, y).view(n, c, h, w)
 
 
@@ -59,7 +57,7 @@ def glass_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Blur, round, gather every frame through the clip's pixel sources, blur again."""
     sigma, delta, iterations = ic._check_glass(params["sigma"], params["max_delta"], params["iterations"])
     n, c, h, w = x.shape
-    source = torch.tensor(ic.glass_sources(int(drawn["key"]), h, w, delta, iterations), device=x.device)
+    source = device_copy(ic.glass_sources, (int(drawn["key"]), h, w, delta, iterations), x.device)
     taps = ic.gaussian_taps(sigma)
     blurred = _separable(x, taps).round_().clamp_(0, 255).reshape(n, c, h * w)
     moved = torch.gather(blurred, 2, source.expand(n, c, -1))           # faster than index_select here
@@ -72,13 +70,20 @@ def elastic_transform(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.
     pixel edges, OpenCV's BORDER_REFLECT."""
     alpha = ic._positive("alpha", params["alpha"], "elastic_transform", allow_zero=True)
     n, _, h, w = x.shape
-    dtype = torch.float32 if x.device.type == "mps" else torch.float64
-    maps = np.stack(ic.elastic_maps(int(drawn["key"]), h, w, alpha), axis=-1)      # (H, W, 2): x, y
-    src = torch.as_tensor(maps, device=x.device).to(dtype)
-    size = torch.tensor([w, h], dtype=dtype, device=x.device)
-    grid = ((2 * src + 1) / size - 1).to(torch.float32)
+    grid = _elastic_grid(int(drawn["key"]), h, w, alpha, x.device)
     return F.grid_sample(x, grid.expand(n, -1, -1, -1), mode="bilinear", padding_mode="reflection",
                          align_corners=False)
+
+
+@lru_cache(maxsize=4)
+def _elastic_grid(key: int, h: int, w: int, alpha: float, device: torch.device) -> torch.Tensor:
+    """The clip's grid_sample grid (1, H, W, 2) on ``device`` (read only), cached: a clip
+    rendered a few frames at a time builds it once."""
+    dtype = torch.float32 if device.type == "mps" else torch.float64
+    maps = np.stack(ic.elastic_maps(key, h, w, alpha), axis=-1)                    # (H, W, 2): x, y
+    src = torch.as_tensor(maps, device=device).to(dtype)
+    size = torch.tensor([w, h], dtype=dtype, device=device)
+    return ((2 * src + 1) / size - 1).to(torch.float32)[None]
 
 
 # ---------------------------------------------------------------------------------- pixelate
@@ -125,11 +130,11 @@ def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     if max(h, w) * 255 >= 1 << 24:
         raise ValueError(f"pixelate: frames up to 65,792 pixels a side; got {h}x{w}")
     sh, sw = pix.pixelate_size(h, scale), pix.pixelate_size(w, scale)
-    cols, rows = (torch.tensor(_box_matrix(n, s), device=x.device) for n, s in ((w, sw), (h, sh)))
+    cols, rows = (device_copy(_box_matrix, (n, s), x.device) for n, s in ((w, sw), (h, sh)))
     small = _box_mean(x @ cols, pix.box_ranges(w, sw)[2])                           # (N, 3, H, sw)
     small = _box_mean(torch.matmul(rows.T, small), pix.box_ranges(h, sh)[2][:, None])  # (N, 3, sh, sw)
-    near_rows = torch.tensor(pix.nearest_sources(sh, h), device=x.device)
-    near_cols = torch.tensor(_nearest_matrix(sw, w), device=x.device)
+    near_rows = device_copy(pix.nearest_sources, (sh, h), x.device)
+    near_cols = device_copy(_nearest_matrix, (sw, w), x.device)
     return (small @ near_cols).index_select(2, near_rows)      # columns: a product (exact), rows: whole-row copies
 
 

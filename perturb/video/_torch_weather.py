@@ -9,9 +9,8 @@ from typing import Any, Mapping
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
-from ._torch_kernels import _border
+from ._torch_kernels import padded
 from .noise_kernels import _lookup
 from .rain import DROP_LEVEL, frame_masks, lift_table, pull_terms
 from .weather import GRAY_WEIGHTS, frame_layers
@@ -50,23 +49,15 @@ def frost(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) ->
     return _rounded((scale * x).add_(_layers("frost", x, ids, drawn, params).mul_(amount)))
 
 
-SNOW_CHUNK = 4        # frames per pass on the CPU: the blend's intermediates stay in cache
-
-
 def snow(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     """b·v + (1-b)·max(v, 1.5·grey + 0.5) + flakes on [0, 1] values, in the numpy kernel's float32
-    order; on the CPU a few frames at a time (each frame on its own: the same values)."""
+    order (on the CPU the render passes a few frames at a time, so the intermediates stay in cache)."""
     b = float(np.float32(params["blend"]))
     wr, wg, wb = (float(c) for c in GRAY_WEIGHTS)
-    layers = _layers("snow", x, ids, drawn, params)
-    chunk = SNOW_CHUNK if x.device.type == "cpu" else len(x)
-    out = torch.empty_like(x)
-    for start in range(0, len(x), chunk):
-        v = x[start:start + chunk] / 255
-        grey = (v[:, 0:1] * wr).add_(v[:, 1:2] * wg).add_(v[:, 2:3] * wb)      # (n, 1, H, W)
-        bright = torch.maximum(v, grey.mul_(1.5).add_(0.5)).mul_(1 - b)
-        out[start:start + chunk] = _levels(v.mul_(b).add_(bright).add_(layers[start:start + chunk]))
-    return out
+    v = x / 255
+    grey = (v[:, 0:1] * wr).add_(v[:, 1:2] * wg).add_(v[:, 2:3] * wb)          # (n, 1, H, W)
+    bright = torch.maximum(v, grey.mul_(1.5).add_(0.5)).mul_(1 - b)
+    return _levels(v.mul_(b).add_(bright).add_(_layers("snow", x, ids, drawn, params)))
 
 
 def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
@@ -85,11 +76,7 @@ def _exact_sums(x: torch.Tensor, dims: tuple[int, ...], peak: float) -> np.ndarr
 
 def _box3(x: torch.Tensor) -> torch.Tensor:
     """3x3 box means with reflect-101 borders (OpenCV's cv2.blur default), from exact integer sums."""
-    _, _, h, w = x.shape
-    if h > 1 and w > 1:
-        p = F.pad(x, (1, 1, 1, 1), mode="reflect")
-    else:
-        p = x[:, :, _border(h, 1, "reflect", x.device)][:, :, :, _border(w, 1, "reflect", x.device)]
+    p = padded(x, 1, 1, 1, 1, "reflect")
     cols = p[:, :, :, :-2] + p[:, :, :, 1:-1]
     cols += p[:, :, :, 2:]
     box = cols[:, :, :-2] + cols[:, :, 1:-1]

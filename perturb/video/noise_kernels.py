@@ -89,6 +89,16 @@ def _amount(params: Mapping[str, Any]) -> float:
     return _param(params, "amount")
 
 
+@lru_cache(maxsize=16)
+def impulse_codes(below: int) -> np.ndarray:
+    """uint8 code per word for the words below ``below`` hit: 0 pepper, 255 salt, 1 untouched."""
+    codes = np.ones(WORDS, np.uint8)
+    codes[:min(below, WORDS)] = 255
+    codes[:min(below, WORDS) // 2] = 0
+    codes.setflags(write=False)
+    return codes
+
+
 # ------------------------------------------------------------------------------ numpy kernels
 def gaussian_numpy(frames: np.ndarray, frame_indices: Sequence[int], key: int,
                    params: Mapping[str, Any]) -> np.ndarray:
@@ -166,10 +176,13 @@ def render_values_torch(frames: Any, frame_indices: Sequence[int], key: int,
     return out.reshape(frames.shape)
 
 
-def _device_table(table: np.ndarray, device: Any, dtype: Any) -> Any:
+@lru_cache(maxsize=64)
+def device_copy(make: Callable[..., np.ndarray], args: tuple, device: Any, dtype: Any = None) -> Any:
+    """``make(*args)``, a host table of a cached function, as a tensor on ``device`` (in ``dtype``):
+    cached per device, so each table travels to a device once. Read only: never written."""
     import torch
 
-    return torch.from_numpy(np.array(table)).to(device=device, dtype=dtype)   # a writable copy
+    return torch.from_numpy(np.array(make(*args))).to(device=device, dtype=dtype)
 
 
 def _lookup(table: Any, index: Any) -> Any:
@@ -182,7 +195,7 @@ def gaussian_torch(frames: Any, frame_indices: Sequence[int], key: int, params: 
     import torch
 
     # integers well inside float32's exact range, and float is the fast path of torch on CPU
-    table = _device_table(gaussian_table(_sigma(params)), frames.device, torch.float32)
+    table = device_copy(gaussian_table, (_sigma(params),), frames.device, torch.float32)
     return render_values_torch(frames, frame_indices, key,
                                lambda x, w: _lookup(table, w).add_(x).clamp_(0, 255).to(torch.uint8))
 
@@ -191,7 +204,7 @@ def speckle_torch(frames: Any, frame_indices: Sequence[int], key: int, params: M
     """The torch twin of :func:`speckle_numpy` (bit-identical: the products are exact)."""
     import torch
 
-    table = _device_table(speckle_table(_sigma(params)), frames.device, torch.float32)
+    table = device_copy(speckle_table, (_sigma(params),), frames.device, torch.float32)
     return render_values_torch(frames, frame_indices, key,
                                lambda x, w: _lookup(table, w).mul_(x).round_().clamp_(0, 255).to(torch.uint8))
 
@@ -200,7 +213,7 @@ def shot_torch(frames: Any, frame_indices: Sequence[int], key: int, params: Mapp
     """The torch twin of :func:`shot_numpy` (bit-identical)."""
     import torch
 
-    table = _device_table(shot_table(_photons(params)), frames.device, torch.int32)
+    table = device_copy(shot_table, (_photons(params),), frames.device, torch.int32)
 
     def draw(x: Any, w: Any) -> Any:
         column = w >> 8
@@ -215,11 +228,7 @@ def impulse_torch(frames: Any, frame_indices: Sequence[int], key: int, params: M
     table (0 pepper, 255 salt, 1 untouched), then the untouched values copied from ``x``."""
     import torch
 
-    below = hit_threshold(_amount(params))
-    codes = np.ones(WORDS, np.uint8)
-    codes[:min(below, WORDS)] = 255
-    codes[:min(below, WORDS) // 2] = 0
-    table = _device_table(codes, frames.device, torch.uint8)
+    table = device_copy(impulse_codes, (hit_threshold(_amount(params)),), frames.device)
 
     def hit(x: Any, w: Any) -> Any:
         code = _lookup(table, w)

@@ -213,23 +213,57 @@ class Draw:
         if layout is not None and "torch" in renderer.kernels:
             import torch
 
-            kernel = renderer.kernels["torch"]
             with torch.no_grad():
-                if renderer.torch_frames == "uint8":
-                    out = kernel(to_uint8_frames(src, layout), unique, self.drawn, self.params)
-                    out = from_uint8_frames(out, layout, src.dtype)
+                if renderer.reads == FRAME:          # frame-local: a few frames per pass on the CPU
+                    out = _in_passes(src, lambda a, b: self._torch_pass(src[a:b], layout, unique[a:b]))
                 else:
-                    out = kernel(to_levels(src, layout), unique, self.drawn, self.params)
-                    out = from_levels(out, layout, src.dtype)
+                    out = self._torch_pass(src, layout, unique)
         elif layout is not None:                 # a torch clip through the numpy kernel, and back
             import torch
 
-            arr = to_uint8_frames(src, layout).cpu().numpy()
-            out = renderer.kernels["numpy"](arr, unique, self.drawn, self.params)
-            out = from_uint8_frames(torch.from_numpy(np.ascontiguousarray(out)).to(src.device), layout, src.dtype)
+            arr = _in_passes(src, lambda a, b: to_uint8_frames(src[a:b], layout))
+            out = renderer.kernels["numpy"](arr.cpu().numpy(), unique, self.drawn, self.params)
+            out = torch.from_numpy(np.ascontiguousarray(out)).to(src.device)
+            out = _in_passes(out, lambda a, b: from_uint8_frames(out[a:b], layout, src.dtype))
         else:                                    # numpy, validated where it came in
             out = renderer.kernels["numpy"](src, unique, self.drawn, self.params)
         return out if order is None else _take(out, order)
+
+    def _torch_pass(self, src: Any, layout: str, ids: np.ndarray) -> Any:
+        """Output frames ``ids`` from ``src`` through the torch kernel: converted in, rendered,
+        converted back."""
+        renderer = self.renderer
+        kernel = renderer.kernels["torch"]
+        if renderer.torch_frames == "uint8":
+            return from_uint8_frames(kernel(to_uint8_frames(src, layout), ids, self.drawn, self.params),
+                                     layout, src.dtype)
+        return from_levels(kernel(to_levels(src, layout), ids, self.drawn, self.params), layout, src.dtype)
+
+
+CPU_PASS_VALUES = 1 << 18     # values a pass over a torch clip takes on the CPU: its temporaries stay in cache
+
+
+def frames_per_pass(clip: Any) -> int:
+    """How many frames of a torch clip go through a frame-local pass at once: all of them off the
+    CPU, a few on it (every conversion and kernel step then reads and writes the cache)."""
+    if clip.device.type != "cpu":
+        return len(clip)
+    return max(1, CPU_PASS_VALUES // max(1, clip[0].numel()))
+
+
+def _in_passes(clip: Any, step: Callable[[int, int], Any]) -> Any:
+    """``step(a, b)`` (a tensor for frames a..b of ``clip``) over the clip a few frames at a
+    time, the parts written into one new tensor."""
+    n, k = len(clip), frames_per_pass(clip)
+    if k >= n:
+        return step(0, n)
+    out = None
+    for a in range(0, n, k):
+        part = step(a, min(n, a + k))
+        if out is None:
+            out = part.new_empty((n, *part.shape[1:]))
+        out[a:a + len(part)] = part
+    return out
 
 
 def window_sources(ids: np.ndarray, window: np.ndarray, n_frames: int) -> np.ndarray:
