@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from . import imagenet_c as ic
 from . import imagenet_c_colour as colour
 from . import imagenet_c_pixelate as pix
+from ._torch_kernels import exact_sums
 from .noise_kernels import _lookup, device_copy
 
 
@@ -139,21 +140,59 @@ def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
 
 
 # ------------------------------------------------------------------------------------ colour
-def _extremes(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-pixel max and min over the channels of uint8 (N, H, W, 3) frames, (N, H, W, 1) each:
-    elementwise over the three channel slices (a reduction over a last axis of 3 is slow on CPU)."""
-    r, g, b = x[..., 0:1], x[..., 1:2], x[..., 2:3]
+# Each colour op is a table on integer levels (and the pixel's channel max and min). Given the
+# float clip itself, a kernel quantises it to int32 levels, indexes the table and gathers the
+# output values straight from a table of level/255 in the clip's dtype: exact levels, so no
+# requantising pass follows, and nothing is transposed. uint8 (N, H, W, 3) frames are taken too.
+def _extremes(x: torch.Tensor, axis: int = -1) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-pixel max and min over the channels (on ``axis``, kept as size 1): elementwise over
+    the three channel slices (a reduction over an axis of 3 is slow on CPU)."""
+    r, g, b = (x.narrow(axis, i, 1) for i in range(3))
     return torch.maximum(torch.maximum(r, g), b), torch.minimum(torch.minimum(r, g), b)
 
 
+ROUNDER = 1.5 * 2**23        # y + ROUNDER rounds y in [0, 2^22) half to even, to an integer in the low bits
+ROUNDER_BITS = 0x4B400000    # the int32 bits of float32 ROUNDER
+
+
+def _float_levels(x: torch.Tensor) -> torch.Tensor:
+    """A float clip in [0, 1] as float32 levels, quantised as :func:`.clip.to_levels` (a new,
+    contiguous tensor, whatever the clip's strides)."""
+    if x.dtype == torch.float32:
+        return torch.mul(x, 255.0, out=torch.empty(x.shape, dtype=torch.float32, device=x.device)).round_()
+    return x.to(torch.float32, memory_format=torch.contiguous_format).mul_(255.0).round_()
+
+
+def _int_levels(levels: torch.Tensor) -> torch.Tensor:
+    """Float32 integer levels as int32, in place: the same memory viewed through its bits."""
+    return levels.add_(ROUNDER).view(torch.int32).sub_(ROUNDER_BITS)
+
+
+@lru_cache(maxsize=16)
+def _level_values(dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """The 256 values level/255 in ``dtype``, computed as :func:`.clip.from_uint8_frames` does."""
+    return torch.arange(256, dtype=torch.float32, device=device).to(dtype).div_(255.0)
+
+
+def _as_values(table: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """A table of uint8 levels as the clip values they stand for."""
+    return _level_values(dtype, table.device).index_select(0, table.reshape(-1).int()).view(table.shape)
+
+
 @lru_cache(maxsize=8)
-def _brightness_table(shift: float, device: str) -> torch.Tensor:
-    return torch.from_numpy(colour.brightness_table(shift).reshape(-1).copy()).to(device)
+def _brightness_table(shift: float, device: torch.device, dtype: torch.dtype = torch.uint8) -> torch.Tensor:
+    """The 256x256 table flat, as uint8 levels or as values of a float ``dtype`` (read only)."""
+    table = torch.from_numpy(colour.brightness_table(shift).reshape(-1).copy()).to(device)
+    return table if dtype == torch.uint8 else _as_values(table, dtype)
 
 
 def brightness(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """table[V·256 + c] for every channel c of a pixel whose max is V (int32 indices)."""
-    lut = _brightness_table(params["shift"], str(x.device))
+    if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
+        levels = _int_levels(_float_levels(x))
+        v, _ = _extremes(levels, 1)
+        return _lookup(_brightness_table(params["shift"], x.device, x.dtype), levels.add_(v.bitwise_left_shift_(8)))
+    lut = _brightness_table(params["shift"], x.device)
     r, g, b = x[..., 0:1], x[..., 1:2], x[..., 2:3]
     v = torch.maximum(torch.maximum(r, g), b)
     return _lookup(lut, (v.int() << 8) + x)                      # uint8 + int32: int32
@@ -161,6 +200,13 @@ def brightness(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
 
 def contrast(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Frame n's channel c through its table: luts[(n·3 + c)·256 + level]."""
+    if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
+        levels = _float_levels(x)
+        n, c, h, w = levels.shape
+        sums = exact_sums(levels, (2, 3), 255)                                     # (N, 3)
+        luts = torch.from_numpy(colour.contrast_tables(sums, h * w, params["factor"])).to(x.device)
+        base = (torch.arange(n * 3, dtype=torch.int32, device=x.device) * 256).view(n, 3, 1, 1)
+        return _lookup(_as_values(luts, x.dtype).reshape(-1), _int_levels(levels).add_(base))
     n, h, w, _ = x.shape
     sums = x.sum(dim=(1, 2), dtype=torch.int64).cpu().numpy()                  # exact, (N, 3)
     luts = torch.as_tensor(colour.contrast_tables(sums, h * w, params["factor"]), device=x.device)
@@ -169,14 +215,23 @@ def contrast(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
 
 
 @lru_cache(maxsize=8)
-def _saturate_tables(factor: float, offset: float, device: str) -> tuple[torch.Tensor, torch.Tensor]:
+def _saturate_tables(factor: float, offset: float, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
     scale, grey = colour.saturate_tables(factor, offset)
     return torch.tensor(scale, device=device), torch.tensor(grey, device=device)
 
 
 def saturate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """The numpy path's table of S'/S and its float32 operations, in the same order."""
-    scale, grey = _saturate_tables(params["factor"], params["offset"], str(x.device))
+    scale, grey = _saturate_tables(params["factor"], params["offset"], x.device)
+    if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
+        out = _float_levels(x)
+        vf, mf = _extremes(out, 1)
+        gain = _lookup(scale, _int_levels(vf * 256).add_(_int_levels(mf)))
+        out = torch.sub(vf, out.sub_(vf).neg_().mul_(gain), out=out).round_()   # V - (V - c)·gain
+        if bool((grey != torch.arange(256, device=grey.device, dtype=grey.dtype)).any()):
+            tint = vf - _lookup(grey, vf.int()).to(torch.float32)               # greys: (V, grey, grey)
+            out[:, 1:] -= tint.mul_(vf == mf)
+        return out.to(x.dtype).div_(255.0)
     v, m = _extremes(x)
     gain = _lookup(scale, (v.int() << 8) + m)
     vf = v.to(torch.float32)

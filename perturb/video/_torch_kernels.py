@@ -49,6 +49,15 @@ def _reflect101(i: torch.Tensor, n: int) -> torch.Tensor:
     return torch.where(i < n, i, period - i)
 
 
+def exact_sums(x: torch.Tensor, dims: tuple[int, ...], peak: float) -> np.ndarray:
+    """Sums over ``dims`` (which end with the last axis) of integer values in 0..peak, exact,
+    on the host as float64: rows in float32 where a row's sum stays below 2^24, then float64."""
+    if x.shape[-1] * peak < 2**24:
+        rows = x.sum(dim=-1)
+        return rows.sum(dim=tuple(d for d in dims if d != x.ndim - 1), dtype=torch.float64).cpu().numpy()
+    return x.sum(dim=dims, dtype=torch.float64).cpu().numpy()
+
+
 # --------------------------------------------------------------------------------------- blur
 def _depthwise(x: torch.Tensor, kernels: torch.Tensor, pad: int, mode: str) -> torch.Tensor:
     """Correlate frame t's channels with kernels[t] ((T, k, k), k = 2·pad + 1), padded by ``mode``."""

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 import numpy as np
 import torch
 
-from ._torch_kernels import padded
+from ._torch_kernels import exact_sums, padded
 from .noise_kernels import _lookup
 from .rain import DROP_LEVEL, frame_masks, lift_table, pull_terms
 from .weather import GRAY_WEIGHTS, frame_layers
@@ -65,15 +65,6 @@ def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) 
     return _rounded((x * layer[:, :1]).add_(layer[:, 1:]))
 
 
-def _exact_sums(x: torch.Tensor, dims: tuple[int, ...], peak: float) -> np.ndarray:
-    """Sums over ``dims`` (which end with the last axis) of integer values in 0..peak, exact,
-    on the host as float64: rows in float32 where a row's sum stays below 2^24, then float64."""
-    if x.shape[-1] * peak < 2**24:
-        rows = x.sum(dim=-1)
-        return rows.sum(dim=tuple(d for d in dims if d != x.ndim - 1), dtype=torch.float64).cpu().numpy()
-    return x.sum(dim=dims, dtype=torch.float64).cpu().numpy()
-
-
 def _box3(x: torch.Tensor) -> torch.Tensor:
     """3x3 box means with reflect-101 borders (OpenCV's cv2.blur default), from exact integer sums."""
     p = padded(x, 1, 1, 1, 1, "reflect")
@@ -90,13 +81,13 @@ def rain(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> 
     place where it can be, with int32 table indices and exact sums."""
     n, c, h, w = x.shape
     mask = torch.from_numpy(frame_masks(drawn, params, ids, h, w)).to(x.device)[:, None].bool()
-    sums = _exact_sums(x, (1, 2, 3), 255)
+    sums = exact_sums(x, (1, 2, 3), 255)
     lift = np.stack([lift_table(float(s), c * h * w) for s in sums]).astype(np.float32)
     lift = torch.from_numpy(lift).to(x.device).reshape(-1)
     offset = torch.arange(n, dtype=torch.int32, device=x.device).view(n, 1, 1, 1) * 256
     lifted = torch.add(x, torch.where(mask, _lookup(lift, x.int() + offset), 0))
     box = _box3(lifted).round_()
     blended = torch.where(mask, box.sub_(x).mul_(DROP_LEVEL), 0).add_(x, alpha=255)
-    a, b = pull_terms(_exact_sums(blended, (2, 3), 255 * 255), h * w, float(params["darken"]))
+    a, b = pull_terms(exact_sums(blended, (2, 3), 255 * 255), h * w, float(params["darken"]))
     b = torch.from_numpy(b).to(x.device)[:, :, None, None]
     return blended.mul_(torch.tensor(a, device=x.device)).add_(b).clamp_(0, 255).round_()

@@ -212,7 +212,7 @@ def _saturate_frames(frames, ids, drawn, params):
 
 
 def _renderer(numpy_kernel, name: str) -> Renderer:
-    return Renderer(kernels={"numpy": numpy_kernel, "torch": torch_kernel(name)}, torch_frames="uint8")
+    return Renderer(kernels={"numpy": numpy_kernel, "torch": torch_kernel(name)}, torch_frames="clip")
 
 
 _COMMON = dict(modality="video", category="digital", random=False)
