@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from . import imagenet_c as ic
 from . import imagenet_c_colour as colour
 from . import imagenet_c_pixelate as pix
-from ._torch_kernels import exact_sums
+from ._torch_kernels import exact_sums, float_levels, int_levels
 from .noise_kernels import _lookup, device_copy
 
 
@@ -151,23 +151,6 @@ def _extremes(x: torch.Tensor, axis: int = -1) -> tuple[torch.Tensor, torch.Tens
     return torch.maximum(torch.maximum(r, g), b), torch.minimum(torch.minimum(r, g), b)
 
 
-ROUNDER = 1.5 * 2**23        # y + ROUNDER rounds y in [0, 2^22) half to even, to an integer in the low bits
-ROUNDER_BITS = 0x4B400000    # the int32 bits of float32 ROUNDER
-
-
-def _float_levels(x: torch.Tensor) -> torch.Tensor:
-    """A float clip in [0, 1] as float32 levels, quantised as :func:`.clip.to_levels` (a new,
-    contiguous tensor, whatever the clip's strides)."""
-    if x.dtype == torch.float32:
-        return torch.mul(x, 255.0, out=torch.empty(x.shape, dtype=torch.float32, device=x.device)).round_()
-    return x.to(torch.float32, memory_format=torch.contiguous_format).mul_(255.0).round_()
-
-
-def _int_levels(levels: torch.Tensor) -> torch.Tensor:
-    """Float32 integer levels as int32, in place: the same memory viewed through its bits."""
-    return levels.add_(ROUNDER).view(torch.int32).sub_(ROUNDER_BITS)
-
-
 @lru_cache(maxsize=16)
 def _level_values(dtype: torch.dtype, device: torch.device) -> torch.Tensor:
     """The 256 values level/255 in ``dtype``, computed as :func:`.clip.from_uint8_frames` does."""
@@ -189,7 +172,7 @@ def _brightness_table(shift: float, device: torch.device, dtype: torch.dtype = t
 def brightness(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """table[V·256 + c] for every channel c of a pixel whose max is V (int32 indices)."""
     if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
-        levels = _int_levels(_float_levels(x))
+        levels = int_levels(float_levels(x))
         v, _ = _extremes(levels, 1)
         return _lookup(_brightness_table(params["shift"], x.device, x.dtype), levels.add_(v.bitwise_left_shift_(8)))
     lut = _brightness_table(params["shift"], x.device)
@@ -201,12 +184,12 @@ def brightness(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
 def contrast(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Frame n's channel c through its table: luts[(n·3 + c)·256 + level]."""
     if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
-        levels = _float_levels(x)
+        levels = float_levels(x)
         n, c, h, w = levels.shape
         sums = exact_sums(levels, (2, 3), 255)                                     # (N, 3)
         luts = torch.from_numpy(colour.contrast_tables(sums, h * w, params["factor"])).to(x.device)
         base = (torch.arange(n * 3, dtype=torch.int32, device=x.device) * 256).view(n, 3, 1, 1)
-        return _lookup(_as_values(luts, x.dtype).reshape(-1), _int_levels(levels).add_(base))
+        return _lookup(_as_values(luts, x.dtype).reshape(-1), int_levels(levels).add_(base))
     n, h, w, _ = x.shape
     sums = x.sum(dim=(1, 2), dtype=torch.int64).cpu().numpy()                  # exact, (N, 3)
     luts = torch.as_tensor(colour.contrast_tables(sums, h * w, params["factor"]), device=x.device)
@@ -224,9 +207,9 @@ def saturate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """The numpy path's table of S'/S and its float32 operations, in the same order."""
     scale, grey = _saturate_tables(params["factor"], params["offset"], x.device)
     if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
-        out = _float_levels(x)
+        out = float_levels(x)
         vf, mf = _extremes(out, 1)
-        gain = _lookup(scale, _int_levels(vf * 256).add_(_int_levels(mf)))
+        gain = _lookup(scale, int_levels(vf * 256).add_(int_levels(mf)))
         out = torch.sub(vf, out.sub_(vf).neg_().mul_(gain), out=out).round_()   # V - (V - c)·gain
         if bool((grey != torch.arange(256, device=grey.device, dtype=grey.dtype)).any()):
             tint = vf - _lookup(grey, vf.int()).to(torch.float32)               # greys: (V, grey, grey)

@@ -2,7 +2,8 @@
 
 Each op draws one key per clip on the host (:func:`._keyed_words.draw_key`) and renders any
 requested frames from it: ``render_numpy(frames, frame_indices, key, params)`` on a uint8
-(F, H, W, 3) array and ``render_torch(...)`` on a uint8 (F, H, W, 3) tensor on any device.
+(F, H, W, 3) array and ``render_torch(...)`` on a uint8 (F, H, W, 3) tensor or a float (F, 3, H, W)
+clip in [0, 1] on any device.
 Frame t of the input is treated as frame ``frame_indices[t]`` of the clip, so rendering a subset
 of frames equals the same frames of the whole clip. Both renderers read the same counter-based
 words and the same host-built tables, and finish in exact arithmetic:
@@ -153,27 +154,38 @@ def impulse_numpy(frames: np.ndarray, frame_indices: Sequence[int], key: int,
 # ------------------------------------------------------------------------------ torch kernels
 def render_values_torch(frames: Any, frame_indices: Sequence[int], key: int,
                         sample: Callable[[Any, Any], Any]) -> Any:
-    """A new uint8 tensor: each frame's values x (uint8, (G, n)) become ``sample(x, words)``.
+    """A new tensor of the frames' kind: each frame's levels x become ``sample(x, words)``.
 
     The torch twin of :func:`._fast_random.render_values`: same words, frames in groups of
-    about TORCH_GROUP values.
+    about TORCH_GROUP values. uint8 (F, H, W, 3) frames go as they are (x uint8 (G, n)); a
+    float (F, 3, H, W) clip in [0, 1] goes as float32 levels (G, 3, H, W) with the words read
+    through a channels-first view, and comes back as level/255 in its dtype, exactly as the
+    uint8 result converted (no uint8 frames, no transposed copies of the clip).
     """
     import torch
 
-    if not isinstance(frames, torch.Tensor) or frames.dtype != torch.uint8 or frames.ndim != 4 \
-            or frames.shape[3] != 3:
+    floating = isinstance(frames, torch.Tensor) and frames.is_floating_point() and frames.ndim == 4 \
+        and frames.shape[1] == 3
+    if not floating and (not isinstance(frames, torch.Tensor) or frames.dtype != torch.uint8
+                         or frames.ndim != 4 or frames.shape[3] != 3):
         got = (f"{frames.dtype} {tuple(frames.shape)}" if isinstance(frames, torch.Tensor)
                else type(frames).__name__)
-        raise ValueError(f"expected a uint8 tensor of frames (F, H, W, 3); got {got}")
+        raise ValueError(f"expected a tensor of frames: uint8 (F, H, W, 3) or float (F, 3, H, W); got {got}")
     seeds = frame_seeds(key, check_frame_indices(frame_indices, frames.shape[0]))
-    flat = frames.reshape(frames.shape[0], -1)
-    n = flat.shape[1]
-    out = torch.empty_like(flat)
-    group = max(1, TORCH_GROUP // max(n, 1))
+    values = frames[0].numel()
+    group = max(1, TORCH_GROUP // max(values, 1))
+    out = torch.empty(frames.shape, dtype=frames.dtype, device=frames.device)
     for a in range(0, len(seeds), group):
-        w = words_torch(seeds[a:a + group], n, frames.device)
-        out[a:a + group] = sample(flat[a:a + group], w)
-    return out.reshape(frames.shape)
+        w = words_torch(seeds[a:a + group], values, frames.device)
+        if floating:
+            from ._torch_kernels import float_levels
+
+            _, c, h, wd = frames.shape
+            levels = sample(float_levels(frames[a:a + group]), w.view(-1, h, wd, c).permute(0, 3, 1, 2))
+            out[a:a + group] = levels.to(frames.dtype).div_(255.0)
+        else:
+            out[a:a + group] = sample(frames[a:a + group].reshape(len(w), -1), w).view(-1, *frames.shape[1:])
+    return out
 
 
 @lru_cache(maxsize=64)
@@ -197,7 +209,7 @@ def gaussian_torch(frames: Any, frame_indices: Sequence[int], key: int, params: 
     # integers well inside float32's exact range, and float is the fast path of torch on CPU
     table = device_copy(gaussian_table, (_sigma(params),), frames.device, torch.float32)
     return render_values_torch(frames, frame_indices, key,
-                               lambda x, w: _lookup(table, w).add_(x).clamp_(0, 255).to(torch.uint8))
+                               lambda x, w: _lookup(table, w).add_(x).clamp_(0, 255))
 
 
 def speckle_torch(frames: Any, frame_indices: Sequence[int], key: int, params: Mapping[str, Any]) -> Any:
@@ -206,7 +218,7 @@ def speckle_torch(frames: Any, frame_indices: Sequence[int], key: int, params: M
 
     table = device_copy(speckle_table, (_sigma(params),), frames.device, torch.float32)
     return render_values_torch(frames, frame_indices, key,
-                               lambda x, w: _lookup(table, w).mul_(x).round_().clamp_(0, 255).to(torch.uint8))
+                               lambda x, w: _lookup(table, w).mul_(x).round_().clamp_(0, 255))
 
 
 def shot_torch(frames: Any, frame_indices: Sequence[int], key: int, params: Mapping[str, Any]) -> Any:
@@ -218,7 +230,7 @@ def shot_torch(frames: Any, frame_indices: Sequence[int], key: int, params: Mapp
     def draw(x: Any, w: Any) -> Any:
         column = w >> 8
         cell = _lookup(table, (x.int() << 8) | column)
-        return torch.where((w & 0xFF) < (cell & 0xFF), column, cell >> 8).to(torch.uint8)
+        return torch.where((w & 0xFF) < (cell & 0xFF), column, cell >> 8)
 
     return render_values_torch(frames, frame_indices, key, draw)
 
@@ -257,7 +269,7 @@ class NoiseKernels:
             return lambda frames, ids, drawn, params: render(frames, ids, drawn["key"], params)
 
         return Renderer(FRAME, draw, {"numpy": on(self.render_numpy), "torch": on(self.render_torch)},
-                        torch_frames="uint8")
+                        torch_frames="clip")
 
 
 KERNELS: dict[str, NoiseKernels] = {
