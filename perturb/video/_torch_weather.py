@@ -65,29 +65,26 @@ def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) 
     return _rounded((x * layer[:, :1]).add_(layer[:, 1:]))
 
 
-def _box3(x: torch.Tensor) -> torch.Tensor:
-    """3x3 box means with reflect-101 borders (OpenCV's cv2.blur default), from exact integer sums."""
+def _box3_sums(x: torch.Tensor) -> torch.Tensor:
+    """3x3 box sums with reflect-101 borders (OpenCV's cv2.blur default), exact on integers."""
     p = padded(x, 1, 1, 1, 1, "reflect")
-    cols = p[:, :, :, :-2] + p[:, :, :, 1:-1]
-    cols += p[:, :, :, 2:]
-    box = cols[:, :, :-2] + cols[:, :, 1:-1]
-    box += cols[:, :, 2:]
-    return box.div_(9)
+    rows = torch.add(p[:, :, :, :-2], p[:, :, :, 1:-1]).add_(p[:, :, :, 2:])
+    return torch.add(rows[:, :, :-2], rows[:, :, 1:-1]).add_(rows[:, :, 2:])
 
 
 def rain(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     """The numpy kernel's steps on the device: the host computes the masks and, from per-frame
-    sums read back, the lift tables and the final affine terms; the rest is elementwise, in
-    place where it can be, with int32 table indices and exact sums."""
+    sums read back, the lift tables and the final affine terms; the rest is elementwise and in
+    place where it can be, with int32 table indices and exact sums:
+    I = 255·x + 220·mask·(round(box3(x + mask·lift[x]) / 9) - x), out = rint(I·a + b)."""
     n, c, h, w = x.shape
-    mask = torch.from_numpy(frame_masks(drawn, params, ids, h, w)).to(x.device)[:, None].bool()
-    sums = exact_sums(x, (1, 2, 3), 255)
-    lift = np.stack([lift_table(float(s), c * h * w) for s in sums]).astype(np.float32)
-    lift = torch.from_numpy(lift).to(x.device).reshape(-1)
+    mask = torch.from_numpy(frame_masks(drawn, params, ids, h, w)).to(x.device)[:, None]    # uint8
+    sums = exact_sums(x, (2, 3), 255)                                                   # (N, C)
+    lift = np.stack([lift_table(float(s), c * h * w) for s in sums.sum(axis=1)]).astype(np.float32)
     offset = torch.arange(n, dtype=torch.int32, device=x.device).view(n, 1, 1, 1) * 256
-    lifted = torch.add(x, torch.where(mask, _lookup(lift, x.int() + offset), 0))
-    box = _box3(lifted).round_()
-    blended = torch.where(mask, box.sub_(x).mul_(DROP_LEVEL), 0).add_(x, alpha=255)
+    lifted = _lookup(torch.from_numpy(lift).to(x.device).reshape(-1), x.int().add_(offset))
+    blended = _box3_sums(lifted.mul_(mask).add_(x)).div_(9).round_()
+    blended.sub_(x).mul_(mask.mul_(DROP_LEVEL)).add_(x, alpha=255)                   # exact integers
     a, b = pull_terms(exact_sums(blended, (2, 3), 255 * 255), h * w, float(params["darken"]))
     b = torch.from_numpy(b).to(x.device)[:, :, None, None]
     return blended.mul_(torch.tensor(a, device=x.device)).add_(b).clamp_(0, 255).round_()

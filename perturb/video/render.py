@@ -24,9 +24,9 @@ What output frame t reads (``Renderer.reads``):
 
 A kernel is ``kernel(frames, ids, drawn, params)``: ``frames`` holds the input frames that
 :meth:`Draw.source_indices` names for the sorted unique output frames ``ids`` (uint8
-(N, H, W, 3) numpy; for torch, float32 (N, 3, H, W) holding 0..255 levels, or uint8
-(N, H, W, 3) frames, or with ``torch_frames="clip"`` the validated torch clip itself, which the
-kernel gives back in kind), ``drawn`` the whole clip's draws and ``params`` the severity's
+(N, H, W, 3) numpy; for torch, float32 (N, 3, H, W) holding 0..255 levels, or with
+``torch_frames="clip"`` the validated torch clip itself, uint8 (N, H, W, 3) or float
+(N, 3, H, W) in [0, 1], which the kernel gives back in kind and dtype), ``drawn`` the whole clip's draws and ``params`` the severity's
 parameters; it returns the output frames ``ids`` in the same form. An op without a torch kernel renders a torch clip through numpy.
 """
 from __future__ import annotations
@@ -62,7 +62,7 @@ class Renderer:
     reads: str = FRAME
     draw: Drawer = no_draws
     kernels: Mapping[str, Kernel] = field(default_factory=dict)
-    torch_frames: str = "levels"     # the torch kernel's input: float levels, "uint8" (N, H, W, 3) or "clip"
+    torch_frames: str = "levels"     # the torch kernel's input: float levels, or "clip" (the clip itself)
 
     def __post_init__(self) -> None:
         if self.reads not in READS:
@@ -70,8 +70,8 @@ class Renderer:
         unknown = set(self.kernels) - set(BACKENDS)
         if unknown:
             raise ValueError(f"kernel backends must be among {BACKENDS}; got {sorted(unknown)}")
-        if self.torch_frames not in ("levels", "uint8", "clip"):
-            raise ValueError(f"torch_frames must be 'levels', 'uint8' or 'clip'; got {self.torch_frames!r}")
+        if self.torch_frames not in ("levels", "clip"):
+            raise ValueError(f"torch_frames must be 'levels' or 'clip'; got {self.torch_frames!r}")
         if self.reads != INDEX and "numpy" not in self.kernels:
             raise ValueError("a renderer that computes pixels needs a numpy kernel")
 
@@ -237,9 +237,6 @@ class Draw:
         kernel = renderer.kernels["torch"]
         if renderer.torch_frames == "clip":
             return kernel(src, ids, self.drawn, self.params)
-        if renderer.torch_frames == "uint8":
-            return from_uint8_frames(kernel(to_uint8_frames(src, layout), ids, self.drawn, self.params),
-                                     layout, src.dtype)
         return from_levels(kernel(to_levels(src, layout), ids, self.drawn, self.params), layout, src.dtype)
 
 
