@@ -202,13 +202,25 @@ def rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
 def translate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Output (y, x) of frame t = input (y + dy_t, x + dx_t), mirrored past the edge; exact.
 
-    The frames are mirrored once by the largest shift (reflect-101, :func:`padded`) and each
+    Every output value is a copy of an input value, so the clip is moved as it comes (its
+    renderer takes the clip itself): float (N, 3, H, W) values in any dtype, not quantised, or
+    uint8 (N, H, W, 3) frames, moved through a channels-first view and given back in kind. The
+    frames are mirrored once by the largest shift (reflect-101, :func:`padded`) and each
     frame copies its window."""
+    if x.dtype == torch.uint8:
+        n, h, w, c = x.shape
+        out = torch.empty((n, h, w, c), dtype=x.dtype, device=x.device)
+        _translate_into(out.permute(0, 3, 1, 2), x.permute(0, 3, 1, 2), ids, drawn)
+        return out
+    out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    return _translate_into(out, x, ids, drawn)
+
+
+def _translate_into(out: torch.Tensor, x: torch.Tensor, ids: np.ndarray, drawn) -> torch.Tensor:
     h, w = x.shape[-2:]
     offsets = np.asarray(drawn["offsets"][ids], dtype=np.int64)                 # (T, 2): dx, dy
     pad_x, pad_y = (int(np.abs(offsets[:, i]).max()) for i in (0, 1))
     clip = padded(x, pad_x, pad_x, pad_y, pad_y, "reflect")
-    out = torch.empty_like(x)
     for i, (dx, dy) in enumerate(offsets.tolist()):
         out[i] = clip[i, :, pad_y + dy:pad_y + dy + h, pad_x + dx:pad_x + dx + w]
     return out
