@@ -209,7 +209,7 @@ def saturate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
         out = float_levels(x)
         vf, mf = _extremes(out, 1)
-        gain = _lookup(scale, int_levels(vf * 256).add_(int_levels(mf)))
+        gain = _lookup(scale, int_levels(torch.add(mf, vf, alpha=256)))
         out = torch.sub(vf, out.sub_(vf).neg_().mul_(gain), out=out).round_()   # V - (V - c)·gain
         if bool((grey != torch.arange(256, device=grey.device, dtype=grey.dtype)).any()):
             tint = vf - _lookup(grey, vf.int()).to(torch.float32)               # greys: (V, grey, grey)
