@@ -16,16 +16,7 @@ from perturb.video._torch_kernels import float_levels, int_levels, translate  # 
 from perturb.video.api import apply, draw  # noqa: E402
 from perturb.video.clip import to_levels  # noqa: E402
 from perturb.video.noise_kernels import KERNELS  # noqa: E402
-
-
-def random_frames(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
-    """uint8 (N, H, W, 3) with random levels, some greys and some black pixels."""
-    rng = np.random.default_rng(seed)
-    frames = rng.integers(0, 256, shape, dtype=np.uint8)
-    grey = rng.random(shape[:-1]) < 0.1
-    frames[grey] = frames[grey][:, :1]
-    frames[rng.random(shape[:-1]) < 0.02] = 0
-    return frames
+from test_torch_kernel_references import random_frames  # noqa: E402  (greys and blacks included)
 
 
 def as_clip(frames: np.ndarray, dtype=torch.float32, channels_last: bool = False) -> torch.Tensor:
