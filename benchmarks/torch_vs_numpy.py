@@ -3,8 +3,10 @@
 ``python -m benchmarks.torch_vs_numpy [--against DIR] [--ops a,b] [--rounds 2] [--repeats 3]``
 times ``perturb.video.apply`` on the sample clip (32 frames, 224²): numpy uint8 (T, H, W, 3)
 against torch float (T, 3, H, W) in [0, 1] on the CPU, one thread each (a DataLoader worker's
-setting, and the only steady one on a shared machine), best of ``--repeats`` after a warm-up,
-the two called alternately. With ``--against DIR`` (another checkout, e.g. a worktree of the
+setting), best of ``--repeats`` after a warm-up, the two called alternately. Times are the
+process's CPU time (``time.process_time``): on one thread that is the work itself, which a
+shared machine's load inflates far less than wall time (it does not count waiting for a core;
+numpy kernels that share frames over threads are counted as the sum of their threads). With ``--against DIR`` (another checkout, e.g. a worktree of the
 parent commit) every group of ops runs in a child process of each checkout in turn, ``--rounds``
 times, and the best of all counts: "before" is DIR, "after" this checkout, at the same load.
 Also timed: the float-path floor, what every float clip pays whatever the op (the range check,
@@ -52,9 +54,9 @@ def _worker(ops: list[str], repeats: int) -> dict[str, Any]:
         fn()
         times = []
         for _ in range(repeats):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             fn()
-            times.append(time.perf_counter() - t0)
+            times.append(time.process_time() - t0)
         return min(times)
 
     out: dict[str, Any] = {"floor": best(floor), "ops": {}}
@@ -66,9 +68,9 @@ def _worker(ops: list[str], repeats: int) -> dict[str, Any]:
             times: dict[str, list[float]] = {k: [] for k in runs}
             for _ in range(repeats):
                 for k, fn in runs.items():
-                    t0 = time.perf_counter()
+                    t0 = time.process_time()
                     fn()
-                    times[k].append(time.perf_counter() - t0)
+                    times[k].append(time.process_time() - t0)
             out["ops"].setdefault(name, {})[str(s)] = {k: min(v) for k, v in times.items()}
     return out
 
