@@ -47,7 +47,7 @@ def _worker(ops: list[str], repeats: int) -> dict[str, Any]:
 
     def floor() -> Any:
         conv.torch_layout(x)
-        step = lambda a, b: conv.from_levels(conv.to_levels(x[a:b], "TCHW"), "TCHW", x.dtype)
+        step = lambda a, b, *dest: conv.from_levels(conv.to_levels(x[a:b], "TCHW"), "TCHW", x.dtype, *dest)
         return render._in_passes(x, step) if hasattr(render, "_in_passes") else step(0, len(x))
 
     def best(fn: Any) -> float:

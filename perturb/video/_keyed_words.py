@@ -144,16 +144,21 @@ def _bases_torch(pairs: int, device: Any) -> Any:
 
 
 def words_torch(seeds: np.ndarray, values: int, device: Any) -> Any:
-    """The words (int32, 0..65535) of ``values`` values per frame, one row per seed, on ``device``.
+    """The words (int32, 0..65535) of ``values`` values per frame, one row per seed, on ``device``."""
+    import torch
 
-    The hashes are mixed in int32 (:func:`_mix_torch`) and read as little-endian uint16 pairs
-    through an int16 view (low half first), as :func:`words_numpy` views its uint32 array.
-    """
+    return word_halves_torch(seeds, values, device).to(torch.int32).bitwise_and_(0xFFFF)
+
+
+def word_halves_torch(seeds: np.ndarray, values: int, device: Any) -> Any:
+    """The words of :func:`words_torch` as int16 (their bits: add 2^16 to the negative ones), a
+    (seeds, values) view. The hashes are mixed in int32 (:func:`_mix_torch`) and read as
+    little-endian uint16 pairs (low half first), as :func:`words_numpy` views its uint32 array;
+    a caller converts them once, in whatever layout it reads them."""
     import torch
 
     pairs = (values + 1) // 2
     base = _pair_bases_torch(pairs, device)
     s = torch.from_numpy(np.asarray(seeds, dtype=np.uint32).view(np.int32)).to(base.device)[:, None]
     h = _mix_torch(base[None] ^ s)                     # a new tensor, mixed in place
-    halves = h.view(torch.int16)                       # (seeds, 2·pairs): low, high half of each hash
-    return halves[:, :values].to(torch.int32).bitwise_and_(0xFFFF)
+    return h.view(torch.int16)[:, :values]             # (seeds, 2·pairs): low, high half of each hash

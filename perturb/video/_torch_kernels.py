@@ -130,8 +130,9 @@ def _source_grid(inverse: np.ndarray, h: int, w: int, device: torch.device) -> t
     col = mats[:, None, :, 0] * xs[None, :, None]                            # (N, W, 2)
     row = mats[:, None, :, 1] * ys[None, :, None] + (mats[:, None, :, 2] - 1)   # (N, H, 2)
     grid = torch.empty((len(mats), h, w, 2), dtype=torch.float32, device=device)
-    return torch.add(row[:, :, None], col[:, None], out=grid) if dtype == torch.float32 \
-        else grid.copy_(row[:, :, None] + col[:, None])
+    for k in range(2):                   # per coordinate: whole rows of W per step; added in dtype, stored as float32
+        torch.add(row[:, :, None, k], col[:, None, :, k], out=grid[..., k])
+    return grid
 
 
 def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection") -> torch.Tensor:

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from ._fast_random import WORDS, hit_threshold, hit_words, normal_table, packed_levels, render_values
-from ._keyed_words import check_frame_indices, draw_key, frame_seeds, words_torch
+from ._keyed_words import check_frame_indices, draw_key, frame_seeds, word_halves_torch, words_torch
 from ._noise_rows import shot_tables
 
 TORCH_GROUP = 1 << 22          # values per torch step: bounds the int64 word tensors' memory
@@ -176,14 +176,17 @@ def render_values_torch(frames: Any, frame_indices: Sequence[int], key: int,
     group = max(1, TORCH_GROUP // max(values, 1))
     out = torch.empty(frames.shape, dtype=frames.dtype, device=frames.device)
     for a in range(0, len(seeds), group):
-        w = words_torch(seeds[a:a + group], values, frames.device)
         if floating:
             from ._torch_kernels import float_levels
 
-            _, c, h, wd = frames.shape
-            levels = sample(float_levels(frames[a:a + group]), w.view(-1, h, wd, c).permute(0, 3, 1, 2))
-            out[a:a + group] = levels.to(frames.dtype).div_(255.0)
+            part = frames[a:a + group]
+            n, c, h, wd = part.shape
+            halves = word_halves_torch(seeds[a:a + group], values, frames.device).view(n, h, wd, c)
+            w = torch.empty(part.shape, dtype=torch.int32, device=frames.device)
+            w.copy_(halves.permute(0, 3, 1, 2)).bitwise_and_(0xFFFF)        # converted and reordered in one pass
+            out[a:a + group] = sample(float_levels(part), w).to(frames.dtype).div_(255.0)
         else:
+            w = words_torch(seeds[a:a + group], values, frames.device)
             out[a:a + group] = sample(frames[a:a + group].reshape(len(w), -1), w).view(-1, *frames.shape[1:])
     return out
 

@@ -216,28 +216,29 @@ class Draw:
 
             with torch.no_grad():
                 if renderer.reads == FRAME:          # frame-local: a few frames per pass on the CPU
-                    out = _in_passes(src, lambda a, b: self._torch_pass(src[a:b], layout, unique[a:b]))
+                    out = _in_passes(src, lambda a, b, dest: self._torch_pass(src[a:b], layout, unique[a:b], dest))
                 else:
                     out = self._torch_pass(src, layout, unique)
         elif layout is not None:                 # a torch clip through the numpy kernel, and back
             import torch
 
-            arr = _in_passes(src, lambda a, b: to_uint8_frames(src[a:b], layout))
+            arr = _in_passes(src, lambda a, b, dest: to_uint8_frames(src[a:b], layout, dest))
             out = renderer.kernels["numpy"](arr.cpu().numpy(), unique, self.drawn, self.params)
             out = torch.from_numpy(np.ascontiguousarray(out)).to(src.device)
-            out = _in_passes(out, lambda a, b: from_uint8_frames(out[a:b], layout, src.dtype))
+            out = _in_passes(out, lambda a, b, dest: from_uint8_frames(out[a:b], layout, src.dtype, dest))
         else:                                    # numpy, validated where it came in
             out = renderer.kernels["numpy"](src, unique, self.drawn, self.params)
         return out if order is None else _take(out, order)
 
-    def _torch_pass(self, src: Any, layout: str, ids: np.ndarray) -> Any:
+    def _torch_pass(self, src: Any, layout: str, ids: np.ndarray, dest: Any = None) -> Any:
         """Output frames ``ids`` from ``src`` through the torch kernel: converted in, rendered,
-        converted back."""
+        converted back (into ``dest`` when given)."""
         renderer = self.renderer
         kernel = renderer.kernels["torch"]
         if renderer.torch_frames == "clip":
-            return kernel(src, ids, self.drawn, self.params)
-        return from_levels(kernel(to_levels(src, layout), ids, self.drawn, self.params), layout, src.dtype)
+            out = kernel(src, ids, self.drawn, self.params)
+            return out if dest is None else dest.copy_(out)
+        return from_levels(kernel(to_levels(src, layout), ids, self.drawn, self.params), layout, src.dtype, dest)
 
 
 CPU_PASS_VALUES = 640 * 1024   # values per pass of a torch clip on the CPU (four 224² frames): passes run in cache
@@ -251,18 +252,18 @@ def frames_per_pass(clip: Any) -> int:
     return max(1, CPU_PASS_VALUES // max(1, clip[0].numel()))
 
 
-def _in_passes(clip: Any, step: Callable[[int, int], Any]) -> Any:
-    """``step(a, b)`` (a tensor for frames a..b of ``clip``) over the clip a few frames at a
-    time, the parts written into one new tensor."""
+def _in_passes(clip: Any, step: Callable[[int, int, Any], Any]) -> Any:
+    """``step(a, b, dest)`` over the clip a few frames at a time: the tensor for frames a..b of
+    ``clip``, a new one for the first pass (``dest`` None), written into ``dest`` (that part of
+    the output, laid out as the first) for the others."""
     n, k = len(clip), frames_per_pass(clip)
+    first = step(0, min(k, n), None)
     if k >= n:
-        return step(0, n)
-    out = None
-    for a in range(0, n, k):
-        part = step(a, min(n, a + k))
-        if out is None:
-            out = part.new_empty((n, *part.shape[1:]))
-        out[a:a + len(part)] = part
+        return first
+    out = first.new_empty((n, *first.shape[1:]))
+    out[:k] = first
+    for a in range(k, n, k):
+        step(a, min(n, a + k), out[a:a + k])
     return out
 
 
