@@ -17,7 +17,7 @@ import numpy as np
 
 from perturb.video.psnr import mean_psnr, psnr
 from perturb.video.api import apply, get
-from perturb.video.digital import CODEC_FPS
+from perturb.video.io.codec_stream import CODEC_FPS
 from perturb.video.io import read
 
 from .harness import Settings, interleaved, ms, table, timed

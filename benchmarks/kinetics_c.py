@@ -28,7 +28,7 @@ import numpy as np
 
 from perturb.video.api import apply, draw
 from perturb.video.psnr import psnr
-from perturb.video.rain import frame_masks
+from perturb.video.kernels.rain import frame_masks
 from perturb.video.severity_params import SEVERITY_PARAMS, SUITE_PARAMS
 
 from .harness import Settings, interleaved, ms, speed_table, timed

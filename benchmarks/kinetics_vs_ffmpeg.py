@@ -35,11 +35,11 @@ import av
 import numpy as np
 
 import perturb.video as pv
-from perturb.video import bitstream as bs
-from perturb.video._codec_stream import GREY, encode
-from perturb.video.digital import CODEC_FPS
+from perturb.video.kernels import bitstream as bs
+from perturb.video.io.codec_stream import GREY, encode
+from perturb.video.io.codec_stream import CODEC_FPS
 from perturb.video.io import read
-from perturb.video.kinetics_codecs import X265_PARAMS, abr_options, abr_target, crf_options, source_stream
+from perturb.video.kernels.h26x import X265_PARAMS, abr_options, abr_target, crf_options, source_stream
 from perturb.video.psnr import mean_psnr, psnr
 
 from .harness import Settings, interleaved, ms, table, timed

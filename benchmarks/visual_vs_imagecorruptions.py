@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from perturb.video.api import apply, get
-from perturb.video.blur import render_motion_blur
+from perturb.video.kernels.blur import render_motion_blur
 from perturb.video.psnr import mean_psnr, psnr
 from perturb.video.render import perturb_clip
 from perturb.video.severity_params import PAPER_PARAMS

@@ -2,7 +2,8 @@
 
 ``python -m perturb.docs`` writes the file; ``python -m perturb.docs --check`` exits 1 when the
 file on disk differs from what the registry gives, so the catalogue cannot drift from the code.
-The text depends only on the registered :class:`~perturb.registry.Spec` fields.
+The text depends on the registered :class:`~perturb.registry.Spec` fields, and on the benchmark
+results (:mod:`.measured`) for each op's measured speed and fidelity.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from .measured import Measured, load
 from .registry import REGISTRY, Spec
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "docs" / "perturbations.md"
@@ -78,8 +80,8 @@ def severity_table(spec: Spec) -> list[str]:
     return _table(header, rows)
 
 
-def spec_section(spec: Spec) -> list[str]:
-    """The Markdown section of one perturbation."""
+def spec_section(spec: Spec, measured: Measured | None = None) -> list[str]:
+    """The Markdown section of one perturbation (with its benchmark figures, where measured)."""
     lines = [f"#### `{spec.name}`", ""]
     if spec.summary:
         lines += [spec.summary, ""]
@@ -106,6 +108,8 @@ def spec_section(spec: Spec) -> list[str]:
             lines += severity_table(other) + [""]
     if spec.deviation:
         lines += [f"Deviation from the paper: {spec.deviation}", ""]
+    if measured is not None:
+        lines += [f"Measured: {measured.sentence()}", ""]
     return lines
 
 
@@ -121,6 +125,7 @@ def suites_section() -> list[str]:
 def render(specs: Iterable[Spec] | None = None) -> str:
     """The whole catalogue as Markdown (by modality, then category in registration order)."""
     specs = list(REGISTRY if specs is None else specs)
+    figures = load()
     lines = [HEADER]
     known = {m for m, _ in MODALITIES}
     sections = [*MODALITIES, *((m, f"{m.capitalize()} perturbations")
@@ -141,7 +146,7 @@ def render(specs: Iterable[Spec] | None = None) -> str:
         for cat in categories:
             lines += [f"### {cat}", ""]
             for spec in (s for s in group if s.category == cat):
-                lines += spec_section(spec)
+                lines += spec_section(spec, figures.get(spec.name))
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -6,12 +6,12 @@ to show a gain; γ is then mostly noise. The thresholds are data below, in one p
 """
 from __future__ import annotations
 
-from math import comb
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .results import KS
+from .metric_names import kind_of, reported_names
+from .ranking import Judgements
 
 CHANCE_MARGIN = 0.10      # clean within this fraction of the span chance..1 above chance: "near chance"
 SATURATION = 0.95         # clean at or above this: "near 1"
@@ -24,26 +24,17 @@ SIDE_TASK_WHY = ("the model barely tells the matching caption from the others, s
                  "the task is too easy to separate models")
 
 
-def hit_chance(n_candidates: int, n_positives: int, k: int) -> float:
-    """P(at least one of ``n_positives`` among ``n_candidates`` lands in a random top ``k``)."""
-    n, m = int(n_candidates), int(n_positives)
-    if m <= 0:
-        return 0.0
-    k = min(k, n)
-    return 1.0 - comb(n - m, k) / comb(n, k)
-
-
-def chance_levels(relevance: np.ndarray) -> dict[str, dict[str, float]]:
-    """Expected R@K (and mAP's positive rate) of a random ranking, per direction, from a (Q, N)
-    relevance matrix: K/N for R@K when each query has one positive among N videos."""
-    rel = np.asarray(relevance, dtype=bool)
+def chance_levels(relevance: np.ndarray, names: Iterable[str] | None = None) -> dict[str, dict[str, float]]:
+    """Expected value of each metric ``names`` (default: those every judged results file carries)
+    under a random ranking, per direction, from a (Q, N) relevance (or grade) matrix: K/N for R@K
+    when each query has one positive among N videos; each kind's chance function says how."""
+    with_chance = {name: found for name in (reported_names(judged=True) if names is None else names)
+                   if (found := kind_of(name)) is not None and found[0].chance is not None}
+    rel = np.asarray(relevance)
     out: dict[str, dict[str, float]] = {}
-    for direction, r in (("t2v", rel), ("v2t", rel.T)):
-        n = r.shape[1]
-        positives = r.sum(axis=1)
-        levels = {f"R@{k}": float(np.mean([hit_chance(n, m, k) for m in positives])) for k in KS}
-        levels["mAP"] = float(np.mean(positives / n))        # ≈: a random ranking's precision
-        out[direction] = levels
+    for direction, gains in (("t2v", rel), ("v2t", rel.T)):
+        judged = Judgements(gains)
+        out[direction] = {name: float(np.mean(kind.chance(judged, k))) for name, (kind, k) in with_chance.items()}
     return out
 
 

@@ -1,23 +1,100 @@
 """The metric vocabulary of results files and rules: ``gamma_a``, ``gamma_r``, ``t2v.R@5``,
-``clean.v2t.MdR``, ...; :func:`gamma_metric` reads the metric γ is computed on, :func:`parse_metric`
-any metric a rule or a comparison names.
+``clean.v2t.MdR``, ...; :data:`KINDS`, the one table of what each kind of retrieval metric is;
+:func:`gamma_metric` reads the metric γ is computed on, :func:`parse_metric` any metric a rule or a
+comparison names.
 
-Imports nothing above the ground floor; :mod:`perturb.results` builds on it.
+Imports nothing above the ground floor (and no numpy: a kind's functions receive a
+:class:`perturb.ranking.Ranking` or :class:`~perturb.ranking.Judgements` and call it), so
+:mod:`perturb.results` and the gate build on it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .errors import GateInputError
 from .names import normalize, unknown_name
 
 DIRECTIONS = ("t2v", "v2t")
-KS = (1, 5, 10)
-GAMMA_METRICS = tuple(f"R@{k}" for k in KS) + ("mAP",)       # fractions in [0, 1]: γ is defined
-RETRIEVAL_KEYS = tuple(f"R@{k}" for k in KS) + ("MdR", "MnR")
-LOWER_IS_BETTER = ("MdR", "MnR")
+DIRECTION_WORDS = {"t2v": "text→video", "v2t": "video→text"}
 GAMMAS = ("gamma_a", "gamma_r")
+
+
+@dataclass(frozen=True)
+class MetricKind:
+    """One kind of retrieval metric: how it is measured per query, and what every reader of a
+    results file needs to know of it."""
+
+    key: str                                    # "R@K", "mAP", ...: "@K" takes K from the name (R@5)
+    display: str                                # what it is, in words ("recall at K")
+    per_query: Callable[[Any, Any], Any]        # (Ranking, K or None) -> (Q,) values
+    chance: Callable[[Any, Any], Any] | None = None   # (Judgements, K) -> (Q,) values of a random ranking
+    fraction: bool = True                       # values in [0, 1]: γ is defined on it
+    lower_is_better: bool = False
+    median: bool = False                        # the metric is the median of the per-query values, not the mean
+    needs_judgements: bool = False              # measured only with a judgements file (--judgements)
+    reported: tuple[int | None, ...] = (None,)  # the Ks every results file carries; () only when asked for
+
+    @property
+    def takes_k(self) -> bool:
+        return self.key.endswith("@K")
+
+    def name(self, k: int | None) -> str:
+        """The name of this kind at ``k`` (``R@5``), or its key when it takes no K."""
+        return f"{self.key[:-1]}{k}" if self.takes_k else self.key
+
+    def describe(self, k: int | None) -> str:
+        """What this kind at ``k`` is, in words (``recall at 5``)."""
+        return self.display.replace(" K", f" {k}") if self.takes_k else self.display
+
+
+KINDS = (    # one row per kind; a new kind is a row here and its per-query function in perturb.ranking
+    MetricKind("R@K", "recall at K", lambda r, k: r.hits(k), lambda j, k: j.hit_chance(k), reported=(1, 5, 10)),
+    MetricKind("MdR", "median rank", lambda r, k: r.first_ranks, fraction=False, lower_is_better=True, median=True),
+    MetricKind("MnR", "mean rank", lambda r, k: r.first_ranks, fraction=False, lower_is_better=True),
+    MetricKind("mAP", "mean average precision", lambda r, k: r.average_precisions(), lambda j, k: j.positive_rate(),
+               needs_judgements=True),
+    MetricKind("nDCG@K", "normalised discounted cumulative gain at K", lambda r, k: r.ndcg(k),
+               lambda j, k: j.ndcg_chance(k), reported=()),
+)
+_BY_KEY = {kind.key: kind for kind in KINDS}
+
+
+def kind_of(name: str) -> tuple[MetricKind, int | None] | None:
+    """The kind and K of a retrieval metric name (``R@5`` → R@K, 5; ``mAP`` → mAP, None); None for
+    any other name (K is a positive integer written without leading zeros)."""
+    head, at, k = name.partition("@")
+    if at and k.isascii() and k.isdigit() and not k.startswith("0") and f"{head}@K" in _BY_KEY:
+        return _BY_KEY[f"{head}@K"], int(k)
+    kind = _BY_KEY.get(name)
+    return None if kind is None or kind.takes_k else (kind, None)
+
+
+def reported_names(judged: bool = False) -> tuple[str, ...]:
+    """The retrieval metrics every results file carries (with the judgements-only ones when ``judged``)."""
+    return tuple(kind.name(k) for kind in KINDS if judged or not kind.needs_judgements for k in kind.reported)
+
+
+def measured_names(headline: str, judged: bool) -> tuple[str, ...]:
+    """What a benchmark measures per direction: the reported metrics and the one γ is computed on."""
+    names = reported_names(judged)
+    return names if headline in names else names + (headline,)
+
+
+def is_fraction(name: str) -> bool:
+    """Whether a retrieval metric's values are fractions in [0, 1] (R@K, mAP, ...)."""
+    found = kind_of(name)
+    return found is not None and found[0].fraction
+
+
+def gamma_kinds(judged: bool = True) -> tuple[str, ...]:
+    """The kinds γ may be computed on (fractions in [0, 1]; without ``judged``, none that needs judgements)."""
+    return tuple(kind.key for kind in KINDS if kind.fraction and (judged or not kind.needs_judgements))
+
+
+def gamma_forms() -> str:
+    """How a metric γ is computed on is spelled: ``[t2v.|v2t.]R@K|mAP|...``."""
+    return f"[t2v.|v2t.]{'|'.join(gamma_kinds())}"
 
 
 @dataclass(frozen=True)
@@ -38,13 +115,31 @@ class Metric:
         return self.key in GAMMAS
 
     @property
+    def kind(self) -> MetricKind | None:
+        """The row of :data:`KINDS` of a retrieval metric (None for the gammas and unknown keys)."""
+        found = kind_of(self.key)
+        return None if found is None else found[0]
+
+    @property
+    def k(self) -> int | None:
+        found = kind_of(self.key)
+        return None if found is None else found[1]
+
+    @property
     def lower_is_better(self) -> bool:
-        return self.key in LOWER_IS_BETTER
+        return self.kind is not None and self.kind.lower_is_better
+
+    @property
+    def words(self) -> str:
+        """The metric in words: ``recall at 5 (...), text→video`` (the gammas and unknown keys: the name)."""
+        if self.kind is None:
+            return self.name
+        return f"{self.kind.describe(self.k)}, {DIRECTION_WORDS[self.direction]}"
 
     @property
     def is_fraction(self) -> bool:
-        """R@K values are fractions in [0, 1]."""
-        return self.key.startswith("R@")
+        """R@K, mAP, ... values are fractions in [0, 1]."""
+        return is_fraction(self.key)
 
     def of(self, record: Mapping[str, Any]) -> float | None:
         """The value in a run (or in ``clean``); None when absent or null."""
@@ -57,22 +152,22 @@ class Metric:
 
 
 def gamma_metric(metric: str | Metric) -> Metric:
-    """The metric γ is computed on: ``[t2v.|v2t.]R@1|R@5|R@10|mAP`` (a bare name means text→video);
-    a :class:`Metric` passes through. ValueError for anything else."""
+    """The metric γ is computed on: ``[t2v.|v2t.]`` and a fraction kind of :data:`KINDS` (``R@5``,
+    ``mAP``; a bare name means text→video); a :class:`Metric` passes through. ValueError for anything else."""
     if isinstance(metric, Metric):
         return metric
     direction, _, name = str(metric).rpartition(".")
     direction = direction or "t2v"
-    if direction not in DIRECTIONS or name not in GAMMA_METRICS:
-        raise ValueError(f"--metric must be [t2v.|v2t.]R@1|R@5|R@10|mAP (a value in [0, 1], so γ is "
-                         f"defined); got {metric!r}")
+    if direction not in DIRECTIONS or not is_fraction(name):
+        raise ValueError(f"--metric must be {gamma_forms()}, K a positive integer (e.g. R@5; a value in "
+                         f"[0, 1], so γ is defined); got {metric!r}")
     return Metric(name, direction)
 
 
 def metric_names(results: Any = None, clean: bool = True) -> list[str]:
     """Every metric name a rule may use (with the extra metrics a results file, anything with a
     ``clean`` mapping, carries)."""
-    keys = list(RETRIEVAL_KEYS)
+    keys = list(reported_names())
     if results is not None:
         for direction in DIRECTIONS:
             keys += [k for k in results.clean.get(direction, {}) if k not in keys]

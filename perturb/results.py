@@ -19,8 +19,8 @@ from typing import Any, Iterator, Mapping
 
 from .errors import GateInputError
 from .fileio import write_atomic
-from .metric_names import (DIRECTIONS, GAMMA_METRICS, GAMMAS, KS, RETRIEVAL_KEYS, Metric,  # noqa: F401
-                           gamma_metric, metric_names, parse_metric)
+from .metric_names import (DIRECTIONS, GAMMAS, KINDS, Metric, gamma_kinds, gamma_metric, is_fraction,  # noqa: F401
+                           measured_names, metric_names, parse_metric)
 
 SCHEMA_VERSION = "1.2"         # 1.1 added "ties"; 1.2 "chance", "flags", summary.modality.*.ci
 KNOWN_SCHEMA_VERSIONS = ("1.0", SCHEMA_VERSION)   # later minor versions (1.x) are read too
@@ -121,11 +121,11 @@ def _number(value: Any, field: str, source: str) -> None:
 
 
 def _scores(block: Any, field: str, source: str) -> None:
-    """A t2v/v2t block: metric name → number; recalls and mAP are fractions in [0, 1]."""
+    """A t2v/v2t block: metric name → number; the fraction kinds (R@K, mAP, ...) are in [0, 1]."""
     _require(block, (), f"{source}: {field}")
     for key, value in block.items():
         _number(value, f"{field}.{key}", source)
-        if key in GAMMA_METRICS and value is not None and not 0 <= value <= 1:
+        if is_fraction(key) and value is not None and not 0 <= value <= 1:
             raise GateInputError(f"{source}: {field}.{key} is {value!r}; expected a fraction in [0, 1]")
 
 
@@ -151,7 +151,7 @@ def _metric(data: Mapping[str, Any], source: str) -> None:
         parsed = None
     if parsed is None or parsed.name != metric:
         raise GateInputError(f"{source}: metric must be t2v. or v2t. followed by one of "
-                             f"{', '.join(GAMMA_METRICS)}; got {metric!r}")
+                             f"{', '.join(gamma_kinds())}; got {metric!r}")
     if not isinstance(parsed.of(data["clean"]), (int, float)):
         raise GateInputError(f"{source}: metric is {metric!r} but clean.{metric} is missing or null")
 

@@ -19,7 +19,7 @@ from perturb.bench.cache import BadEmbeddingsError, CacheKey, EmbeddingCache, ch
 from perturb.bench.data import make_data
 from perturb.bench.fingerprint import checkpoint_fingerprint, file_identity
 from bench_fixtures import tiny_items, write_tiny_dataset
-from perturb.bench.runner import Settings
+from perturb.bench.encoder import Settings
 from perturb.cli import main
 from perturb.registry import REGISTRY
 

@@ -39,15 +39,15 @@ def test_the_rule_is_part_of_the_key_and_bad_rules_are_refused():
 
 def test_missing_preprocessor_keys_take_the_processor_class_defaults():
     pytest.importorskip("torch")
-    from perturb.bench.adapters.hf.processors import CLIP_MEAN, PROCESSOR
+    from perturb.bench.adapters.hf.families import BY_NAME, CLIP_MEAN
     from perturb.bench.adapters.hf.runtime import pixels_from
     from perturb.bench.adapters.protocol import ModelSpecError
 
-    ov = pixels_from({"size": {"height": 384, "width": 384}}, PROCESSOR["llava_onevision"][1])
+    ov = pixels_from({"size": {"height": 384, "width": 384}}, BY_NAME["llava_onevision"].defaults)
     assert ov.mean == CLIP_MEAN and (ov.height, ov.width, ov.crop, ov.resample) == (384, 384, False, "bicubic")
     x = pixels_from({"size": {"shortest_edge": 224}, "crop_size": {"height": 224, "width": 224}},
-                    PROCESSOR["xclip"][1])
+                    BY_NAME["xclip"].defaults)
     assert x.resample == "bilinear" and x.crop and x.resize_size(240, 320) == (224, 298)
-    assert pixels_from({"do_normalize": False, "do_rescale": False}, PROCESSOR["siglip"][1]).rescale is None
+    assert pixels_from({"do_normalize": False, "do_rescale": False}, BY_NAME["siglip"].defaults).rescale is None
     with pytest.raises(ModelSpecError, match="resample=1"):
-        pixels_from({"resample": 1}, PROCESSOR["clip"][1])
+        pixels_from({"resample": 1}, BY_NAME["clip"].defaults)

@@ -14,7 +14,8 @@ pytest.importorskip("transformers")
 from hf_models import BUILDERS  # noqa: E402
 from perturb.bench.adapters.hf import load_hf  # noqa: E402
 from perturb.bench.adapters.hf.runtime import features, sample  # noqa: E402
-from perturb.bench.adapters.hf.spec import HfSpec, parse_spec, pick_family, pick_mode, BY_NAME  # noqa: E402
+from perturb.bench.adapters.hf.checkpoint import HfSpec, parse_spec  # noqa: E402
+from perturb.bench.adapters.hf.families import BY_NAME, pick_family, pick_mode  # noqa: E402
 from perturb.bench.adapters.hf.yesno import yes_no_margin  # noqa: E402
 from perturb.bench.adapters.factory import load_model  # noqa: E402
 from bench_fixtures import tiny_items  # noqa: E402
@@ -75,23 +76,52 @@ def test_model_id_names_revision_mode_and_frames(ckpt):
                     "device": "cpu"}
 
 
-def test_hub_names_resolve_offline_to_a_commit(ckpt, tmp_path, monkeypatch):
-    """A hub name read from the Hugging Face cache: the model id carries the snapshot's commit."""
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+@pytest.fixture
+def hub_clip(ckpt, tmp_path, monkeypatch):
+    """The tiny CLIP as hub model org/tiny-clip in an offline Hugging Face cache (snapshot SHA)."""
     import shutil
-    sha = "0123456789abcdef0123456789abcdef01234567"
     repo = tmp_path / "hub" / "models--org--tiny-clip"
-    shutil.copytree(ckpt("clip"), repo / "snapshots" / sha)
+    shutil.copytree(ckpt("clip"), repo / "snapshots" / SHA)
     (repo / "refs").mkdir()
-    (repo / "refs" / "main").write_text(sha)
+    (repo / "refs" / "main").write_text(SHA)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path / "hub"))
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
+    return "org/tiny-clip"
+
+
+def test_hub_names_resolve_offline_to_a_commit(ckpt, hub_clip):
+    """A hub name read from the Hugging Face cache: the model id carries the snapshot's commit."""
+    sha = SHA
     m = load_model("hf:org/tiny-clip@main", device="cpu", frames=2)
     assert m.id == f"hf:org/tiny-clip@{sha}#embed@2f"
     assert m.impl.card()["revision"] == sha and m.impl.card()["requested_revision"] == "main"
     local = load_model(f"hf:{ckpt('clip')}", device="cpu", frames=2)
     assert np.array_equal(m.encode_texts(TEXTS), local.encode_texts(TEXTS))
+
+
+def test_a_hub_checkpoints_config_is_resolved_once_per_process(hub_clip, monkeypatch):
+    """The early check, the family's config and the commit in the model id share one resolution
+    of config.json (each hub file is looked up once, however often it is asked for)."""
+    import huggingface_hub
+    from perturb.bench.adapters.factory import check_available
+    asked: list[str] = []
+    real = huggingface_hub.hf_hub_download
+
+    def counting(repo_id, filename, **kw):
+        asked.append(filename)
+        return real(repo_id, filename, **kw)
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", counting)
+    check_available(f"hf:{hub_clip}")                     # perturb bench's early check
+    first = load_model(f"hf:{hub_clip}", device="cpu", frames=2)
+    second = load_model(f"hf:{hub_clip}", device="cpu", frames=3)
+    assert first.id == f"hf:{hub_clip}@{SHA}#embed@2f" and second.id == f"hf:{hub_clip}@{SHA}#embed@3f"
+    assert asked.count("config.json") == 1 and "preprocessor_config.json" in asked
+    assert sorted(asked) == sorted(set(asked))
 
 
 def test_frame_counts_the_model_cannot_take_are_refused(ckpt):

@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from perturb.bench.honesty import chance_levels, flags, hit_chance, non_monotone
+from perturb.honesty import chance_levels, flags, non_monotone
+from perturb.ranking import hit_chance
 from perturb.bench.report import damaging, headline, html_report, markdown, summary_lines
 from perturb.bench.robustness import summarize
 from perturb.cli import main
@@ -92,7 +93,7 @@ def test_without_cis_no_sentence_claims_anything_about_them():
 
 def test_report_leads_with_headline_and_explains(data, tmp_path):  # noqa: F811
     from perturb.bench.api import benchmark
-    from perturb.bench.runner import Settings
+    from perturb.bench.encoder import Settings
     from perturb.contrast.mc import MCRow, write_mc_tsv
 
     mc = write_mc_tsv([MCRow("item0", [f"clip {k}" for k in range(5)], 0),
@@ -228,7 +229,7 @@ def test_check_and_compare_say_when_the_clean_score_is_at_chance(tiny, tmp_path,
 
 def test_compare_notes_a_large_drop_passed_as_noise(tmp_path, capsys):
     from perturb.gate.compare import compare
-    from perturb.gate.results import validate
+    from perturb.results import validate
 
     clean = 0.75
     base = _doc(clean, [_run("jpeg", 1, 0.5, clean)], chance=0.3, n=16)

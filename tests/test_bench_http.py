@@ -14,7 +14,7 @@ from perturb.bench.adapters.http import HttpAdapter, HttpModelError
 from perturb.bench.adapters.factory import load_model
 from perturb.bench.api import benchmark
 from bench_fixtures import tiny_data
-from perturb.bench.runner import Settings
+from perturb.bench.encoder import Settings
 
 
 class Handler(BaseHTTPRequestHandler):

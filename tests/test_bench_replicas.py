@@ -13,7 +13,7 @@ from perturb.bench import placement
 from perturb.bench.api import benchmark
 from perturb.bench.replicas import planned_replicas
 from perturb.bench.report import model_tables
-from perturb.bench.runner import Settings
+from perturb.bench.encoder import Settings
 from replica_models import KILL_ENV, LOG_ENV, builds
 
 MODEL = "callable:replica_models:Recorder"

@@ -12,8 +12,8 @@ from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
 from perturb.bench.data import make_data, select_subset
 from bench_fixtures import tiny_data, tiny_items
-from perturb.bench.results import load_results, tidy_rows, write_csv, write_json
-from perturb.bench.runner import Settings
+from perturb.results import load_results, tidy_rows, write_csv, write_json
+from perturb.bench.encoder import Settings
 
 QUIET = Settings(progress=False, batch_size=4)
 CONTRACT = {"schema_version", "perturb_version", "model", "dataset", "metric", "ties", "bootstrap", "clean", "runs",

@@ -9,7 +9,8 @@ from perturb.bench.adapters.frames import FrameSpec, frame_indices
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
 from bench_fixtures import tiny_data
-from perturb.bench.runner import Settings, _shards
+from perturb.bench.encoder import Settings
+from perturb.bench.placement import shards
 from perturb.bench.sources import CleanClip, OnTheFly
 from perturb.video.api import apply
 
@@ -144,9 +145,9 @@ def test_a_run_killed_mid_render_resumes_from_its_cache(tmp_path):
 
 
 def test_shards_are_whole_batches():
-    assert _shards(5, 2, 2) == [[0, 1], [2, 3], [4]]
-    assert _shards(10, 4, 1) == [[0, 1, 2, 3, 4, 5, 6, 7], [8, 9]]
-    assert _shards(3, 32, 4) == [[0, 1, 2]]
+    assert shards(5, 2, 2) == [[0, 1], [2, 3], [4]]
+    assert shards(10, 4, 1) == [[0, 1, 2, 3, 4, 5, 6, 7], [8, 9]]
+    assert shards(3, 32, 4) == [[0, 1, 2]]
 
 
 def test_dask_shards_over_videos_give_the_single_process_results(tmp_path):
@@ -206,7 +207,7 @@ def test_files_are_decoded_whole_but_converted_only_where_frames_are_read(tmp_pa
     with vio.VideoWriter(path, 10, codec="ffv1") as w:
         w.write(clip)
     converted: list[int] = []
-    import perturb.video.decode as decode
+    import perturb.video.io.decode as decode
     real = decode._to_rgb
     monkeypatch.setattr(decode, "_to_rgb", lambda f, wh, r: converted.append(1) or real(f, wh, r))
     frames, kept, n = vio.read_frames(path, lambda t: [t - 1, 0, 0])

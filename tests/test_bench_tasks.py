@@ -8,7 +8,7 @@ import pytest
 
 from perturb.bench.api import benchmark
 from perturb.bench.data import make_data
-from perturb.bench.runner import Settings
+from perturb.bench.encoder import Settings
 from perturb.dataset.items import Item
 
 

@@ -9,7 +9,8 @@ import pytest
 
 import perturb
 from perturb.cli import main
-from perturb.demo import gallery_demo, psnr, summary_lines
+from perturb.demo import PSNR_CAP, gallery_demo, summary_lines
+from perturb.video.psnr import mean_psnr, psnr
 from perturb.video import apply
 from perturb.video.gallery import gallery, gallery_cells, render_grid
 from perturb.video.io import read, write
@@ -173,5 +174,9 @@ def test_demo_gallery(tmp_path):
 
 def test_psnr():
     a = np.zeros((2, 4, 4, 3), np.uint8)
-    assert psnr(a, a) == 100.0
-    assert psnr(a, a + 255) == pytest.approx(0.0)
+    assert mean_psnr(a, a, cap=PSNR_CAP) == 100.0 and mean_psnr(a, a) == psnr(a, a) == float("inf")
+    assert mean_psnr(a, a + 255) == pytest.approx(0.0) == psnr(a, a + 255)
+    b = a.copy()
+    b[1] += 16                                       # frame 0 equal, frame 1 off by 16 levels
+    assert mean_psnr(b, a, cap=PSNR_CAP) == pytest.approx((100.0 + 10 * np.log10(255 ** 2 / 256)) / 2)
+    assert psnr(b, a) == pytest.approx(10 * np.log10(255 ** 2 / 128))

@@ -50,3 +50,36 @@ def test_check_mode(tmp_path, capsys):
     out.write_text(out.read_text() + "edited\n")
     assert docs.main(["--out", str(out), "--check"]) == 1
     assert "out of date" in capsys.readouterr().err
+
+
+def test_measured_figures_come_from_the_newest_results_file(tmp_path):
+    import json
+    from perturb import measured
+
+    def row(op, severity, speedup, text=None):
+        out = {"op": op, "severity": severity, "speedup": speedup}
+        return out | ({"equivalence": {"text": text}} if text else {})
+
+    old = {"date": "2026-01-01", "visual": {"frames": 8, "size": [32, 32], "rows": [row("fog", 1, 2.0, "old")]}}
+    new = {"date": "2026-02-01", "visual": {"frames": 16, "size": [64, 48], "peer": {"package": "peer", "version": "1"},
+                                            "rows": [row("fog", 1, 3.04, "PSNR 40 dB"), row("fog", 5, 9.96)]},
+           "codecs": {"frames": 16, "rows": [{"op": "mpeg1", "severity": 3, "ours_s": 1.0}]},      # no speedup
+           "other": {"rows": [row("rain", 1, 5.0)]}}                                              # not a peer section
+    (tmp_path / "a.json").write_text(json.dumps(new))
+    (tmp_path / "b.json").write_text(json.dumps(old))
+    (tmp_path / "broken.json").write_text("{")
+    found = measured.load(tmp_path)
+    assert set(found) == {"fog"} and found["fog"].source == "a.json"
+    assert found["fog"].sentence() == ("Against peer 1 on the sample clip (16 frames at 64x48, severities 1, 5; "
+                                       "benchmarks/results/a.json): 3.0-10.0x as fast per clip; severity 1: PSNR 40 dB.")
+    assert measured.load(tmp_path / "missing") == {}
+
+
+def test_video_registrations_carry_no_measured_speed():
+    """Speed figures live in the benchmark results (the catalogue's Measured lines), not in code."""
+    import re
+
+    text = docs.render()
+    assert text.count("Measured: Against") >= 25
+    for spec in perturb.REGISTRY.select("video"):
+        assert not re.search(r"\d(\.\d+)?x (faster|the reference)|Speed:", spec.deviation), spec.name

@@ -416,6 +416,15 @@ def test_benchmark_md_adapter_table_names_every_hf_family():
     assert sorted(f.name for f in FAMILIES if f.name.replace("_", "") not in named) == []
 
 
+def test_benchmark_md_names_every_model_kind():
+    from perturb.bench.adapters.kinds import KINDS
+    text = (REPO / "docs" / "benchmark.md").read_text(encoding="utf-8")
+    synopsis = next(b.code for b in BLOCKS["docs/benchmark.md"] if b.lang == "text" and b.code.startswith("perturb bench"))
+    table = [ln for ln in text.splitlines() if ln.startswith("| `")]
+    assert [k.form for k in KINDS.values() if not any(ln.startswith(f"| `{k.form}`") for ln in table)] == []
+    assert [k.form for k in KINDS.values() if k.form not in synopsis] == []
+
+
 def test_policy_shown_in_ci_md_is_a_valid_policy(tmp_path):
     from perturb.gate.rules import load_policy
     block = next(b for b in BLOCKS["docs/ci.md"] if b.lang == "yaml")

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from perturb.registry import REGISTRY
-from perturb.video import _fast_random as fr
-from perturb.video import _opencv_frames
-from perturb.video._keyed_words import check_frame_indices, draw_key, frame_seeds, words_numpy
-from perturb.video._noise_rows import clipped_poisson_pmf, shot_rows, shot_tables
-from perturb.video.noise_kernels import KERNELS, shot_table, speckle_table
+from perturb.video.kernels import fast_random as fr
+from perturb.video.kernels import opencv_frames as _opencv_frames
+from perturb.video.kernels.keyed_words import check_frame_indices, draw_key, frame_seeds, words_numpy
+from perturb.video.kernels.noise_rows import clipped_poisson_pmf, shot_rows, shot_tables
+from perturb.video.kernels.noise import KERNELS, shot_table, speckle_table
 from perturb.video.render import perturb_clip
 
 NOISE_OPS = ["gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise"]
@@ -56,7 +56,7 @@ def test_words_pinned_values() -> None:
 
 
 def test_words_of_a_range_are_that_range_of_the_frame(monkeypatch) -> None:
-    from perturb.video import _keyed_words
+    from perturb.video.kernels import keyed_words as _keyed_words
 
     whole = words_numpy(99, 1001, 0, 1001)
     for start, stop in [(0, 1), (2, 3), (500, 1001), (1000, 1001), (4, 4)]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 
 from gate_fixtures import make_results
+from perturb.errors import GateInputError
 from perturb.gate.check import check, check_rule
-from perturb.gate.errors import GateInputError
-from perturb.gate.results import validate
 from perturb.gate.rules import parse_rule
 from perturb.registry import REGISTRY
+from perturb.results import validate
 
 # gamma_r per perturbation (mean over severities) in the default fixture, clean R@5 = 0.6:
 #   gaussian_noise 0.8267, shot_noise 0.8633, motion_blur 0.94, Typos 0.90; category noise 0.845.

@@ -193,8 +193,8 @@ MALFORMED = {   # a change to a schema-valid document → the words of the refus
     "summary disagrees with runs": (
         _set(["summary", "category", "noise", "gamma_a_mean"], 0.5),
         "summary.category.noise.gamma_a_mean is 0.5 but its 10 run(s) give a mean of 0.907"),
-    "unknown metric": (_set(["metric"], "t2v.R@7"),
-                       "metric must be t2v. or v2t. followed by one of R@1, R@5, R@10, mAP; got 't2v.R@7'"),
+    "unknown metric": (_set(["metric"], "t2v.MdR"),
+                       "metric must be t2v. or v2t. followed by one of R@K, mAP, nDCG@K; got 't2v.MdR'"),
     "metric not measured": (_set(["metric"], "v2t.mAP"), "metric is 'v2t.mAP' but clean.v2t.mAP is missing"),
     "ties": (_set(["ties"], "random"), "ties must be one of pessimistic, optimistic; got 'random'"),
     "dataset": (_set(["dataset"], "msrvtt"), "dataset: expected an object; got str"),

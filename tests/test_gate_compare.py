@@ -4,10 +4,10 @@ from __future__ import annotations
 import pytest
 
 from gate_fixtures import DEFAULT_PERTURBED, make_results
+from perturb.errors import GateInputError
 from perturb.gate.compare import compare
-from perturb.gate.errors import GateInputError
 from perturb.gate.tables import markdown
-from perturb.gate.results import validate
+from perturb.results import validate
 
 
 def shifted(name: str, delta: float, **kwargs) -> dict:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from perturb.gate.errors import GateInputError
+from perturb.errors import GateInputError
 from perturb.gate.rules import Rule, load_policy, parse_rule
 
 

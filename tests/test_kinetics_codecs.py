@@ -14,9 +14,9 @@ import pytest
 
 import perturb.video as pv
 from perturb.registry import REGISTRY
-from perturb.video import bitstream as bs
-from perturb.video._codec_stream import GREY, annex_b, decode, encode, nal_units, padded_size
-from perturb.video.kinetics_codecs import (abr_options, abr_target, crf_options, crf_reencode,
+from perturb.video.kernels import bitstream as bs
+from perturb.video.io.codec_stream import GREY, annex_b, decode, encode, nal_units, padded_size
+from perturb.video.kernels.h26x import (abr_options, abr_target, crf_options, crf_reencode,
                                            source_bitrate, source_stream)
 from perturb.video.psnr import mean_psnr
 from perturb.video.render import CLIP, PREFIX, renderer_of
@@ -236,7 +236,7 @@ def test_abr_target_and_the_bitrate_reached() -> None:
     (lambda: crf_options("libx264", 23.0), "crf to be an int"),
     (lambda: abr_target(np.zeros((1, 2, 2, 3), np.uint8), 0), "divisor to be a finite number > 0"),
     (lambda: abr_target(np.zeros((1, 2, 2, 3), np.uint8), float("nan")), "divisor"),
-    (lambda: encode(np.zeros((1, 2, 2, 3), np.uint8), "mpeg4", {}), "libx264 or libx265"),
+    (lambda: encode(np.zeros((1, 2, 2, 3), np.uint8), "libvpx-vp9", {}), "expected codec among"),
     (lambda: bs.bit_errors(source_stream(np.zeros((1, 4, 4, 3), np.uint8)), 1, 0.5, 1), "one_in"),
     (lambda: bs.packet_loss_stream(source_stream(np.zeros((1, 4, 4, 3), np.uint8)), 1, 1.5, 1472, 1), "loss"),
     (lambda: bs.packet_loss_stream(source_stream(np.zeros((1, 4, 4, 3), np.uint8)), 1, 0.1, 0, 1), "datagram"),

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from perturb.registry import REGISTRY
-from perturb.video._noise_rows import shot_rows
+from perturb.video.kernels.noise_rows import shot_rows
 from perturb.video.api import apply
-from perturb.video.noise_kernels import KERNELS
+from perturb.video.kernels.noise import KERNELS
 from perturb.video.render import perturb_clip
 from perturb.video.sample import sample_clip
 from perturb.video.severity_params import table
@@ -69,7 +69,7 @@ def test_apply_on_tensors_equals_apply_on_arrays(name: str, device: str) -> None
 
 
 def test_torch_renders_frames_in_groups_as_in_one(monkeypatch) -> None:
-    from perturb.video import noise_kernels
+    from perturb.video.kernels import noise as noise_kernels
 
     clip = torch.from_numpy(odd_clip((5, 9, 10, 3)))
     params = {"sigma": 0.2}

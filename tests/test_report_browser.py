@@ -22,7 +22,7 @@ def doc(tmp_path_factory):
     from perturb.bench.api import benchmark
     from perturb.bench.data import make_data
     from bench_fixtures import tiny_items
-    from perturb.bench.runner import Settings
+    from perturb.bench.encoder import Settings
 
     data = make_data(tiny_items(6, frames=6, size=32), "tiny", "memory")
     return benchmark("toy:16", data, video=["gaussian_noise", "jpeg"], text=["Typos"], severities=(1, 3, 5),

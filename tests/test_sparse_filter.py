@@ -5,8 +5,8 @@ import cv2
 import numpy as np
 import pytest
 
-from perturb.video._sparse_filter import DIRECT_AREA, correlate, dense_taps, sparse_kernel
-from perturb.video.blur import (column_prefix, defocus_blur, disk_columns, disk_kernel, disk_mask,
+from perturb.video.kernels.sparse_filter import DIRECT_AREA, correlate, dense_taps, sparse_kernel
+from perturb.video.kernels.blur import (column_prefix, defocus_blur, disk_columns, disk_kernel, disk_mask,
                                 motion_kernel, render_motion_blur)
 from perturb.video.sample import sample_clip
 from perturb.video.severity_params import table

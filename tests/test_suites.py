@@ -13,7 +13,7 @@ import pytest
 
 import perturb
 from bench_fixtures import write_tiny_dataset
-from perturb.bench.runner import plan
+from perturb.bench.plan import plan
 from perturb.bench.suite_summary import load_baseline, suite_runs, summarize_suites
 from perturb.cli import main
 from perturb.errors import UnknownPerturbationError
@@ -366,7 +366,7 @@ def test_benchmark_api_takes_a_suite_item():
     from perturb.bench.adapters.factory import load_model
     from perturb.bench.api import benchmark
     from bench_fixtures import tiny_data
-    from perturb.bench.runner import Settings
+    from perturb.bench.encoder import Settings
 
     doc = benchmark(load_model("toy:8"), tiny_data(3), video=["suite:imagenet-c"], severities=[2],
                     bootstrap=0, settings=Settings(progress=False))
@@ -378,7 +378,7 @@ def test_benchmark_api_mechanism_with_registered_ops():
     from perturb.bench.adapters.factory import load_model
     from perturb.bench.api import benchmark
     from bench_fixtures import tiny_data
-    from perturb.bench.runner import Settings
+    from perturb.bench.encoder import Settings
 
     doc = benchmark(load_model("toy:8"), tiny_data(3), video=["jpeg", "speckle_noise:imagenet-c"],
                     severities=[2], bootstrap=0, settings=Settings(progress=False))

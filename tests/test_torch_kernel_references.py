@@ -8,15 +8,15 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from perturb.video import _torch_imagenet_c as tic  # noqa: E402
-from perturb.video import _torch_kernels as tk  # noqa: E402
-from perturb.video import imagenet_c as ic  # noqa: E402
-from perturb.video import imagenet_c_colour as colour  # noqa: E402
-from perturb.video._keyed_words import _mix_numpy, _mix_torch, frame_seeds, words_numpy, words_torch  # noqa: E402
+from perturb.video.kernels import torch_imagenet_c as tic  # noqa: E402
+from perturb.video.kernels import torch_blur_camera as tk  # noqa: E402
+from perturb.video.kernels import imagenet_c as ic  # noqa: E402
+from perturb.video.kernels import imagenet_c_colour as colour  # noqa: E402
+from perturb.video.kernels.keyed_words import _mix_numpy, _mix_torch, frame_seeds, words_numpy, words_torch  # noqa: E402
 from perturb.video.api import apply  # noqa: E402
-from perturb.video.blur import motion_weights, streak_offsets  # noqa: E402
+from perturb.video.kernels.blur import motion_weights, streak_offsets  # noqa: E402
 from perturb.video.clip import from_levels, from_uint8_frames, to_levels  # noqa: E402
-from perturb.video.noise_kernels import KERNELS  # noqa: E402
+from perturb.video.kernels.noise import KERNELS  # noqa: E402
 from perturb.video.sample import sample_clip  # noqa: E402
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])

@@ -8,11 +8,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from perturb.video import _torch_imagenet_c as tic  # noqa: E402
-from perturb.video import imagenet_c as ic  # noqa: E402
-from perturb.video._torch_kernels import _rotations, static_rotate  # noqa: E402
+from perturb.video.kernels import torch_imagenet_c as tic  # noqa: E402
+from perturb.video.kernels import imagenet_c as ic  # noqa: E402
+from perturb.video.kernels.torch_blur_camera import _rotations, static_rotate  # noqa: E402
 from perturb.video.api import apply, draw  # noqa: E402
-from perturb.video.camera import static_angles  # noqa: E402
+from perturb.video.kernels.camera import static_angles  # noqa: E402
 from perturb.video.clip import from_levels, from_uint8_frames, to_levels, to_uint8_frames  # noqa: E402
 from perturb.video.sample import sample_clip  # noqa: E402
 
@@ -116,7 +116,7 @@ def test_clip_conversions_keep_their_values(dtype) -> None:
 
 @pytest.mark.parametrize("shape", [(2, 3, 40, 56), (1, 3, 9, 13), (2, 3, 4, 6)])
 def test_defocus_padding_by_torch_equals_folded_indices(shape) -> None:
-    from perturb.video._torch_kernels import _border, defocus_blur, disk_kernel
+    from perturb.video.kernels.torch_blur_camera import _border, defocus_blur, disk_kernel
 
     x = torch.from_numpy(np.random.default_rng(0).integers(0, 256, shape).astype(np.float32))
     t, c, h, w = shape
@@ -132,7 +132,7 @@ def test_defocus_padding_by_torch_equals_folded_indices(shape) -> None:
 
 @pytest.mark.parametrize("size", [(224, 224), (37, 53), (1, 5)])
 def test_zoom_grid_from_one_row_and_column_equals_the_affine_grid(size) -> None:
-    from perturb.video._torch_kernels import _source_grid, _zoom_grid
+    from perturb.video.kernels.torch_blur_camera import _source_grid, _zoom_grid
 
     h, w = size
     cx, cy = (w - 1) / 2, (h - 1) / 2
@@ -143,7 +143,7 @@ def test_zoom_grid_from_one_row_and_column_equals_the_affine_grid(size) -> None:
 
 
 def test_zoom_blur_in_chunks_of_frames_equals_each_frame_alone() -> None:
-    from perturb.video._torch_kernels import zoom_blur
+    from perturb.video.kernels.torch_blur_camera import zoom_blur
 
     x = to_levels(torch.from_numpy(small_clip(9)), "THWC")         # 9 frames: chunks of 4, 4 and 1
     params = {"zooms": (1.0, 1.21, 0.02)}
@@ -153,7 +153,7 @@ def test_zoom_blur_in_chunks_of_frames_equals_each_frame_alone() -> None:
 
 
 def test_snow_in_chunks_of_frames_equals_each_frame_alone() -> None:
-    from perturb.video._torch_weather import snow
+    from perturb.video.kernels.torch_weather import snow
 
     clip = small_clip(6)                                             # chunks of 4 and 2
     d = draw("snow", 4, len(clip), seed=5)

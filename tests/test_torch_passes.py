@@ -9,9 +9,9 @@ torch = pytest.importorskip("torch")
 
 from perturb.registry import REGISTRY  # noqa: E402
 from perturb.video import render  # noqa: E402
-from perturb.video._torch_kernels import padded  # noqa: E402
+from perturb.video.kernels.torch_blur_camera import padded  # noqa: E402
 from perturb.video.api import draw  # noqa: E402
-from perturb.video.noise_kernels import device_copy, gaussian_table  # noqa: E402
+from perturb.video.kernels.noise import device_copy, gaussian_table  # noqa: E402
 from perturb.video.sample import sample_clip  # noqa: E402
 
 FRAME_OPS = [s.name for s in REGISTRY.select("video") if render.renderer_of(s).reads == render.FRAME

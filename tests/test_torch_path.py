@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 
 from perturb.registry import REGISTRY  # noqa: E402
 from perturb.video.api import apply  # noqa: E402
-from perturb.video.render import INDEX, renderer_of  # noqa: E402
+from perturb.video.render import INDEX, LazyKernel, renderer_of  # noqa: E402
 from perturb.video.sample import sample_clip  # noqa: E402
 
 DETERMINISTIC = ["defocus_blur", "zoom_blur", "static_rotate", "sampling", "reverse_sampling"]
@@ -18,6 +18,8 @@ EXACT = ["translate", "jumble", "box_jumble", "freeze", "sampling", "reverse_sam
 NOISE = ["gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise"]
 TORCH_OPS = ["defocus_blur", "motion_blur", "zoom_blur", "static_rotate", "rotate", "translate"]
 TEMPORAL = ["jumble", "box_jumble", "sampling", "reverse_sampling", "freeze"]
+# Ops that render a torch clip through their numpy kernel: the codecs run on the CPU by nature.
+NUMPY_ONLY = {"jpeg", "mpeg1", "mpeg2", "h264_crf", "h264_abr", "h265_crf", "h265_abr", "bit_error", "packet_loss"}
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
 
@@ -35,6 +37,38 @@ def test_every_listed_op_has_a_torch_kernel() -> None:
         assert "torch" in renderer_of(REGISTRY.get(name)).kernels, name
     for name in TEMPORAL:                               # a gather: the same on every backend
         assert renderer_of(REGISTRY.get(name)).reads == INDEX
+
+
+def video_ops() -> list[str]:
+    return [spec.name for spec in REGISTRY.select("video")]
+
+
+def test_every_op_resolves_its_torch_kernel_one_way() -> None:
+    """Walks the whole registry: every op that computes pixels names its torch twin through
+    render.torch_kernel (a function of a perturb.video.kernels module), or is a codec."""
+    without = set()
+    for name in video_ops():
+        renderer = renderer_of(REGISTRY.get(name))
+        if renderer.reads == INDEX:
+            continue                                    # a gather: the same on every backend
+        kernel = renderer.kernels.get("torch")
+        if kernel is None:
+            without.add(name)
+            continue
+        assert isinstance(kernel, LazyKernel), name
+        assert kernel.module.startswith("perturb.video.kernels."), (name, kernel.module)
+        assert callable(kernel.resolve()), name
+    assert without == NUMPY_ONLY
+
+
+@pytest.mark.parametrize("name", [n for n in video_ops() if n not in NUMPY_ONLY])
+def test_every_torch_kernel_renders_like_numpy(name: str) -> None:
+    """Each op's torch kernel, run on a tiny clip, gives numpy's frames within a level on average."""
+    clip = np.ascontiguousarray(sample_clip(4)[:, 60:92, 80:112])
+    ours = apply(torch.from_numpy(clip), name, 3, seed=7).numpy()
+    ref = apply(clip, name, 3, seed=7)
+    assert ours.shape == ref.shape and ours.dtype == np.uint8
+    assert np.abs(ours.astype(np.int16) - ref.astype(np.int16)).mean() <= 1.0, name
 
 
 @pytest.mark.parametrize("severity", [1, 3, 5])

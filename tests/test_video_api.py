@@ -176,5 +176,5 @@ def test_pixel_loop_detector_works():
 
 def test_no_python_loops_over_pixels_in_video_kernels():
     root = Path(perturb.video.__file__).parent
-    for path in sorted(root.glob("*.py")):
+    for path in sorted(root.rglob("*.py")):
         assert _pixel_loops(path.read_text()) == [], path.name

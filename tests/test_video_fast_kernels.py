@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from perturb.video import imagenet_c_colour as colour
-from perturb.video.blur import zoom_blur
-from perturb.video.imagenet_c import blur_levels, render_gaussian_blur
-from perturb.video.imagenet_c_pixelate import (box_pass_plan, box_ranges, box_reduce, pixelate_size, render_pixelate,
+from perturb.video.kernels import imagenet_c_colour as colour
+from perturb.video.kernels.blur import zoom_blur
+from perturb.video.kernels.imagenet_c import blur_levels, render_gaussian_blur
+from perturb.video.kernels.imagenet_c_pixelate import (box_pass_plan, box_ranges, box_reduce, pixelate_size, render_pixelate,
                                                rounded_mean)
-from perturb.video._opencv_frames import centre_zoom_matrix, to_uint8
-from perturb.video.weather import composite_spatter
+from perturb.video.kernels.opencv_frames import centre_zoom_matrix, to_uint8
+from perturb.video.kernels.weather import composite_spatter
 from perturb.video.sample import sample_clip
 
 

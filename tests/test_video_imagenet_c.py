@@ -12,8 +12,8 @@ from skimage import color
 
 import perturb.video as pv
 from perturb.registry import REGISTRY
-from perturb.video.imagenet_c import elastic_field, glass_sources
-from perturb.video.imagenet_c_pixelate import box_ranges
+from perturb.video.kernels.imagenet_c import elastic_field, glass_sources
+from perturb.video.kernels.imagenet_c_pixelate import box_ranges
 from perturb.video.psnr import mean_psnr
 from perturb.video.render import perturb_clip
 from perturb.video.sample import sample_clip
@@ -135,7 +135,7 @@ def test_glass_on_frames_too_small_to_swap_is_a_double_blur() -> None:
 @pytest.mark.parametrize("size,scale", [((224, 224), 0.6), ((224, 224), 0.4), ((37, 53), 0.3), ((5, 9), 0.25),
                                         ((7, 10), 0.4), ((11, 14), 0.6), ((1, 3), 0.5)])
 def test_pixelate_equals_pillow_box_then_nearest(size, scale) -> None:
-    from perturb.video._torch_imagenet_c import pixelate as pixelate_torch
+    from perturb.video.kernels.torch_imagenet_c import pixelate as pixelate_torch
 
     frame = texture((1, *size, 3), seed=3)[0]
     h, w = size
@@ -157,7 +157,7 @@ def test_pixelate_equals_pillow_at_every_small_size() -> None:
 
 
 def test_pixelate_wide_boxes_average_whole_rows() -> None:
-    from perturb.video._torch_imagenet_c import pixelate as pixelate_torch
+    from perturb.video.kernels.torch_imagenet_c import pixelate as pixelate_torch
 
     frame = texture((1, 3, 600, 3), seed=4)
     out = perturb_clip(pv.get("pixelate"), frame, None, {"scale": 0.001})  # one box of 600 columns

@@ -15,11 +15,11 @@ import perturb.video as pv
 from perturb.dataset.strategy import render_draw, strategy
 from perturb.registry import REGISTRY
 from perturb.video.psnr import psnr
-from perturb.video.rain import (DROP_LEVEL, composite, draw_streaks, frame_masks, sheet_drops, sheet_size,
+from perturb.video.kernels.rain import (DROP_LEVEL, _clip_drops, composite, draw_streaks, frame_masks, sheet_drops, sheet_size,
                                 velocity)
 from perturb.video.render import WINDOW, perturb_clip, renderer_of
 from perturb.video.sample import sample_clip
-from perturb.video.temporal import frame_rate_indices, mean_displacement
+from perturb.video.ops.temporal import frame_rate_indices, mean_displacement
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["rain", "temporal_blur", "frame_rate"]
@@ -164,7 +164,7 @@ def test_rain_frame_is_a_window_of_the_whole_torus_sheet() -> None:
     slant, length = int(d.drawn["slant"]), d.params["length"]
     h, w = 50, 60
     sh, sw = sheet_size(h, w, slant, d.params)
-    drops = pv.rain._clip_drops(int(d.drawn["key"]), sh, sw, d.params["area"])
+    drops = _clip_drops(int(d.drawn["key"]), sh, sw, d.params["area"])
     big = np.zeros((3 * sh, 3 * sw), np.uint8)
     for x, y in drops.tolist():
         for oy in (0, sh):

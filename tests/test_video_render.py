@@ -9,7 +9,7 @@ import torch
 
 import perturb.video as pv
 from perturb.registry import REGISTRY
-from perturb.video.digital import reencode
+from perturb.video.kernels.jpeg_mpeg import reencode
 from perturb.video.render import CLIP, FRAME, INDEX, PREFIX, WINDOW, renderer_of
 from perturb.video.sample import sample_clip
 

@@ -6,7 +6,8 @@ import pytest
 
 import perturb
 from perturb.registry import SEVERITIES
-from perturb.video import camera, temporal
+from perturb.video.kernels import camera
+from perturb.video.ops import temporal
 from perturb.video.sample import sample_clip
 from perturb.video.severity_params import table
 

@@ -11,9 +11,9 @@ import perturb.video as pv
 from perturb.video.psnr import mean_psnr
 from perturb.video.render import perturb_clip
 from perturb.video.sample import sample_clip
-from perturb.video.weather import (COMPOSITES, LAYERS, composite_fog, composite_frost, composite_snow,
+from perturb.video.kernels.weather import (COMPOSITES, LAYERS, composite_fog, composite_frost, composite_snow,
                                    composite_spatter, drift_starts, frame_layers)
-from perturb.video.weather_layers import frost_layer, plasma_fractal, streak_blur
+from perturb.video.kernels.weather_layers import frost_layer, plasma_fractal, streak_blur
 
 NAMES = ["fog", "frost", "snow", "spatter"]
 SEVERITIES = [1, 2, 3, 4, 5]

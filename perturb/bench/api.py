@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..results import Metric, gamma_metric
+from ..results import Metric, gamma_metric, measured_names
 from ..selection import SEVERITY_LEVELS
 from .adapters.factory import load_model, parse_spec
 from .adapters.frames import frame_spec_of
@@ -68,7 +68,7 @@ def _two_stage(m: Model, k: int, first_stage: Any, encoder: Encoder, options: di
         else wrap(first_stage, _default_id(first_stage))
     first_encoder = Encoder(first, encoder.data, encoder.source, encoder.cache, encoder.settings)
     return RerankEncoder(m, first_encoder, k, encoder.data, encoder.source, encoder.cache, encoder.settings,
-                         encoder.with_ap)
+                         encoder.measured)
 
 
 def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str] = (),
@@ -116,14 +116,14 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     if backend and rerank is not None:
         raise ValueError("--rerank runs in this process; drop --backend")
     run = Run(data, metric, baseline, source, cache_dir, settings,
-              data.extra_positives > 0 or metric.key == "mAP", stats)
+              measured_names(metric.key, judged=data.extra_positives > 0), stats)
     kw = dict(mc=mc, entailment=entailment, bootstrap=bootstrap, level=level, cache_key=cache_key)
     if not backend or parse_spec(spec)[0] == "precomputed":      # embeddings read from files: no replicas
         m = load_model(model, **options) if spec else wrap(model, _default_id(model))
         return run.execute(m, plan(video, text, severities, pairs), rerank=rerank, first_stage=first_stage,
                            model_options=model_options, **kw)
     with open_replicas(backend, scheduler, n_workers, options.get("device"), getattr(source, "device", None)) as pool:
-        ctx = for_replicas(WorkerContext(spec, {}, data, source, cache_dir, settings, run.with_ap),
+        ctx = for_replicas(WorkerContext(spec, {}, data, source, cache_dir, settings, run.measured),
                            replica_options(options, pool.replicas),
                            replica_perturb_device(getattr(source, "device", None), pool.replicas))
         sharded = Sharded(pool, ctx)
@@ -142,7 +142,7 @@ class Run:
     source: Any
     cache_dir: str | None
     settings: Settings
-    with_ap: bool
+    measured: tuple[str, ...]                # metric names, per direction
     stats: dict[str, Any] | None
 
     def execute(self, m: Model, jobs: list[Any], *, mc: str | None, entailment: str | None, bootstrap: int,
@@ -155,7 +155,7 @@ class Run:
             notice_unversioned(m)
         if hasattr(source, "fit_to"):
             source.fit_to(frame_spec_of(m.impl))
-        encoder = Encoder(m, self.data, source, EmbeddingCache(self.cache_dir), settings, with_ap=self.with_ap)
+        encoder = Encoder(m, self.data, source, EmbeddingCache(self.cache_dir), settings, self.measured)
         if stats is not None:
             stats["progress"] = encoder.progress
         if rerank is not None:

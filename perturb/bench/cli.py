@@ -12,7 +12,9 @@ from typing import Any, Iterator
 
 from ..errors import PerturbError, UsageError
 from ..fileio import remove_if_empty, write_atomic
+from ..metric_names import gamma_forms
 from ..selection import add_selection_arguments
+from .adapters.kinds import KINDS
 
 
 def register(subparsers: Any) -> None:
@@ -21,9 +23,8 @@ def register(subparsers: Any) -> None:
                               description="Clean retrieval, then every video perturbation x severity, "
                               "every text perturbation and optional pairs; writes results.json, "
                               "results.csv, report.md and report.html into --out.")
-    p.add_argument("--model", required=True, metavar="KIND:TARGET",
-                   help="hf:NAME_OR_PATH[@REVISION][#embed|logits|itm|yesno] | clip:NAME_OR_PATH | precomputed:DIR | "
-                   "callable:MODULE:ATTR | http:URL[#cross] | toy:DIM (docs/models.md)")
+    p.add_argument("--model", required=True, metavar="KIND:TARGET", help=" | ".join(k.form for k in KINDS.values())
+                   + " (hf MODE: docs/models.md; http:URL#cross: a cross-encoder)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--dataset", metavar="PATH", help="dataset annotations (MSR-VTT, YouCook2, CSV/JSONL)")
     src.add_argument("--built", metavar="DIR", help="a `perturb build` output directory; perturbations and "
@@ -34,14 +35,13 @@ def register(subparsers: Any) -> None:
     p.set_defaults(video_perturbations=None, text_perturbations=None, severities=None)   # see _selection
     p.add_argument("--pairs", default="", metavar="V@T,...",
                    help="video+text pairs, e.g. gaussian_noise@Typos (each at every severity)")
-    p.add_argument("--metric", default="R@5", help="[t2v.|v2t.]R@1|R@5|R@10|mAP for γ (default t2v.R@5)")
+    p.add_argument("--metric", default="R@5", help=f"{gamma_forms()} for γ, K from the name (default t2v.R@5)")
     p.add_argument("--baseline-errors", metavar="JSON", help="a baseline model's errors per ImageNet-C "
                    "corruption and severity ({\"fog\": [e1, ..., e5], ...}): the report adds mCE")
     p.add_argument("--subset", type=int, help="N items, chosen reproducibly from --seed")
     p.add_argument("--seed", type=int, default=0, help="seed of subset, perturbations and bootstrap")
-    p.add_argument("--captions", choices=("all", "first"), default="all",
-                   help="caption queries per video (default all)")
-    p.add_argument("--judgements", metavar="JSONL", help="extra positives (FIRE-style); enables mAP")
+    p.add_argument("--captions", choices=("all", "first"), default="all", help="caption queries per video (default all)")
+    p.add_argument("--judgements", metavar="JSONL", help="extra positives (FIRE-style), optionally graded; enables mAP")
     p.add_argument("--mc", metavar="FILE", help="multiple-choice set (contrast TSV/JSONL): MC accuracy")
     p.add_argument("--entailment", metavar="FILE", help="entailment pairs (video, caption, label): ROC-AUC")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples, 0 = no CIs (default 1000)")

@@ -30,10 +30,16 @@ class BenchData:
     seed: int = 0
     extra_positives: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
+    grades: np.ndarray | None = None             # float (Q, N) when judgements carry grades (else 1 per positive)
 
     @property
     def item_ids(self) -> list[str]:
         return [it.item_id for it in self.items]
+
+    @property
+    def gains(self) -> np.ndarray:
+        """What each candidate is worth to each query: its grade, or 1 for a positive without grades."""
+        return self.relevance if self.grades is None else self.grades
 
     def fingerprint(self) -> str:
         """A short stable id of the dataset (name and location), used in cache keys."""
@@ -68,7 +74,8 @@ def _queries(items: Sequence[Item], captions: str) -> tuple[list[str], list[str]
 
 
 def read_judgements(path: str | os.PathLike) -> list[dict[str, Any]]:
-    """Extra positives, JSONL: ``{"query_id" | "caption": ..., "item_id" | "video_id": ..., "relevant": true}``."""
+    """Extra positives, JSONL: ``{"query_id" | "caption": ..., "item_id" | "video_id": ..., "relevant": true}``,
+    optionally graded (``"grade": 2``, a number >= 0; a positive without one is worth 1)."""
     rows = read_jsonl(path)
     for n, row in enumerate(rows, 1):
         if (not isinstance(row, dict) or not ({"query_id", "caption"} & row.keys())
@@ -76,6 +83,9 @@ def read_judgements(path: str | os.PathLike) -> list[dict[str, Any]]:
             got = sorted(row) if isinstance(row, dict) else type(row).__name__
             raise ValueError(f"{path}: row {n}: expected an object with query_id or caption, and "
                              f"item_id or video_id; got {got}")
+        grade = row.get("grade", 1)
+        if isinstance(grade, bool) or not isinstance(grade, (int, float)) or not 0 <= grade < float("inf"):
+            raise ValueError(f"{path}: row {n}: grade must be a finite number >= 0; got {grade!r}")
     return rows
 
 
@@ -88,9 +98,11 @@ def _apply_judgements(data: BenchData, rows: list[dict[str, Any]]) -> int:
     by_video: dict[str, list[int]] = {}
     for j, it in enumerate(data.items):
         by_video.setdefault(it.video_id, []).append(j)
+    if any("grade" in row for row in rows):
+        data.grades = data.relevance.astype(np.float64)
     added = 0
     for row in rows:
-        if not row.get("relevant", True):
+        if not row.get("relevant", True) or row.get("grade", 1) == 0:
             continue
         qs = [by_query[row["query_id"]]] if row.get("query_id") in by_query else by_caption.get(row.get("caption"), [])
         js = [by_item[row["item_id"]]] if row.get("item_id") in by_item else by_video.get(row.get("video_id"), [])
@@ -98,6 +110,8 @@ def _apply_judgements(data: BenchData, rows: list[dict[str, Any]]) -> int:
             for j in js:
                 added += int(not data.relevance[q, j])
                 data.relevance[q, j] = True
+                if data.grades is not None:        # a pair judged twice takes its last row's grade
+                    data.grades[q, j] = row.get("grade", 1)
     return added
 
 

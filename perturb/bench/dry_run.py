@@ -17,7 +17,7 @@ from .plan import Job, caption_sets
 def model_kind(spec: str) -> str | None:
     """``dual`` or ``cross`` read from the spec (a callable's module is imported, nothing built);
     None when only building it would tell."""
-    from .adapters.factory import import_target
+    from .adapters.kinds import import_target
     from .adapters.protocol import _required_params
     from .options import is_dual
 

@@ -8,7 +8,7 @@ and only the frames the model reads are rendered.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -18,7 +18,9 @@ from .adapters.protocol import Model, check_width
 from .cache import CacheKey, EmbeddingCache
 from .data import BenchData
 from .fingerprint import digest, item_fingerprint, perturbation_fingerprint, text_fingerprint
-from .metrics import average_precisions, first_positive_ranks
+from ..metric_names import DIRECTIONS, reported_names
+from ..ranking import Ranking
+from .metrics import per_query_values
 from .plan import Job
 from .prefetch import batched, prefetch
 from .schedule import Config, video_batches
@@ -37,12 +39,10 @@ class Settings:
 
 @dataclass
 class Ranked:
-    """First-positive ranks of one job in both directions (and average precisions, if asked)."""
+    """The per-query values of every measured metric of one job: direction → metric name → (Q,)."""
 
     job: Job
-    t2v: np.ndarray
-    v2t: np.ndarray
-    ap: dict[str, np.ndarray] = field(default_factory=dict)
+    values: dict[str, dict[str, np.ndarray]]
 
 
 def _normalise(x: np.ndarray) -> np.ndarray:
@@ -79,9 +79,9 @@ class Encoder:
     """Embeddings (dual) or score rows (cross) of one model on one dataset, cached and memoised."""
 
     def __init__(self, model: Model, data: BenchData, source: OnTheFly, cache: EmbeddingCache,
-                 settings: Settings, with_ap: bool = False) -> None:
+                 settings: Settings, measured: Sequence[str] = reported_names()) -> None:
         self.model, self.data, self.source, self.cache = model, data, source, cache
-        self.settings, self.with_ap = settings, with_ap
+        self.settings, self.measured = settings, tuple(measured)      # metric names, per direction
         self.memo: dict[tuple[str, str, int | None], np.ndarray] = {}
         self.units: dict[tuple[str, str, int | None], np.ndarray] = {}   # memo rows at unit length
         self.width: int | None = None       # embedding width seen so far (video and text agree)
@@ -253,12 +253,10 @@ class Encoder:
         return self.units[key]
 
     def rank(self, job: Job) -> Ranked:
-        """Ranks of a job in both directions."""
-        s, rel, ties = self.similarity(job), self.data.relevance, self.settings.ties
-        out = Ranked(job, first_positive_ranks(s, rel, ties), first_positive_ranks(s.T, rel.T, ties))
-        if self.with_ap:
-            out.ap = {"t2v": average_precisions(s, rel, ties), "v2t": average_precisions(s.T, rel.T, ties)}
-        return out
+        """The measured metrics' per-query values of a job, in both directions."""
+        s, rel, ties = self.similarity(job), self.data.gains, self.settings.ties
+        rankings = (Ranking(s, rel, ties), Ranking(s.T, rel.T, ties))
+        return Ranked(job, {d: per_query_values(r, self.measured) for d, r in zip(DIRECTIONS, rankings)})
 
     def produced(self, job: Job) -> dict[tuple[str, str, int | None], np.ndarray]:
         """The memoised embeddings a job made, to hand back from a remote worker."""

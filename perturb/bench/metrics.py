@@ -1,36 +1,17 @@
 """Retrieval metrics in pure numpy: ranks, R@K / Correct@K, MdR/MnR, mAP, MC accuracy, ROC-AUC.
 
-Conventions. ``scores`` is (Q, C): one row per query, one column per candidate, higher = better.
-``relevance`` is a boolean (Q, C) matrix; a query may have several positives (FIRE). The rank of
-a query is the 1-based position of its best-ranked positive. Ties are broken *pessimistically*
-by default: a negative that scores the same as a positive is ranked before it, so a model that
-gives every candidate the same score gets the worst rank, never the best. ``ties="optimistic"``
-ranks positives first within a tie.
+The per-query numbers come from :class:`perturb.ranking.Ranking` (its module states the
+conventions: (Q, C) scores, higher = better; relevance a boolean or graded (Q, C) matrix; ties
+broken pessimistically unless ``ties="optimistic"``); these are its functional forms.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
-from ..results import KS, TIES
-
-
-def _check(scores: np.ndarray, relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    s = np.asarray(scores, dtype=np.float64)
-    r = np.asarray(relevance, dtype=bool)
-    if s.ndim != 2 or s.shape != r.shape:
-        raise ValueError(f"expected scores and relevance of the same (queries, candidates) shape; "
-                         f"got {s.shape} and {r.shape}")
-    if not r.any(axis=1).all():
-        bad = np.flatnonzero(~r.any(axis=1))[:5].tolist()
-        raise ValueError(f"every query needs at least one positive; queries {bad} have none")
-    if np.isnan(s).any():
-        raise ValueError("scores contain NaN; expected finite similarity scores")
-    return s, r
-
-
-def _check_ties(ties: str) -> None:
-    if ties not in TIES:
-        raise ValueError(f"ties must be one of {TIES}; got {ties!r}")
+from ..metric_names import kind_of, reported_names
+from ..ranking import Ranking
 
 
 def relevance_from_index(positive: np.ndarray, n_candidates: int) -> np.ndarray:
@@ -44,14 +25,7 @@ def relevance_from_index(positive: np.ndarray, n_candidates: int) -> np.ndarray:
 def first_positive_ranks(scores: np.ndarray, relevance: np.ndarray,
                          ties: str = "pessimistic") -> np.ndarray:
     """1-based rank of the best-ranked positive of each query, shape (Q,)."""
-    _check_ties(ties)
-    s, r = _check(scores, relevance)
-    best = np.where(r, s, -np.inf).max(axis=1, keepdims=True)
-    negatives = ~r
-    above = (negatives & (s > best)).sum(axis=1)
-    if ties == "pessimistic":
-        above += (negatives & (s == best)).sum(axis=1)
-    return above + 1
+    return Ranking(scores, relevance, ties).first_ranks
 
 
 def recall_at_k(ranks: np.ndarray, k: int) -> float:
@@ -62,35 +36,32 @@ def recall_at_k(ranks: np.ndarray, k: int) -> float:
 correct_at_k = recall_at_k
 
 
-def rank_summary(ranks: np.ndarray, ks: tuple[int, ...] = KS) -> dict[str, float]:
-    """``{"R@1", "R@5", "R@10", "MdR", "MnR"}`` from first-positive ranks; R@K are fractions."""
-    ranks = np.asarray(ranks)
-    out = {f"R@{k}": recall_at_k(ranks, k) for k in ks}
-    out["MdR"] = float(np.median(ranks))
-    out["MnR"] = float(np.mean(ranks))
+def per_query_values(ranking: Ranking, names: Sequence[str]) -> dict[str, np.ndarray]:
+    """Each named metric's (Q,) per-query values, by its kind's function in the metric table."""
+    out = {}
+    for name in names:
+        kind, k = kind_of(name) or (None, None)
+        if kind is None:
+            raise ValueError(f"unknown retrieval metric {name!r}")
+        out[name] = kind.per_query(ranking, k)
     return out
+
+
+def summarise(values: dict[str, np.ndarray]) -> dict[str, float]:
+    """Each metric from its per-query values: their mean, or their median where its kind says so (MdR)."""
+    return {name: float(np.median(v) if kind_of(name)[0].median else np.mean(v)) for name, v in values.items()}
 
 
 def retrieval_metrics(scores: np.ndarray, relevance: np.ndarray,
                       ties: str = "pessimistic") -> dict[str, float]:
     """R@1/5/10, median and mean rank of a (Q, C) score matrix."""
-    return rank_summary(first_positive_ranks(scores, relevance, ties))
+    return summarise(per_query_values(Ranking(scores, relevance, ties), reported_names()))
 
 
 def average_precisions(scores: np.ndarray, relevance: np.ndarray,
                        ties: str = "pessimistic") -> np.ndarray:
     """Average precision of each query (FIRE eq. 2): mean of Precision@i over positive positions i."""
-    _check_ties(ties)
-    s, r = _check(scores, relevance)
-    tie_key = r if ties == "pessimistic" else ~r          # False sorts first within a tie
-    out = np.empty(len(s))
-    for q in range(len(s)):
-        order = np.lexsort((tie_key[q], -s[q]))
-        rel = r[q, order]
-        hits = np.cumsum(rel)
-        positions = np.flatnonzero(rel) + 1
-        out[q] = float(np.mean(hits[rel] / positions))
-    return out
+    return Ranking(scores, relevance, ties).average_precisions()
 
 
 def mean_average_precision(scores: np.ndarray, relevance: np.ndarray,

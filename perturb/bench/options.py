@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 
 from ..errors import UsageError
 from ..options import check_output
-from ..results import Metric, gamma_metric
+from ..results import Metric, gamma_kinds, gamma_metric
 
 # (option, attribute, smallest accepted value) of the whole-number options; None is "not given".
 AT_LEAST = (("--seed", "seed", 0), ("--bootstrap", "bootstrap", 0), ("--batch-size", "batch_size", 1),
@@ -40,7 +40,8 @@ def check_model(spec: str, option: str = "--model") -> str:
     """A model spec whose target can exist: local paths present, a callable callable, a URL a
     URL; returns its kind (hf:/clip: folders are checked by parse_spec). Nothing is loaded (a
     callable's module is imported)."""
-    from .adapters.factory import import_target, parse_spec
+    from .adapters.factory import parse_spec
+    from .adapters.kinds import import_target
     from .adapters.protocol import ModelSpecError, wrappable
 
     try:
@@ -114,14 +115,14 @@ def check_files(args: argparse.Namespace, inputs: Sequence[str]) -> None:
 
 
 def check_metric(args: argparse.Namespace) -> Metric:
-    """The metric γ is computed on, parsed; mAP counts extra positives, so it needs --judgements."""
+    """The metric γ is computed on, parsed; a kind that counts extra positives (mAP) needs --judgements."""
     try:
         metric = gamma_metric(args.metric)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    if metric.key == "mAP" and not args.judgements:
-        raise UsageError("--metric mAP needs --judgements (the extra positives mAP ranks); "
-                         "expected R@1, R@5 or R@10 without them")
+    if metric.kind.needs_judgements and not args.judgements:
+        raise UsageError(f"--metric {metric.key} needs --judgements (the extra positives it ranks); "
+                         f"expected one of {' or '.join(gamma_kinds(judged=False))} without them")
     return metric
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MissingResourceError
+from ..metric_names import reported_names
 from .adapters.factory import load_model
 from .adapters.frames import frame_spec_of
 from .adapters.protocol import Model
@@ -35,12 +36,12 @@ class WorkerContext:
     source: OnTheFly
     cache_root: str | None
     settings: Settings
-    with_ap: bool = False
+    measured: tuple[str, ...] = reported_names()     # metric names, per direction
 
     def encoder(self) -> Encoder:
         model = _worker_model(self.model_spec, tuple(sorted(self.model_options.items())))
         settings = Settings(**{**self.settings.__dict__, "progress": False})
-        return Encoder(model, self.data, self.source, EmbeddingCache(self.cache_root), settings, self.with_ap)
+        return Encoder(model, self.data, self.source, EmbeddingCache(self.cache_root), settings, self.measured)
 
     def on_gpu(self) -> bool:
         return str(self.model_options.get("device", "")).startswith("cuda") or \

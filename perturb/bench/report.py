@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 from ..fileio import write_atomic
 from ..honesty import chance_of, flags, run_label
+from ..metric_names import DIRECTIONS, gamma_metric, is_fraction
 from . import plots
 from .bootstrap import METHOD
 from .suite_summary import figure_lines, suite_tables
@@ -23,12 +24,11 @@ def _pm(agg: dict[str, Any], g: str) -> str:
     return f"{_f(agg.get(f'{g}_mean'))} ± {_f(agg.get(f'{g}_std'))}"
 
 
-def _clean_rows(doc: dict[str, Any]) -> list[list[str]]:
-    rows = []
-    for d in ("t2v", "v2t"):
-        m = doc["clean"][d]
-        rows.append([d, *(_f(m[k], 3) for k in ("R@1", "R@5", "R@10")), _f(m["MdR"], 1), _f(m["MnR"], 1)])
-    return rows
+def _clean_table(doc: dict[str, Any]) -> tuple[str, list[str], list[list[str]]]:
+    """Every retrieval metric the file measured on clean, per direction (fractions to 3 digits, ranks to 1)."""
+    names = list(doc["clean"]["t2v"])
+    rows = [[d, *(_f(doc["clean"][d].get(k), 3 if is_fraction(k) else 1) for k in names)] for d in DIRECTIONS]
+    return "Clean retrieval", ["direction", *names], rows
 
 
 CARD_FIELDS = ("family", "checkpoint", "revision", "mode", "frames", "frame_sampling", "resolution", "dtype",
@@ -114,7 +114,7 @@ def tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     s = doc["summary"]
     lv = _level(doc)
     out = model_tables(doc)
-    out += [("Clean retrieval", ["direction", "R@1", "R@5", "R@10", "MdR", "MnR"], _clean_rows(doc))]
+    out.append(_clean_table(doc))
     out.append((f"Most damaging configurations (lowest γa on {doc['metric']})", _ranked_header(doc),
                 _ranked_rows(doc, RANKED)))
     out.append(("Robustness per modality (cf. Table 5)", ["modality", "γa ± σ", f"mean γa {lv}", "γr ± σ",
@@ -193,7 +193,7 @@ def markdown(docs: Sequence[dict[str, Any]]) -> str:
                            [_overview(d) for d in docs]) + [""]
     for doc in docs:
         lines += [f"## {_title(doc)}", ""] + _md_headline(doc)
-        lines += [f"Metric: `{doc['metric']}`; γr is empty (null) where the clean metric is 0.", ""]
+        lines += [f"Metric: `{doc['metric']}` ({gamma_metric(doc['metric']).words}); γr is empty (null) where the clean metric is 0.", ""]
         lines += [f"- {n}" for n in notes(doc)] + [""]
         for title, header, rows in tables(doc):
             lines += [f"### {title}", ""] + _md_table(header, rows) + [""]
@@ -265,7 +265,8 @@ def html_report(docs: Sequence[dict[str, Any]], extra_html: str = "") -> str:
     for doc in docs:
         parts.append(f"<h2>{html.escape(_title(doc))}</h2>")
         parts.append(_html_headline(doc))
-        parts.append(f"<p>Metric <code>{html.escape(doc['metric'])}</code>. γa = 1 − (A<sub>c</sub> − A<sub>p</sub>),"
+        parts.append(f"<p>Metric <code>{html.escape(doc['metric'])}</code> "
+                     f"({html.escape(gamma_metric(doc['metric']).words)}). γa = 1 − (A<sub>c</sub> − A<sub>p</sub>),"
                      " γr = 1 − (A<sub>c</sub> − A<sub>p</sub>)/A<sub>c</sub>; “—” where undefined.</p>")
         parts.append(_html_notes(doc))
         figs = [(plots.severity_curves(doc), "metric vs severity per video category, bootstrap CIs as bands"),

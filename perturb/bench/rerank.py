@@ -7,10 +7,11 @@ and R@k for k > K mixes in the first stage; v2t ranks are read off the same scor
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
+from ..metric_names import reported_names
 from .adapters.protocol import Model
 from .cache import EmbeddingCache
 from .data import BenchData
@@ -38,7 +39,7 @@ class RerankEncoder(Encoder):
     """An :class:`Encoder` whose similarity is the first stage's, re-scored on each query's top K."""
 
     def __init__(self, model: Model, first: Encoder, k: int, data: BenchData, source: OnTheFly,
-                 cache: EmbeddingCache, settings: Settings, with_ap: bool = False) -> None:
+                 cache: EmbeddingCache, settings: Settings, measured: Sequence[str] = reported_names()) -> None:
         if model.kind != "cross":
             raise ValueError(f"--rerank re-scores with a cross-encoder (matching or yes/no model); "
                              f"{model.id} is a dual encoder")
@@ -46,7 +47,7 @@ class RerankEncoder(Encoder):
             raise ValueError(f"--first-stage must be a dual encoder; {first.model.id} is a cross-encoder")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"--rerank K must be a positive int; got {k!r}")
-        super().__init__(model, data, source, cache, settings, with_ap)
+        super().__init__(model, data, source, cache, settings, measured)
         self.first, self.k = first, k
         self.pairs_scored = 0
 

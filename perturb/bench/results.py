@@ -8,30 +8,23 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..honesty import chance_levels, flags
-from ..results import (DIRECTIONS, GAMMA_METRICS, SCHEMA_VERSION, Metric, gamma_metric,  # noqa: F401
-                       load_results, tidy_rows, write_csv, write_json)
+from ..results import DIRECTIONS, SCHEMA_VERSION, Metric, gamma_metric, measured_names
 from .bootstrap import bootstrap_ci, mean_gamma_bootstrap, paired_bootstrap
 from .data import BenchData
 from .encoder import Ranked
-from .metrics import rank_summary
+from .metrics import summarise
 from .robustness import gamma_a, gamma_r, summarize
 
 
 def per_query(ranked: Ranked, metric: Metric) -> np.ndarray:
-    """The per-query values whose mean is the metric (hits for R@K, average precision for mAP)."""
-    if metric.key == "mAP":
-        if metric.direction not in ranked.ap:
-            raise ValueError("mAP needs a judgements file (--judgements) so extra positives are known")
-        return ranked.ap[metric.direction]
-    k = int(metric.key.split("@")[1])
-    return (getattr(ranked, metric.direction) <= k).astype(np.float64)
-
-
-def _direction(ranked: Ranked, direction: str) -> dict[str, float]:
-    out = rank_summary(getattr(ranked, direction))
-    if direction in ranked.ap:
-        out["mAP"] = float(np.mean(ranked.ap[direction]))
-    return out
+    """The per-query values whose mean is the metric (hits for R@K, average precision for mAP, ...)."""
+    values = ranked.values[metric.direction]
+    if metric.key not in values:
+        kind = metric.kind
+        if kind is not None and kind.needs_judgements:
+            raise ValueError(f"{metric.key} needs a judgements file (--judgements) so extra positives are known")
+        raise ValueError(f"{metric.name} was not measured (measured: {', '.join(values)})")
+    return values[metric.key]
 
 
 def _none_if_nan(x: float) -> float | None:
@@ -43,7 +36,7 @@ def _run_record(ranked: Ranked, clean: Ranked, metric: Metric,
     job = ranked.job
     rec: dict[str, Any] = {"modality": job.modality, "perturbation": job.perturbation,
                            "category": job.category, "severity": job.severity,
-                           "t2v": _direction(ranked, "t2v"), "v2t": _direction(ranked, "v2t")}
+                           **{d: summarise(ranked.values[d]) for d in DIRECTIONS}}
     a_c = float(np.mean(per_query(clean, metric)))
     a_p = float(np.mean(per_query(ranked, metric)))
     rec["gamma_a"] = _none_if_nan(gamma_a(a_c, a_p))
@@ -61,7 +54,7 @@ def build_results(model: dict[str, Any], data: BenchData, metric: str | Metric, 
     from ..version import __version__
 
     parsed = gamma_metric(metric)
-    clean_rec: dict[str, Any] = {"t2v": _direction(clean, "t2v"), "v2t": _direction(clean, "v2t")}
+    clean_rec: dict[str, Any] = {d: summarise(clean.values[d]) for d in DIRECTIONS}
     if bootstrap:
         clean_rec["ci"] = {"metric": bootstrap_ci(per_query(clean, parsed), bootstrap["n"],
                                                   bootstrap["seed"], bootstrap["level"])}
@@ -77,7 +70,7 @@ def build_results(model: dict[str, Any], data: BenchData, metric: str | Metric, 
         "dataset": {"name": data.name, "path": data.path, "n_items": len(data.items),
                     "subset": data.subset, "seed": data.seed},
         "metric": parsed.name, "ties": ties, "bootstrap": bootstrap, "clean": clean_rec,
-        "chance": chance_levels(data.relevance), "runs": records, "summary": summary,
+        "chance": chance_levels(data.gains, measured_names(parsed.key, judged=True)), "runs": records, "summary": summary,
     }
     if extra:
         doc.update(extra)

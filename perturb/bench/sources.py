@@ -147,7 +147,7 @@ class OnTheFly:
         rate = self.fps or item.meta.get("fps")
         if rate:
             return float(rate)
-        from ..video.probe import probe
+        from ..video.io.probe import probe
         return float(probe(item.video_path).fps)
 
     def clean(self, item: Item, configs: Sequence[tuple[str, int | None]],

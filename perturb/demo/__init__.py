@@ -3,6 +3,6 @@
 ``python -m perturb.demo --out DIR`` runs them all."""
 from __future__ import annotations
 
-from .gallery import PSNR_CAP, gallery_demo, psnr, summary_lines
+from .gallery import PSNR_CAP, gallery_demo, summary_lines
 
-__all__ = ["PSNR_CAP", "gallery_demo", "psnr", "summary_lines"]
+__all__ = ["PSNR_CAP", "gallery_demo", "summary_lines"]

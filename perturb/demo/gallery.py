@@ -7,16 +7,9 @@ from pathlib import Path
 import numpy as np
 
 from ..selection import SEVERITY_LEVELS
+from ..video.psnr import mean_psnr
 
 PSNR_CAP = 100.0     # dB reported for a frame identical to the clean one
-
-
-def psnr(clean: np.ndarray, other: np.ndarray) -> float:
-    """Mean over frames of the per-frame PSNR in dB (capped at PSNR_CAP for identical frames)."""
-    diff = clean.astype(np.float64) - other.astype(np.float64)
-    mse = (diff ** 2).reshape(len(diff), -1).mean(axis=1)
-    floor = 255.0 ** 2 / 10 ** (PSNR_CAP / 10)
-    return float(np.mean(10 * np.log10(255.0 ** 2 / np.maximum(mse, floor))))
 
 
 def gallery_demo(out_dir: str | Path, seed: int = 0,
@@ -29,7 +22,7 @@ def gallery_demo(out_dir: str | Path, seed: int = 0,
     scores: dict[str, dict[int, float]] = {}
 
     def measure(name: str, severity: int, out: np.ndarray) -> None:
-        scores.setdefault(name, {})[severity] = psnr(clip, out)
+        scores.setdefault(name, {})[severity] = mean_psnr(clip, out, cap=PSNR_CAP)
 
     image = gallery(clip, "all", seed=seed, observe=measure)
     return save_png(Path(out_dir) / "gallery.png", image), scores

@@ -136,7 +136,7 @@ def cmd_describe(args: argparse.Namespace) -> int:
 
 def _read(path: str, **kwargs: Any) -> tuple[Any, float]:
     from ..errors import VideoReadError
-    from .io import read
+    from .io.decode import read
 
     try:
         return read(path, **kwargs)
@@ -147,7 +147,7 @@ def _read(path: str, **kwargs: Any) -> tuple[Any, float]:
 def cmd_apply(args: argparse.Namespace) -> int:
     """Read a video, perturb it, write it back."""
     from .api import apply, get
-    from .io import VideoWriter
+    from .io.encode import VideoWriter
 
     check_output(args.output, [args.input], "OUT")
     try:

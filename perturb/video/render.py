@@ -77,21 +77,29 @@ class Renderer:
 
 
 class LazyKernel:
-    """A kernel imported on first call, so registering a torch kernel does not import torch."""
+    """A kernel imported on first call, so registering a torch kernel does not import torch.
 
-    def __init__(self, module: str, name: str) -> None:
-        self.module, self.name = module, name
+    ``key`` names a draw passed in place of the whole ``drawn`` mapping (the noise kernels take
+    their clip's key alone)."""
 
-    def __call__(self, *args: Any) -> Any:
-        return getattr(importlib.import_module(self.module), self.name)(*args)
+    def __init__(self, module: str, name: str, key: str | None = None) -> None:
+        self.module, self.name, self.key = module, name, key
+
+    def resolve(self) -> Callable[..., Any]:
+        """The kernel function itself (imports its module)."""
+        return getattr(importlib.import_module(self.module), self.name)
+
+    def __call__(self, frames: Any, ids: np.ndarray, drawn: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
+        return self.resolve()(frames, ids, drawn if self.key is None else drawn[self.key], params)
 
     def __repr__(self) -> str:
         return f"LazyKernel({self.module}.{self.name})"
 
 
-def torch_kernel(name: str) -> LazyKernel:
-    """The torch kernel ``name`` of :mod:`._torch_kernels`, imported on first use."""
-    return LazyKernel("perturb.video._torch_kernels", name)
+def torch_kernel(module: str, name: str, key: str | None = None) -> LazyKernel:
+    """The torch twin of a kernel: function ``name`` of ``perturb.video.kernels.<module>``,
+    imported on first use. Every op registers its torch kernel this one way."""
+    return LazyKernel(f"{__package__}.kernels.{module}", name, key)
 
 
 def renderer_of(spec: Spec) -> Renderer:

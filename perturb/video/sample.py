@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .io import read
+from .io.decode import read
 
 SAMPLE_PATH = Path(__file__).resolve().parents[1] / "assets" / "sample" / "sample.mp4"
 

@@ -3,7 +3,7 @@
 Families and modes (default first): CLIP, SigLIP, SigLIP 2 ``#embed`` (dual, frames mean-pooled);
 X-CLIP ``#logits`` (cross: video-conditioned prompts) or ``#embed``; BLIP ``#itm`` or ``#embed``;
 BLIP-2 ``#itm``; Qwen2-VL, Qwen2.5-VL, LLaVA-NeXT-Video, LLaVA-OneVision ``#yesno`` (cross).
-What sets each family apart is data on its :class:`~.family.Family` (:data:`~.spec.FAMILIES`).
+What sets each family apart is data on its :class:`~.family.Family` row (:data:`~.families.FAMILIES`).
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import Any
 from ..protocol import ModelSpecError
 from .base import HfAdapter
 from .checkpoint import HfSpec, parse_spec, read_json
+from .families import BY_NAME, FAMILIES, pick_family, pick_mode
 from .family import Family
 from .runtime import Pixels, Runtime, pixels_from
-from .spec import BY_NAME, FAMILIES, pick_family, pick_mode
 
 __all__ = ["FAMILIES", "HfAdapter", "load_hf", "parse_spec"]
 

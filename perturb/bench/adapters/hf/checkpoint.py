@@ -117,6 +117,11 @@ def check_available(spec: HfSpec, kind: str = "hf") -> None:
         file_path(spec, "config.json", kind)
 
 
+# (hub cache, name, revision, file) -> where it lies: each file of a hub checkpoint is resolved once
+# per process (the early check, the family's config, the commit in the model id all ask for config.json).
+_HUB_PATHS: dict[tuple[str, str, str | None, str], str | None] = {}
+
+
 def file_path(spec: HfSpec, filename: str, kind: str = "hf") -> str | None:
     """Where a file of the checkpoint lies (local folder or hub cache), or None when it has none.
     config.json is required: a ModelSpecError when the hub model is neither cached nor reachable,
@@ -124,6 +129,15 @@ def file_path(spec: HfSpec, filename: str, kind: str = "hf") -> str | None:
     if spec.local:
         path = os.path.join(spec.name, filename)
         return path if os.path.isfile(path) else None
+    from huggingface_hub import constants
+    key = (constants.HF_HUB_CACHE, spec.name, spec.revision, filename)
+    if key not in _HUB_PATHS:
+        _HUB_PATHS[key] = _hub_path(spec, filename, kind)
+    return _HUB_PATHS[key]
+
+
+def _hub_path(spec: HfSpec, filename: str, kind: str) -> str | None:
+    """A hub checkpoint's file from the local cache, or downloaded where the hub can be reached."""
     from huggingface_hub import hf_hub_download
     from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
     local_only = offline()

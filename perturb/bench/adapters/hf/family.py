@@ -1,5 +1,5 @@
 """What sets one hf model family apart, as data: the :class:`Family` record (the table of the
-families is :data:`perturb.bench.adapters.hf.spec.FAMILIES`)."""
+families is :data:`perturb.bench.adapters.hf.families.FAMILIES`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

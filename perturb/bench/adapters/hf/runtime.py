@@ -15,7 +15,6 @@ from .checkpoint import HfSpec, check_tokenizer, not_cached, offline
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
-from .processors import CLIP_MEAN, CLIP_STD  # noqa: F401  (re-exported)
 
 
 def features(out: Any) -> Any:

@@ -20,12 +20,6 @@ from .family import Chat
 from .runtime import load_tokenizer
 
 QUESTION = "Does this video match the caption: {caption}? Answer yes or no."
-# Each family's video token and the prompt used when the tokenizer carries no chat template.
-QWEN_CHAT = Chat("<|video_pad|>", "<|im_start|>user\n<|vision_start|><|video_pad|><|vision_end|>{q}<|im_end|>\n"
-                 "<|im_start|>assistant\n", tokens="grid")
-LLAVA_NEXT_CHAT = Chat("<video>", "USER: <video>\n{q} ASSISTANT:")
-ONEVISION_CHAT = Chat("<video>", "<|im_start|>user <video>\n{q}<|im_end|><|im_start|>assistant\n")
-VIDEO_LLAVA_CHAT = Chat("<video>", "USER: <video>\n{q} ASSISTANT:", select_strategy=False)
 
 
 def answer_ids(tokenizer: Any, words: Sequence[str]) -> list[int]:

@@ -1,0 +1,140 @@
+"""The model kinds of ``--model KIND:TARGET``, one :class:`Kind` row each: how the spec is written,
+how its target is checked before anything is loaded, and how it is loaded.
+
+:func:`~.factory.parse_spec`, :func:`~.factory.load_model` and the ``--model`` help all read
+:data:`KINDS`; adding a kind is one row here plus its adapter module. Each loader imports its
+adapter when called, so reading the table loads no model library.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .device import pick_device
+from .protocol import Model, ModelSpecError, wrap
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """What ``load_model`` passes every loader; each kind reads the options it takes."""
+
+    device: str = "auto"
+    batch_size: int = 32
+    frames: int | None = None
+    timeout: float = 60.0
+    dtype: str = "auto"
+    precision: str = "auto"
+    device_map: str | None = None
+    frame_sampling: str | None = None
+
+
+def _no_check(kind: str, target: str) -> None:
+    """Nothing to check before loading (the target is only known to be right once loaded)."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One model kind: its spec form (in errors and ``--model`` help), ``check(kind, target)``
+    (ModelSpecError on a malformed target, nothing loaded), ``load(kind, target, options)`` ->
+    :class:`Model`, ``available(kind, target)`` run before any work, and whether it takes
+    ``--frame-sampling``."""
+
+    form: str
+    load: Callable[[str, str, LoadOptions], Model]
+    check: Callable[[str, str], None] = _no_check
+    available: Callable[[str, str], None] = _no_check
+    frame_sampling: bool = False
+
+
+def _load_hf(kind: str, target: str, o: LoadOptions) -> Model:
+    from .hf import load_hf
+    impl = load_hf(target, family="clip" if kind == "clip" else None, device=o.device, batch_size=o.batch_size,
+                   frames=o.frames, dtype=o.dtype, precision=o.precision, device_map=o.device_map,
+                   frame_sampling=o.frame_sampling)
+    return Model(impl, impl.id)
+
+
+def _check_hf(kind: str, target: str) -> None:
+    from .hf.checkpoint import check_local, parse_spec
+    check_local(parse_spec(target), kind)
+
+
+def _available_hf(kind: str, target: str) -> None:
+    from .hf.checkpoint import check_available, parse_spec
+    check_available(parse_spec(target), kind)
+
+
+def _load_precomputed(kind: str, target: str, o: LoadOptions) -> Model:
+    from .precomputed import PrecomputedAdapter
+    return Model(PrecomputedAdapter(target), f"{kind}:{target}")
+
+
+def _load_http(kind: str, target: str, o: LoadOptions) -> Model:
+    from .http import HttpAdapter
+    frames = o.frames or 8
+    return Model(HttpAdapter(target, timeout=o.timeout, frames=frames), f"{kind}:{target}@{frames}f")
+
+
+def _load_toy(kind: str, target: str, o: LoadOptions) -> Model:
+    from .toy import ToyEncoder
+    return Model(ToyEncoder(int(target)), f"{kind}:{target}")
+
+
+def _check_toy(kind: str, target: str) -> None:
+    if not (target.isdigit() and int(target) > 0):
+        raise ModelSpecError(f"toy:DIM takes a positive whole dimension; got {f'{kind}:{target}'!r}")
+
+
+def _load_callable(kind: str, target: str, o: LoadOptions) -> Model:
+    return wrap(with_device(import_target(target), o.device), f"{kind}:{target}")
+
+
+def _check_callable(kind: str, target: str) -> None:
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ModelSpecError(f"expected callable:MODULE:ATTR (e.g. callable:mypkg.models:build); "
+                             f"got {f'{kind}:{target}'!r}")
+
+
+KINDS: dict[str, Kind] = {
+    "hf": Kind("hf:NAME_OR_PATH[@REVISION][#MODE]", _load_hf, _check_hf, _available_hf, frame_sampling=True),
+    "clip": Kind("clip:NAME_OR_PATH", _load_hf, _check_hf, _available_hf, frame_sampling=True),
+    "precomputed": Kind("precomputed:DIR", _load_precomputed),
+    "callable": Kind("callable:MODULE:ATTR", _load_callable, _check_callable),
+    "http": Kind("http:URL", _load_http),
+    "toy": Kind("toy:DIM", _load_toy, _check_toy),
+}
+
+
+def with_device(factory: Any, device: str) -> Any:
+    """A ``callable:`` factory that takes a ``device`` keyword, given the device its model goes on
+    (in a replica: the replica's GPU, ``cuda:0`` in its worker); any other object as it is."""
+    try:
+        takes = "device" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return factory
+    if not takes:
+        return factory
+    return functools.partial(factory, device=pick_device(device) if device == "auto" else device)
+
+
+def import_target(target: str) -> Any:
+    """The object named by ``MODULE:ATTR`` (ATTR may be dotted); ModelSpecError when the module or
+    the attribute does not exist (an import error inside the module is left as it is)."""
+    _check_callable("callable", target)
+    module_name, _, attr = target.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name is None or not (module_name == e.name or module_name.startswith(e.name + ".")):
+            raise
+        raise ModelSpecError(f"callable:{target}: no module named {e.name!r}") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ModelSpecError(f"callable:{target}: {getattr(obj, '__name__', obj)!r} has no "
+                                 f"attribute {part!r}")
+        obj = getattr(obj, part)
+    return obj

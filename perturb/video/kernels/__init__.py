@@ -1,0 +1,1 @@
+"""The code that renders the visual perturbations: numpy and torch kernels and their helpers."""

@@ -1,0 +1,136 @@
+"""ImageNet-C's pixelate for video: Pillow's BOX shrink and NEAREST enlargement, in exact integers.
+
+imagecorruptions 1.1.2 shrinks each image to int(side·scale) with Pillow's BOX filter and
+enlarges it back with NEAREST. Both are re-stated here with Pillow's own pixel boxes, fixed-point
+weights and rounding (columns first, then rows, each pass rounded to levels) and its nearest
+map, read off OpenCV integral images: the output equals Pillow's, deterministic and the same on
+every backend (the torch kernel does the same integer work).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from .opencv_frames import per_frame
+from .imagenet_c import _positive
+
+
+def pixelate_size(n: int, scale: float) -> int:
+    """The reference's small side int(n·scale), at least one pixel."""
+    return max(1, int(n * scale))
+
+
+# Pillow's fixed-point resampling: weights in units of 2^-22 (PRECISION_BITS = 32 - 8 - 2).
+PILLOW_BITS = 22
+
+
+@lru_cache(maxsize=64)
+def box_ranges(n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pillow's BOX reduction of n_in pixels to n_out: output pixel i averages input pixels
+    [start_i, stop_i), with the weight 1/n in Pillow's fixed point (int, units of 2^-22).
+
+    The box is computed with Pillow's own float operations (centre (i + 0.5)·scale, a window
+    rounded from centre ± scale/2, then its box filter, 1 on (-0.5, 0.5]), so pixels whose
+    centre falls on a box edge go where Pillow puts them.
+    """
+    scale = n_in / n_out
+    filterscale = max(scale, 1.0)
+    support, ss = 0.5 * filterscale, 1.0 / filterscale
+    centre = (np.arange(n_out) + 0.5) * scale
+    first = np.maximum((centre - support + 0.5).astype(np.int64), 0)
+    last = np.minimum((centre + support + 0.5).astype(np.int64), n_in)
+    j = first[:, None] + np.arange(int((last - first).max()))[None, :]
+    v = (j - centre[:, None] + 0.5) * ss
+    inside = (j < last[:, None]) & (v > -0.5) & (v <= 0.5)
+    start = np.where(inside.any(axis=1), j[np.arange(n_out), inside.argmax(axis=1)], first)
+    count = np.maximum(inside.sum(axis=1), 1)
+    weight = np.floor(0.5 + (1.0 / count) * (1 << PILLOW_BITS)).astype(np.int64)
+    for a in (start, count, weight):
+        a.setflags(write=False)
+    return start, start + count, weight
+
+
+@lru_cache(maxsize=64)
+def nearest_sources(n_small: int, n_out: int) -> np.ndarray:
+    """Which small pixel each of n_out pixels shows when enlarged by OpenCV's nearest-exact
+    (Pillow's NEAREST: the same map for every size up to 1100 and at 1280, 1920, 2160, 3840)."""
+    row = np.arange(n_small, dtype=np.float32)[None, :]
+    return cv2.resize(row, (n_out, 1), interpolation=cv2.INTER_NEAREST_EXACT)[0].astype(np.int64)
+
+
+def rounded_mean(sums: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """A box sum times its fixed-point weight, rounded and clipped as Pillow does: uint8 (the
+    integer statement that :func:`box_reduce`'s float64 gains reproduce; the torch path's too).
+
+    The weight is about 2^22/n for a box of n levels summing to at most 255·n, so the product
+    stays below 255·2^22 + n and int32 holds it exactly.
+    """
+    fixed = sums.astype(np.int32, copy=False) * weight.astype(np.int32) + np.int32(1 << (PILLOW_BITS - 1))
+    return np.clip(fixed >> PILLOW_BITS, 0, 255).astype(np.uint8)
+
+
+@lru_cache(maxsize=16)
+def box_pass_plan(n_in: int, n_out: int, n_across: int, axis: int) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """One pass of Pillow's BOX reduction along ``axis`` (1: columns, 0: rows) of an image with
+    ``n_across`` pixels the other way, as OpenCV work: per k, a remap map (CV_16SC2) that picks
+    every box's k-th pixel (outside the image, so 0, where the box is shorter), and float64
+    gains Pillow's weight/2^22 + 2^-40 per box. In double, sum·gain is exact to far below
+    2^-40, every product whose fixed-point value is not a tie lies at least 2^-22 from one,
+    and the 2^-40 turns ties (boxes of 2^k pixels) upwards: OpenCV's rint of sum·gain equals
+    Pillow's (sum·weight + 2^21) >> 22.
+    """
+    start, stop, weight = box_ranges(n_in, n_out)
+    across = np.arange(n_across, dtype=np.int16)
+    maps = []
+    for k in range(int((stop - start).max())):
+        along = np.where(start + k < stop, start + k, -1).astype(np.int16)
+        x, y = (along[None, :], across[:, None]) if axis == 1 else (across[None, :], along[:, None])
+        maps.append(np.ascontiguousarray(np.stack(np.broadcast_arrays(x, y), axis=-1)))
+    gain = weight / float(1 << PILLOW_BITS) + 2.0 ** -40
+    gains = gain[None, :, None] if axis == 1 else gain[:, None, None]
+    shape = maps[0].shape[:2] + (3,)
+    gains = np.ascontiguousarray(np.broadcast_to(gains, shape))
+    for m in maps + [gains]:
+        m.setflags(write=False)
+    return tuple(maps), gains
+
+
+def box_reduce(image: np.ndarray, plan: tuple[tuple[np.ndarray, ...], np.ndarray]) -> np.ndarray:
+    """One pass of Pillow's BOX reduction of a uint8 (H, W, 3) image (see :func:`box_pass_plan`)."""
+    maps, gains = plan
+    depth = cv2.CV_16U if len(maps) * 255 < 2 ** 16 else cv2.CV_32F      # both exact for the box sums
+    picked = [cv2.remap(image, m, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT) for m in maps]
+    sums = picked[0] if len(picked) == 1 else cv2.add(picked[0], picked[1], dtype=depth)
+    for more in picked[2:]:
+        sums = cv2.add(sums, more, dtype=depth)
+    return cv2.multiply(sums, gains, dtype=cv2.CV_8U)
+
+
+def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
+    """Shrink each frame by ``scale`` (box average) and enlarge it back (nearest): coarse blocks.
+
+    The two passes of Pillow's BOX resize (columns, then rows, each rounded to a level) are box
+    sums gathered with OpenCV remaps and rounded exactly as Pillow's fixed point rounds them;
+    the enlargement is OpenCV's nearest-exact (Pillow's map). The output equals Pillow's, and
+    every backend gives the same pixels.
+    """
+    scale = _positive("scale", scale, "pixelate")
+    if scale > 1:
+        raise ValueError(f"pixelate: expected scale in (0, 1]; got {scale!r}")
+    _, h, w, _ = frames.shape
+    sh, sw = pixelate_size(h, scale), pixelate_size(w, scale)
+    if max(h, w) >= 2 ** 15:
+        raise ValueError(f"pixelate: expected frames under 32768 pixels a side (OpenCV remap maps); got {h}x{w}")
+    columns, rows = box_pass_plan(w, sw, h, 1), box_pass_plan(h, sh, sw, 0)
+
+    def pixelate(frame: np.ndarray, _: int) -> np.ndarray:
+        small = box_reduce(box_reduce(frame, columns), rows)                # (sh, sw, 3)
+        return cv2.resize(small, (w, h), interpolation=cv2.INTER_NEAREST_EXACT)
+
+    return per_frame(frames, pixelate)
+
+
+def _pixelate_frames(frames, ids, drawn, params):
+    return render_pixelate(frames, **params)
