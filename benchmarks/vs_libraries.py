@@ -15,10 +15,11 @@ import contextlib
 import itertools
 import time
 import warnings
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
+from perturb.demo.model import torch_threads
 from perturb.registry import REGISTRY
 from perturb.video.api import apply
 
@@ -118,7 +119,7 @@ def run(clip: np.ndarray, settings: Settings, log=print, ops: list[str] | None =
     x, why = _guarded(lambda: _float_tensor(clip))
     names = ops or [s.name for s in REGISTRY.select("video")]
     rows, start = [], time.perf_counter()
-    with _torch_threads(TORCH_THREADS if x is not None else None):
+    with torch_threads(TORCH_THREADS) if x is not None else contextlib.nullcontext():
         for name in names:
             for s in SEVERITIES:
                 rows.append(_row(name, s, clip, x, settings))
@@ -127,21 +128,6 @@ def run(clip: np.ndarray, settings: Settings, log=print, ops: list[str] | None =
     return {"frames": int(clip.shape[0]), "size": list(clip.shape[1:3]), "versions": _versions(),
             "torch_threads": TORCH_THREADS if x is not None else None,
             "torch_error": why, "seconds": time.perf_counter() - start, "rows": rows}
-
-
-@contextlib.contextmanager
-def _torch_threads(n: int | None) -> Iterator[None]:
-    """torch on ``n`` threads inside the block (None: as it is), restored after."""
-    if n is None:
-        yield
-        return
-    import torch
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _float_tensor(clip: np.ndarray) -> Any:
