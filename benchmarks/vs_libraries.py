@@ -11,6 +11,7 @@ A peer that is not installed or fails is reported as such and the rest still run
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import time
 import warnings
@@ -18,6 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from perturb.demo.model import torch_threads
 from perturb.registry import REGISTRY
 from perturb.video.api import apply
 
@@ -26,6 +28,8 @@ from .library_ops import albumentations_contenders, kornia_contender
 
 SEVERITIES = (1, 3, 5)
 TORCH_CPU_LIMIT = 1.5                 # torch-CPU time at most this many times the numpy time
+TORCH_THREADS = 1                     # ours and kornia alike: a DataLoader worker's setting (torch's own
+                                      # threads spin on a loaded 2-core machine: 1.4-2 s for a 0.1 s op)
 
 
 def _versions() -> dict[str, str]:
@@ -115,12 +119,14 @@ def run(clip: np.ndarray, settings: Settings, log=print, ops: list[str] | None =
     x, why = _guarded(lambda: _float_tensor(clip))
     names = ops or [s.name for s in REGISTRY.select("video")]
     rows, start = [], time.perf_counter()
-    for name in names:
-        for s in SEVERITIES:
-            rows.append(_row(name, s, clip, x, settings))
-            r = rows[-1]
-            log(f"  {name} s{s}: numpy {ms(r['numpy_s'])} ms" + _log_tail(r))
+    with torch_threads(TORCH_THREADS) if x is not None else contextlib.nullcontext():
+        for name in names:
+            for s in SEVERITIES:
+                rows.append(_row(name, s, clip, x, settings))
+                r = rows[-1]
+                log(f"  {name} s{s}: numpy {ms(r['numpy_s'])} ms" + _log_tail(r))
     return {"frames": int(clip.shape[0]), "size": list(clip.shape[1:3]), "versions": _versions(),
+            "torch_threads": TORCH_THREADS if x is not None else None,
             "torch_error": why, "seconds": time.perf_counter() - start, "rows": rows}
 
 
@@ -163,7 +169,8 @@ def render(section: dict[str, Any]) -> str:
     head = (f"{section['frames']} frames {section['size'][0]}x{section['size'][1]}, ms per clip, medians of "
             "interleaved rounds (numpy with albumentations, then torch with kornia); ratio = peer / ours "
             f"(bold: below 1.0; torch/numpy bold above {TORCH_CPU_LIMIT}). albumentations "
-            f"{v.get('albumentations', '?')}, kornia {v.get('kornia', '?')}, torch {v.get('torch', '?')} (CPU). "
+            f"{v.get('albumentations', '?')}, kornia {v.get('kornia', '?')}, torch {v.get('torch', '?')} (CPU, "
+            f"{section.get('torch_threads') or 'default'} thread(s), ours and kornia alike). "
             f"Section time {section.get('seconds', 0):.0f} s.")
     parts = [head, "numpy path vs albumentations (pixelate: vs Pillow), and torch-CPU / numpy for every op:",
              table(["op", "sev", "numpy ms", "peer op", "peer ms", "ratio", "torch-CPU ms", "torch/numpy"], numpy_rows),

@@ -123,32 +123,41 @@ def to_levels(clip: Any, layout: str) -> Any:
     return (clip.detach().to(torch.float32) * 255.0).round_()
 
 
-def from_levels(x: Any, layout: str, dtype: Any) -> Any:
-    """Float levels rounded and clipped back to a torch clip of ``layout`` and ``dtype``."""
+def from_levels(x: Any, layout: str, dtype: Any, out: Any = None) -> Any:
+    """Float levels rounded and clipped back to a torch clip of ``layout`` and ``dtype`` (written
+    into ``out`` when given); ``x`` (a kernel's output, never the caller's clip) is rounded and
+    clipped in place."""
     import torch
 
-    x = x.round().clamp_(0, 255)                                  # a new tensor: scaled in place
+    x = x.round_().clamp_(0, 255)
     if layout == "THWC":
         t, c, h, w = x.shape
-        return torch.empty((t, h, w, c), dtype=torch.uint8, device=x.device).copy_(x.permute(0, 2, 3, 1))
-    return x.to(dtype, memory_format=torch.contiguous_format).div_(255.0)
+        out = torch.empty((t, h, w, c), dtype=torch.uint8, device=x.device) if out is None else out
+        return out.copy_(x.permute(0, 2, 3, 1))
+    if out is None:
+        return x.to(dtype, memory_format=torch.contiguous_format).div_(255.0)
+    return torch.div(x, 255.0, out=out) if dtype == torch.float32 else out.copy_(x).div_(255.0)
 
 
-def to_uint8_frames(clip: Any, layout: str) -> Any:
-    """A torch clip as contiguous uint8 (T, H, W, 3) frames (float clips quantised as to_levels)."""
+def to_uint8_frames(clip: Any, layout: str, out: Any = None) -> Any:
+    """A torch clip as contiguous uint8 (T, H, W, 3) frames (float clips quantised as to_levels),
+    written into ``out`` when given."""
     import torch
 
     if layout == "THWC":
-        return clip.detach().contiguous()
+        return clip.detach().contiguous() if out is None else out.copy_(clip)
     t, c, h, w = clip.shape
-    out = torch.empty((t, h, w, c), dtype=torch.uint8, device=clip.device)
+    out = torch.empty((t, h, w, c), dtype=torch.uint8, device=clip.device) if out is None else out
     return out.copy_(to_levels(clip, layout).permute(0, 2, 3, 1))      # cast and transpose in one pass
 
 
-def from_uint8_frames(frames: Any, layout: str, dtype: Any) -> Any:
-    """uint8 (T, H, W, 3) frames back to a torch clip of ``layout`` and ``dtype``."""
+def from_uint8_frames(frames: Any, layout: str, dtype: Any, out: Any = None) -> Any:
+    """uint8 (T, H, W, 3) frames back to a torch clip of ``layout`` and ``dtype``, written into
+    ``out`` when given."""
     import torch
 
     if layout == "THWC":
-        return frames
-    return frames.permute(0, 3, 1, 2).to(dtype, memory_format=torch.contiguous_format).div_(255.0)
+        return frames if out is None else out.copy_(frames)
+    if out is None:
+        return frames.permute(0, 3, 1, 2).to(dtype, memory_format=torch.contiguous_format).div_(255.0)
+    return out.copy_(frames.permute(0, 3, 1, 2)).div_(255.0)

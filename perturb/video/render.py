@@ -24,9 +24,10 @@ What output frame t reads (``Renderer.reads``):
 
 A kernel is ``kernel(frames, ids, drawn, params)``: ``frames`` holds the input frames that
 :meth:`Draw.source_indices` names for the sorted unique output frames ``ids`` (uint8
-(N, H, W, 3) numpy; for torch, float32 (N, 3, H, W) holding 0..255 levels), ``drawn`` the
-whole clip's draws and ``params`` the severity's parameters; it returns the output frames
-``ids`` in the same form. An op without a torch kernel renders a torch clip through numpy.
+(N, H, W, 3) numpy; for torch, float32 (N, 3, H, W) holding 0..255 levels, or with
+``torch_frames="clip"`` the validated torch clip itself, uint8 (N, H, W, 3) or float
+(N, 3, H, W) in [0, 1], which the kernel gives back in kind and dtype), ``drawn`` the whole clip's draws and ``params`` the severity's
+parameters; it returns the output frames ``ids`` in the same form. An op without a torch kernel renders a torch clip through numpy.
 """
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ class Renderer:
     reads: str = FRAME
     draw: Drawer = no_draws
     kernels: Mapping[str, Kernel] = field(default_factory=dict)
-    torch_frames: str = "levels"     # the torch kernel's input: float levels, or "uint8" (N, H, W, 3)
+    torch_frames: str = "levels"     # the torch kernel's input: float levels, or "clip" (the clip itself)
 
     def __post_init__(self) -> None:
         if self.reads not in READS:
@@ -69,8 +70,8 @@ class Renderer:
         unknown = set(self.kernels) - set(BACKENDS)
         if unknown:
             raise ValueError(f"kernel backends must be among {BACKENDS}; got {sorted(unknown)}")
-        if self.torch_frames not in ("levels", "uint8"):
-            raise ValueError(f"torch_frames must be 'levels' or 'uint8'; got {self.torch_frames!r}")
+        if self.torch_frames not in ("levels", "clip"):
+            raise ValueError(f"torch_frames must be 'levels' or 'clip'; got {self.torch_frames!r}")
         if self.reads != INDEX and "numpy" not in self.kernels:
             raise ValueError("a renderer that computes pixels needs a numpy kernel")
 
@@ -221,23 +222,57 @@ class Draw:
         if layout is not None and "torch" in renderer.kernels:
             import torch
 
-            kernel = renderer.kernels["torch"]
             with torch.no_grad():
-                if renderer.torch_frames == "uint8":
-                    out = kernel(to_uint8_frames(src, layout), unique, self.drawn, self.params)
-                    out = from_uint8_frames(out, layout, src.dtype)
+                if renderer.reads == FRAME:          # frame-local: a few frames per pass on the CPU
+                    out = _in_passes(src, lambda a, b, dest: self._torch_pass(src[a:b], layout, unique[a:b], dest))
                 else:
-                    out = kernel(to_levels(src, layout), unique, self.drawn, self.params)
-                    out = from_levels(out, layout, src.dtype)
+                    out = self._torch_pass(src, layout, unique)
         elif layout is not None:                 # a torch clip through the numpy kernel, and back
             import torch
 
-            arr = to_uint8_frames(src, layout).cpu().numpy()
-            out = renderer.kernels["numpy"](arr, unique, self.drawn, self.params)
-            out = from_uint8_frames(torch.from_numpy(np.ascontiguousarray(out)).to(src.device), layout, src.dtype)
+            arr = _in_passes(src, lambda a, b, dest: to_uint8_frames(src[a:b], layout, dest))
+            out = renderer.kernels["numpy"](arr.cpu().numpy(), unique, self.drawn, self.params)
+            out = torch.from_numpy(np.ascontiguousarray(out)).to(src.device)
+            out = _in_passes(out, lambda a, b, dest: from_uint8_frames(out[a:b], layout, src.dtype, dest))
         else:                                    # numpy, validated where it came in
             out = renderer.kernels["numpy"](src, unique, self.drawn, self.params)
         return out if order is None else _take(out, order)
+
+    def _torch_pass(self, src: Any, layout: str, ids: np.ndarray, dest: Any = None) -> Any:
+        """Output frames ``ids`` from ``src`` through the torch kernel: converted in, rendered,
+        converted back (into ``dest`` when given)."""
+        renderer = self.renderer
+        kernel = renderer.kernels["torch"]
+        if renderer.torch_frames == "clip":
+            out = kernel(src, ids, self.drawn, self.params)
+            return out if dest is None else dest.copy_(out)
+        return from_levels(kernel(to_levels(src, layout), ids, self.drawn, self.params), layout, src.dtype, dest)
+
+
+CPU_PASS_VALUES = 640 * 1024   # values per pass of a torch clip on the CPU (four 224² frames): passes run in cache
+
+
+def frames_per_pass(clip: Any) -> int:
+    """How many frames of a torch clip go through a frame-local pass at once: all of them off the
+    CPU, a few on it (every conversion and kernel step then reads and writes the cache)."""
+    if clip.device.type != "cpu":
+        return len(clip)
+    return max(1, CPU_PASS_VALUES // max(1, clip[0].numel()))
+
+
+def _in_passes(clip: Any, step: Callable[[int, int, Any], Any]) -> Any:
+    """``step(a, b, dest)`` over the clip a few frames at a time: the tensor for frames a..b of
+    ``clip``, a new one for the first pass (``dest`` None), written into ``dest`` (that part of
+    the output, laid out as the first) for the others."""
+    n, k = len(clip), frames_per_pass(clip)
+    first = step(0, min(k, n), None)
+    if k >= n:
+        return first
+    out = first.new_empty((n, *first.shape[1:]))
+    out[:k] = first
+    for a in range(k, n, k):
+        step(a, min(n, a + k), out[a:a + k])
+    return out
 
 
 def window_sources(ids: np.ndarray, window: np.ndarray, n_frames: int) -> np.ndarray:

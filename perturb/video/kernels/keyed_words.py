@@ -47,14 +47,23 @@ def _mix_numpy(x: np.ndarray) -> np.ndarray:
 
 
 def _mix_torch(x: Any) -> Any:
-    """The mixer applied in place to an int64 tensor of values in 0..2^32-1 (returned)."""
+    """The mixer applied in place to a tensor (returned): int64 holding values in 0..2^32-1, or
+    int32 holding the uint32 bits. int32 is the fast form (half the bytes, and a vector
+    multiply where int64 has none): products wrap modulo 2^32 as two's complement integers do
+    on every device, and each shift is made logical by masking the sign's copies off."""
     import torch
 
+    wide = x.dtype == torch.int64
     tmp = torch.empty_like(x)                      # one scratch tensor for the three shifts
     for shift, mult in zip(SHIFTS, (M1, M2, None)):
-        x ^= torch.bitwise_right_shift(x, shift, out=tmp)
+        torch.bitwise_right_shift(x, shift, out=tmp)
+        if not wide:
+            tmp.bitwise_and_((1 << (32 - shift)) - 1)
+        x ^= tmp
         if mult is not None:
-            x.mul_(mult).bitwise_and_(MASK)
+            x.mul_(mult)
+            if wide:
+                x.bitwise_and_(MASK)
     return x
 
 
@@ -115,33 +124,41 @@ def words_numpy(seed: int, values: int, start: int, stop: int) -> np.ndarray:
 
 
 def _pair_bases_torch(pairs: int, device: Any) -> Any:
-    """mix(i) for the value pairs i of a frame, int64 on ``device``; cached per frame size and
-    device up to CACHED_PAIRS pairs. Never written: :func:`words_torch` mixes a new tensor."""
-    import torch
-
+    """mix(i) for the value pairs i of a frame, the uint32 bits in int32 on ``device``; cached
+    per frame size and device up to CACHED_PAIRS pairs. Never written: :func:`words_torch`
+    mixes a new tensor."""
     if pairs <= CACHED_PAIRS:
-        return _cached_bases_torch(pairs, str(torch.device(device)))
-    return _mix_torch(torch.arange(pairs, dtype=torch.int64, device=device))
+        return _cached_bases_torch(pairs, str(device))
+    return _bases_torch(pairs, device)
 
 
 @lru_cache(maxsize=4)
 def _cached_bases_torch(pairs: int, device: str) -> Any:
+    return _bases_torch(pairs, device)
+
+
+def _bases_torch(pairs: int, device: Any) -> Any:
     import torch
 
-    return _mix_torch(torch.arange(pairs, dtype=torch.int64, device=device))
+    return torch.from_numpy(_mix_numpy(np.arange(pairs, dtype=np.uint32)).view(np.int32)).to(device)
 
 
 def words_torch(seeds: np.ndarray, values: int, device: Any) -> Any:
-    """The words (int32, 0..65535) of ``values`` values per frame, one row per seed, on ``device``.
+    """The words (int32, 0..65535) of ``values`` values per frame, one row per seed, on ``device``."""
+    import torch
 
-    The uint32 hashes are read as little-endian uint16 pairs through an int16 view of the int64
-    tensor (low half first), as :func:`words_numpy` views its uint32 array.
-    """
+    return word_halves_torch(seeds, values, device).to(torch.int32).bitwise_and_(0xFFFF)
+
+
+def word_halves_torch(seeds: np.ndarray, values: int, device: Any) -> Any:
+    """The words of :func:`words_torch` as int16 (their bits: add 2^16 to the negative ones), a
+    (seeds, values) view. The hashes are mixed in int32 (:func:`_mix_torch`) and read as
+    little-endian uint16 pairs (low half first), as :func:`words_numpy` views its uint32 array;
+    a caller converts them once, in whatever layout it reads them."""
     import torch
 
     pairs = (values + 1) // 2
     base = _pair_bases_torch(pairs, device)
-    s = torch.as_tensor(np.asarray(seeds, dtype=np.int64), device=base.device)[:, None]
+    s = torch.from_numpy(np.asarray(seeds, dtype=np.uint32).view(np.int32)).to(base.device)[:, None]
     h = _mix_torch(base[None] ^ s)                     # a new tensor, mixed in place
-    halves = h.view(torch.int16).view(len(seeds), pairs, 4)[..., :2]     # bytes 0-1, 2-3 of each hash
-    return halves.to(torch.int32).bitwise_and_(0xFFFF).view(len(seeds), 2 * pairs)[:, :values]
+    return h.view(torch.int16)[:, :values]             # (seeds, 2·pairs): low, high half of each hash

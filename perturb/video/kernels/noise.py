@@ -2,7 +2,8 @@
 
 Each op draws one key per clip on the host (:func:`.keyed_words.draw_key`) and renders any
 requested frames from it: ``render_numpy(frames, frame_indices, key, params)`` on a uint8
-(F, H, W, 3) array and ``render_torch(...)`` on a uint8 (F, H, W, 3) tensor on any device.
+(F, H, W, 3) array and ``render_torch(...)`` on a uint8 (F, H, W, 3) tensor or a float (F, 3, H, W)
+clip in [0, 1] on any device.
 Frame t of the input is treated as frame ``frame_indices[t]`` of the clip, so rendering a subset
 of frames equals the same frames of the whole clip. Both renderers read the same counter-based
 words and the same host-built tables, and finish in exact arithmetic:
@@ -25,7 +26,7 @@ import cv2
 import numpy as np
 
 from .fast_random import WORDS, hit_threshold, hit_words, normal_table, packed_levels, render_values
-from .keyed_words import check_frame_indices, draw_key, frame_seeds, words_torch
+from .keyed_words import check_frame_indices, draw_key, frame_seeds, word_halves_torch, words_torch
 from .noise_rows import shot_tables
 
 TORCH_GROUP = 1 << 22          # values per torch step: bounds the int64 word tensors' memory
@@ -89,6 +90,16 @@ def _amount(params: Mapping[str, Any]) -> float:
     return _param(params, "amount")
 
 
+@lru_cache(maxsize=16)
+def impulse_codes(below: int) -> np.ndarray:
+    """uint8 code per word for the words below ``below`` hit: 0 pepper, 255 salt, 1 untouched."""
+    codes = np.ones(WORDS, np.uint8)
+    codes[:min(below, WORDS)] = 255
+    codes[:min(below, WORDS) // 2] = 0
+    codes.setflags(write=False)
+    return codes
+
+
 # ------------------------------------------------------------------------------ numpy kernels
 def gaussian_numpy(frames: np.ndarray, frame_indices: Sequence[int], key: int,
                    params: Mapping[str, Any]) -> np.ndarray:
@@ -143,33 +154,50 @@ def impulse_numpy(frames: np.ndarray, frame_indices: Sequence[int], key: int,
 # ------------------------------------------------------------------------------ torch kernels
 def render_values_torch(frames: Any, frame_indices: Sequence[int], key: int,
                         sample: Callable[[Any, Any], Any]) -> Any:
-    """A new uint8 tensor: each frame's values x (uint8, (G, n)) become ``sample(x, words)``.
+    """A new tensor of the frames' kind: each frame's levels x become ``sample(x, words)``.
 
     The torch twin of :func:`.fast_random.render_values`: same words, frames in groups of
-    about TORCH_GROUP values.
+    about TORCH_GROUP values. uint8 (F, H, W, 3) frames go as they are (x uint8 (G, n)); a
+    float (F, 3, H, W) clip in [0, 1] goes as float32 levels (G, 3, H, W) with the words read
+    through a channels-first view, and comes back as level/255 in its dtype, exactly as the
+    uint8 result converted (no uint8 frames, no transposed copies of the clip).
     """
     import torch
 
-    if not isinstance(frames, torch.Tensor) or frames.dtype != torch.uint8 or frames.ndim != 4 \
-            or frames.shape[3] != 3:
+    floating = isinstance(frames, torch.Tensor) and frames.is_floating_point() and frames.ndim == 4 \
+        and frames.shape[1] == 3
+    if not floating and (not isinstance(frames, torch.Tensor) or frames.dtype != torch.uint8
+                         or frames.ndim != 4 or frames.shape[3] != 3):
         got = (f"{frames.dtype} {tuple(frames.shape)}" if isinstance(frames, torch.Tensor)
                else type(frames).__name__)
-        raise ValueError(f"expected a uint8 tensor of frames (F, H, W, 3); got {got}")
+        raise ValueError(f"expected a tensor of frames: uint8 (F, H, W, 3) or float (F, 3, H, W); got {got}")
     seeds = frame_seeds(key, check_frame_indices(frame_indices, frames.shape[0]))
-    flat = frames.reshape(frames.shape[0], -1)
-    n = flat.shape[1]
-    out = torch.empty_like(flat)
-    group = max(1, TORCH_GROUP // max(n, 1))
+    values = frames[0].numel()
+    group = max(1, TORCH_GROUP // max(values, 1))
+    out = torch.empty(frames.shape, dtype=frames.dtype, device=frames.device)
     for a in range(0, len(seeds), group):
-        w = words_torch(seeds[a:a + group], n, frames.device)
-        out[a:a + group] = sample(flat[a:a + group], w)
-    return out.reshape(frames.shape)
+        if floating:
+            from .torch_blur_camera import float_levels
+
+            part = frames[a:a + group]
+            n, c, h, wd = part.shape
+            halves = word_halves_torch(seeds[a:a + group], values, frames.device).view(n, h, wd, c)
+            w = torch.empty(part.shape, dtype=torch.int32, device=frames.device)
+            w.copy_(halves.permute(0, 3, 1, 2)).bitwise_and_(0xFFFF)        # converted and reordered in one pass
+            out[a:a + group] = sample(float_levels(part), w).to(frames.dtype).div_(255.0)
+        else:
+            w = words_torch(seeds[a:a + group], values, frames.device)
+            out[a:a + group] = sample(frames[a:a + group].reshape(len(w), -1), w).view(-1, *frames.shape[1:])
+    return out
 
 
-def _device_table(table: np.ndarray, device: Any, dtype: Any) -> Any:
+@lru_cache(maxsize=64)
+def device_copy(make: Callable[..., np.ndarray], args: tuple, device: Any, dtype: Any = None) -> Any:
+    """``make(*args)``, a host table of a cached function, as a tensor on ``device`` (in ``dtype``):
+    cached per device, so each table travels to a device once. Read only: never written."""
     import torch
 
-    return torch.from_numpy(np.array(table)).to(device=device, dtype=dtype)   # a writable copy
+    return torch.from_numpy(np.array(make(*args))).to(device=device, dtype=dtype)
 
 
 def _lookup(table: Any, index: Any) -> Any:
@@ -182,30 +210,30 @@ def gaussian_torch(frames: Any, frame_indices: Sequence[int], key: int, params: 
     import torch
 
     # integers well inside float32's exact range, and float is the fast path of torch on CPU
-    table = _device_table(gaussian_table(_sigma(params)), frames.device, torch.float32)
+    table = device_copy(gaussian_table, (_sigma(params),), frames.device, torch.float32)
     return render_values_torch(frames, frame_indices, key,
-                               lambda x, w: _lookup(table, w).add_(x).clamp_(0, 255).to(torch.uint8))
+                               lambda x, w: _lookup(table, w).add_(x).clamp_(0, 255))
 
 
 def speckle_torch(frames: Any, frame_indices: Sequence[int], key: int, params: Mapping[str, Any]) -> Any:
     """The torch twin of :func:`speckle_numpy` (bit-identical: the products are exact)."""
     import torch
 
-    table = _device_table(speckle_table(_sigma(params)), frames.device, torch.float32)
+    table = device_copy(speckle_table, (_sigma(params),), frames.device, torch.float32)
     return render_values_torch(frames, frame_indices, key,
-                               lambda x, w: _lookup(table, w).mul_(x).round_().clamp_(0, 255).to(torch.uint8))
+                               lambda x, w: _lookup(table, w).mul_(x).round_().clamp_(0, 255))
 
 
 def shot_torch(frames: Any, frame_indices: Sequence[int], key: int, params: Mapping[str, Any]) -> Any:
     """The torch twin of :func:`shot_numpy` (bit-identical)."""
     import torch
 
-    table = _device_table(shot_table(_photons(params)), frames.device, torch.int32)
+    table = device_copy(shot_table, (_photons(params),), frames.device, torch.int32)
 
     def draw(x: Any, w: Any) -> Any:
         column = w >> 8
         cell = _lookup(table, (x.int() << 8) | column)
-        return torch.where((w & 0xFF) < (cell & 0xFF), column, cell >> 8).to(torch.uint8)
+        return torch.where((w & 0xFF) < (cell & 0xFF), column, cell >> 8)
 
     return render_values_torch(frames, frame_indices, key, draw)
 
@@ -215,11 +243,7 @@ def impulse_torch(frames: Any, frame_indices: Sequence[int], key: int, params: M
     table (0 pepper, 255 salt, 1 untouched), then the untouched values copied from ``x``."""
     import torch
 
-    below = hit_threshold(_amount(params))
-    codes = np.ones(WORDS, np.uint8)
-    codes[:min(below, WORDS)] = 255
-    codes[:min(below, WORDS) // 2] = 0
-    table = _device_table(codes, frames.device, torch.uint8)
+    table = device_copy(impulse_codes, (hit_threshold(_amount(params)),), frames.device)
 
     def hit(x: Any, w: Any) -> Any:
         code = _lookup(table, w)

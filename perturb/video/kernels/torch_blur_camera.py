@@ -6,9 +6,11 @@ the clip's draws (angles, offsets), made once on the host, so numpy and torch re
 parameters. Device-agnostic and batched over frames (conv2d, grid_sample, indexing; no Python
 loop over pixels). Warps sample at exact positions, as OpenCV (5.x) does for the 3-channel
 frames the numpy kernels warp one by one, so the result matches within one level.
-The noise ops' torch kernels live beside their numpy twins in :mod:`.noise_kernels`.
+The noise ops' torch kernels live beside their numpy twins in :mod:`.noise`.
 """
 from __future__ import annotations
+
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -19,23 +21,68 @@ from .blur import disk_kernel, motion_weights, streak_offsets, zoom_factors
 from .camera import rotation_matrix, static_angles
 from .temporal_blur import check_c, window_positions
 
-# --------------------------------------------------------------------------------------- blur
-def _border(n: int, pad: int, mode: str, device: torch.device) -> torch.Tensor:
-    """Source indices of a padded axis: reflect-101 or replicate, any pad (even past the frame)."""
-    i = torch.arange(-pad, n + pad, device=device)
+# ------------------------------------------------------------------------------------- levels
+ROUNDER = 1.5 * 2**23        # y + ROUNDER rounds y in [0, 2^22) half to even, to an integer in the low bits
+ROUNDER_BITS = 0x4B400000    # the int32 bits of float32 ROUNDER
+
+
+def float_levels(x: torch.Tensor) -> torch.Tensor:
+    """A float clip in [0, 1] as float32 levels, quantised as :func:`.clip.to_levels` (a new,
+    contiguous tensor, whatever the clip's strides)."""
+    if x.dtype == torch.float32:
+        return torch.mul(x, 255.0, out=torch.empty(x.shape, dtype=torch.float32, device=x.device)).round_()
+    return x.to(torch.float32, memory_format=torch.contiguous_format).mul_(255.0).round_()
+
+
+def int_levels(levels: torch.Tensor) -> torch.Tensor:
+    """Float32 integer levels as int32, in place: the same memory viewed through its bits."""
+    return levels.add_(ROUNDER).view(torch.int32).sub_(ROUNDER_BITS)
+
+
+# ------------------------------------------------------------------------------------ borders
+def _border(n: int, pad: int, mode: str, device: torch.device, after: int | None = None) -> torch.Tensor:
+    """Source indices of an axis padded by ``pad`` before and ``after`` (default ``pad``) after:
+    reflect-101 or replicate, any pad (even past the frame)."""
+    i = torch.arange(-pad, n + (pad if after is None else after), device=device)
     return _reflect101(i, n) if mode == "reflect" else i.clamp(0, n - 1)
 
 
+def padded(x: torch.Tensor, left: int, right: int, top: int, bottom: int, mode: str) -> torch.Tensor:
+    """(N, C, H, W) frames padded on each side, ``mode`` "reflect" (reflect-101, OpenCV's default
+    border) or "replicate", by any amount: torch's own pad (a plain copy) where it allows, the
+    indices folded by :func:`_border` where a reflection reaches past the frame."""
+    h, w = x.shape[-2:]
+    if mode == "replicate" or max(top, bottom) < h and max(left, right) < w:
+        return F.pad(x, (left, right, top, bottom), mode=mode)
+    rows, cols = _border(h, top, mode, x.device, bottom), _border(w, left, mode, x.device, right)
+    return x[:, :, rows][:, :, :, cols]
+
+
+def _reflect101(i: torch.Tensor, n: int) -> torch.Tensor:
+    """Indices folded into 0..n-1 the reflect-101 way (...2 1 | 0 1 2 ... n-1 | n-2...)."""
+    if n == 1:
+        return torch.zeros_like(i)
+    period = 2 * (n - 1)
+    i = torch.remainder(i, period)
+    return torch.where(i < n, i, period - i)
+
+
+def exact_sums(x: torch.Tensor, dims: tuple[int, ...], peak: float) -> np.ndarray:
+    """Sums over ``dims`` (which end with the last axis) of integer values in 0..peak, exact,
+    on the host as float64: rows in float32 where a row's sum stays below 2^24, then float64."""
+    if x.shape[-1] * peak < 2**24:
+        rows = x.sum(dim=-1)
+        return rows.sum(dim=tuple(d for d in dims if d != x.ndim - 1), dtype=torch.float64).cpu().numpy()
+    return x.sum(dim=dims, dtype=torch.float64).cpu().numpy()
+
+
+# --------------------------------------------------------------------------------------- blur
 def _depthwise(x: torch.Tensor, kernels: torch.Tensor, pad: int, mode: str) -> torch.Tensor:
     """Correlate frame t's channels with kernels[t] ((T, k, k), k = 2·pad + 1), padded by ``mode``."""
     t, c, h, w = x.shape
     weight = kernels.to(x).repeat_interleave(c, dim=0)[:, None]          # (T·C, 1, k, k)
-    if pad < min(h, w):                       # torch's own pad (its "reflect" is reflect-101): a plain copy
-        padded = F.pad(x.reshape(1, t * c, h, w), (pad, pad, pad, pad), mode="reflect" if mode == "reflect" else "replicate")
-    else:                                     # pads past the frame: fold the indices
-        rows, cols = _border(h, pad, mode, x.device), _border(w, pad, mode, x.device)
-        padded = x.reshape(1, t * c, h, w)[:, :, rows][:, :, :, cols]
-    return F.conv2d(padded, weight, groups=t * c).reshape(t, c, h, w)
+    frames = padded(x.reshape(1, t * c, h, w), pad, pad, pad, pad, mode)
+    return F.conv2d(frames, weight, groups=t * c).reshape(t, c, h, w)
 
 
 def defocus_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
@@ -54,10 +101,10 @@ def motion_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor
     dx, dy = streak_offsets(len(weights), drawn["angles"][ids])               # (N, taps) each
     top, left = max(0, -int(dy.min())), max(0, -int(dx.min()))               # rows/cols before 0
     bottom, right = max(0, int(dy.max())), max(0, int(dx.max()))
-    padded = F.pad(x, (left, right, top, bottom), mode="replicate")          # any size, even past the frame
+    clip = padded(x, left, right, top, bottom, "replicate")
     out = torch.empty_like(x)
     for i in range(t):                                  # one in-place add per tap and frame
-        frame, acc = padded[i], out[i]
+        frame, acc = clip[i], out[i]
         for k, weight in enumerate(weights):
             y0, x0 = top + int(dy[i, k]), left + int(dx[i, k])
             window = frame[:, y0:y0 + h, x0:x0 + w]
@@ -83,8 +130,9 @@ def _source_grid(inverse: np.ndarray, h: int, w: int, device: torch.device) -> t
     col = mats[:, None, :, 0] * xs[None, :, None]                            # (N, W, 2)
     row = mats[:, None, :, 1] * ys[None, :, None] + (mats[:, None, :, 2] - 1)   # (N, H, 2)
     grid = torch.empty((len(mats), h, w, 2), dtype=torch.float32, device=device)
-    return torch.add(row[:, :, None], col[:, None], out=grid) if dtype == torch.float32 \
-        else grid.copy_(row[:, :, None] + col[:, None])
+    for k in range(2):                   # per coordinate: whole rows of W per step; added in dtype, stored as float32
+        torch.add(row[:, :, None, k], col[:, None, :, k], out=grid[..., k])
+    return grid
 
 
 def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection") -> torch.Tensor:
@@ -100,46 +148,51 @@ def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection") -> t
 
 def _zoom_grid(h: int, w: int, z: float, n: int, device: torch.device) -> torch.Tensor:
     """:func:`_source_grid` of the centre zoom by z, one grid shared by n frames: (n, H, W, 2)."""
+    return _centre_zoom_grid(h, w, z, torch.device(device)).expand(n, -1, -1, -1)
+
+
+@lru_cache(maxsize=64)
+def _centre_zoom_grid(h: int, w: int, z: float, device: torch.device) -> torch.Tensor:
+    """The centre zoom's grid (1, H, W, 2), cached per device (read only)."""
     cx, cy = (w - 1) / 2, (h - 1) / 2
     inverse = np.array([[[1 / z, 0, cx - cx / z], [0, 1 / z, cy - cy / z]]])
-    return _source_grid(inverse, h, w, device).expand(n, -1, -1, -1)
-
-
-ZOOM_CHUNK = 4        # frames per pass on the CPU: the running sum of a few frames stays in cache
+    return _source_grid(inverse, h, w, device)
 
 
 def zoom_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    """Rounded mean of the frame and its centre zooms, each zoom rounded like the uint8 path.
-
-    On the CPU the frames go a few at a time, so the sum of every zoom is added while it is in
-    cache (frames are independent: the same values as one batch)."""
+    """Rounded mean of the frame and its centre zooms, each zoom rounded like the uint8 path
+    (on the CPU the render passes a few frames at a time, so the running sum stays in cache)."""
     n_frames, _, h, w = x.shape
     factors = zoom_factors(params["zooms"])
-    chunk = ZOOM_CHUNK if x.device.type == "cpu" else n_frames
-    grids = [_zoom_grid(h, w, float(z), min(chunk, n_frames), x.device) for z in factors]
     n = len(factors) + 1
-    out = torch.empty_like(x)
-    for start in range(0, n_frames, chunk):
-        part = x[start:start + chunk]
-        acc = part.clone()
-        for grid in grids:                              # one batched warp per zoom factor
-            acc += F.grid_sample(part, grid[:len(part)], mode="bilinear", padding_mode="border",
-                                 align_corners=True).round_()
-        out[start:start + chunk] = torch.floor(acc.add_(n // 2).div_(n))
-    return out
+    acc = x.clone()
+    for z in factors:                                   # one batched warp per zoom factor
+        acc += F.grid_sample(x, _zoom_grid(h, w, float(z), n_frames, x.device), mode="bilinear",
+                             padding_mode="border", align_corners=True).round_()
+    return torch.floor(acc.add_(n // 2).div_(n))
 
 
 # ------------------------------------------------------------------------------------- camera
+def _rotation_inverses(h: int, w: int, angles: np.ndarray) -> np.ndarray:
+    """(T, 2, 3) maps from output to input pixels of turns by ``angles`` degrees about the centre."""
+    return np.stack([cv2.invertAffineTransform(rotation_matrix(h, w, a)) for a in angles])
+
+
 def _rotations(x: torch.Tensor, angles: np.ndarray) -> torch.Tensor:
     """Frame t turned by angles[t] degrees about its centre."""
-    _, _, h, w = x.shape
-    inverse = np.stack([cv2.invertAffineTransform(rotation_matrix(h, w, a)) for a in angles])
-    return warp(x, inverse)
+    return warp(x, _rotation_inverses(*x.shape[2:], angles))
+
+
+@lru_cache(maxsize=16)
+def _static_grid(h: int, w: int, degrees: float, device: torch.device) -> torch.Tensor:
+    """static_rotate's one grid (1, H, W, 2), cached per device (read only)."""
+    return _source_grid(_rotation_inverses(h, w, static_angles(1, degrees)), h, w, device)
 
 
 def static_rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Every frame turned by the same angle (bilinear, mirrored borders): one sampling grid for the clip."""
-    return _rotations(x, static_angles(1, params["degrees"]))
+    grid = _static_grid(*x.shape[2:], float(params["degrees"]), x.device).expand(len(x), -1, -1, -1)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="reflection", align_corners=True)
 
 
 def rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
@@ -147,33 +200,30 @@ def rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     return _rotations(x, drawn["angles"][ids])
 
 
-def _reflect101(i: torch.Tensor, n: int) -> torch.Tensor:
-    """Indices folded into 0..n-1 the reflect-101 way (...2 1 | 0 1 2 ... n-1 | n-2...)."""
-    if n == 1:
-        return torch.zeros_like(i)
-    period = 2 * (n - 1)
-    i = torch.remainder(i, period)
-    return torch.where(i < n, i, period - i)
-
-
 def translate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Output (y, x) of frame t = input (y + dy_t, x + dx_t), mirrored past the edge; exact.
 
-    The clip is mirrored once by the largest shift (reflect-101, F.pad's "reflect") and each
-    frame copies its window; shifts past a whole frame fold again, through index maps."""
-    t, c, h, w = x.shape
+    Every output value is a copy of an input value, so the clip is moved as it comes (its
+    renderer takes the clip itself): float (N, 3, H, W) values in any dtype, not quantised, or
+    uint8 (N, H, W, 3) frames, moved through a channels-first view and given back in kind. The
+    frames are mirrored once by the largest shift (reflect-101, :func:`padded`) and each
+    frame copies its window."""
+    if x.dtype == torch.uint8:
+        n, h, w, c = x.shape
+        out = torch.empty((n, h, w, c), dtype=x.dtype, device=x.device)
+        _translate_into(out.permute(0, 3, 1, 2), x.permute(0, 3, 1, 2), ids, drawn)
+        return out
+    out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    return _translate_into(out, x, ids, drawn)
+
+
+def _translate_into(out: torch.Tensor, x: torch.Tensor, ids: np.ndarray, drawn) -> torch.Tensor:
+    h, w = x.shape[-2:]
     offsets = np.asarray(drawn["offsets"][ids], dtype=np.int64)                 # (T, 2): dx, dy
     pad_x, pad_y = (int(np.abs(offsets[:, i]).max()) for i in (0, 1))
-    if pad_x >= w or pad_y >= h:
-        off = torch.as_tensor(offsets, device=x.device)
-        rows = _reflect101(torch.arange(h, device=x.device)[None] + off[:, 1:2], h)    # (T, H)
-        cols = _reflect101(torch.arange(w, device=x.device)[None] + off[:, 0:1], w)    # (T, W)
-        frames = torch.arange(t, device=x.device)[:, None, None]
-        return x.permute(0, 2, 3, 1)[frames, rows[:, :, None], cols[:, None, :]].permute(0, 3, 1, 2)
-    padded = F.pad(x, (pad_x, pad_x, pad_y, pad_y), mode="reflect")
-    out = torch.empty_like(x)
+    clip = padded(x, pad_x, pad_x, pad_y, pad_y, "reflect")
     for i, (dx, dy) in enumerate(offsets.tolist()):
-        out[i] = padded[i, :, pad_y + dy:pad_y + dy + h, pad_x + dx:pad_x + dx + w]
+        out[i] = clip[i, :, pad_y + dy:pad_y + dy + h, pad_x + dx:pad_x + dx + w]
     return out
 
 

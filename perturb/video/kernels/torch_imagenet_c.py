@@ -19,8 +19,8 @@ import torch.nn.functional as F
 from . import imagenet_c as ic
 from . import imagenet_c_colour as colour
 from . import imagenet_c_pixelate as pix
-from .torch_blur_camera import _border
-from .noise import _lookup
+from .noise import _lookup, device_copy
+from .torch_blur_camera import exact_sums, float_levels, int_levels
 
 
 # ------------------------------------------------------------------------------------- blurs
@@ -45,9 +45,8 @@ def _separable(x: torch.Tensor, taps: np.ndarray) -> torch.Tensor:
     """
     n, c, h, w = x.shape
     taps = np.ascontiguousarray(taps, np.float64).tobytes()
-    cols = torch.from_numpy(_band(w, taps).T.copy()).to(x.device)
-    rows = torch.from_numpy(_band(h, taps).copy()).to(x.device)
-    y = torch.matmul(x.reshape(n * c * h, w), cols).view(n * c, h, w)
+    cols, rows = device_copy(_band, (w, taps), x.device), device_copy(_band, (h, taps), x.device)
+    y = torch.matmul(x.reshape(n * c * h, w), cols.T).view(n * c, h, w)
     return torch.matmul(rows, y).view(n, c, h, w)
 
 
@@ -59,7 +58,7 @@ def glass_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Blur, round, gather every frame through the clip's pixel sources, blur again."""
     sigma, delta, iterations = ic._check_glass(params["sigma"], params["max_delta"], params["iterations"])
     n, c, h, w = x.shape
-    source = torch.tensor(ic.glass_sources(int(drawn["key"]), h, w, delta, iterations), device=x.device)
+    source = device_copy(ic.glass_sources, (int(drawn["key"]), h, w, delta, iterations), x.device)
     taps = ic.gaussian_taps(sigma)
     blurred = _separable(x, taps).round_().clamp_(0, 255).reshape(n, c, h * w)
     moved = torch.gather(blurred, 2, source.expand(n, c, -1))           # faster than index_select here
@@ -72,13 +71,20 @@ def elastic_transform(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.
     pixel edges, OpenCV's BORDER_REFLECT."""
     alpha = ic._positive("alpha", params["alpha"], "elastic_transform", allow_zero=True)
     n, _, h, w = x.shape
-    dtype = torch.float32 if x.device.type == "mps" else torch.float64
-    maps = np.stack(ic.elastic_maps(int(drawn["key"]), h, w, alpha), axis=-1)      # (H, W, 2): x, y
-    src = torch.as_tensor(maps, device=x.device).to(dtype)
-    size = torch.tensor([w, h], dtype=dtype, device=x.device)
-    grid = ((2 * src + 1) / size - 1).to(torch.float32)
+    grid = _elastic_grid(int(drawn["key"]), h, w, alpha, x.device)
     return F.grid_sample(x, grid.expand(n, -1, -1, -1), mode="bilinear", padding_mode="reflection",
                          align_corners=False)
+
+
+@lru_cache(maxsize=4)
+def _elastic_grid(key: int, h: int, w: int, alpha: float, device: torch.device) -> torch.Tensor:
+    """The clip's grid_sample grid (1, H, W, 2) on ``device`` (read only), cached: a clip
+    rendered a few frames at a time builds it once."""
+    dtype = torch.float32 if device.type == "mps" else torch.float64
+    maps = np.stack(ic.elastic_maps(key, h, w, alpha), axis=-1)                    # (H, W, 2): x, y
+    src = torch.as_tensor(maps, device=device).to(dtype)
+    size = torch.tensor([w, h], dtype=dtype, device=device)
+    return ((2 * src + 1) / size - 1).to(torch.float32)[None]
 
 
 # ---------------------------------------------------------------------------------- pixelate
@@ -125,30 +131,51 @@ def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     if max(h, w) * 255 >= 1 << 24:
         raise ValueError(f"pixelate: frames up to 65,792 pixels a side; got {h}x{w}")
     sh, sw = pix.pixelate_size(h, scale), pix.pixelate_size(w, scale)
-    cols, rows = (torch.tensor(_box_matrix(n, s), device=x.device) for n, s in ((w, sw), (h, sh)))
+    cols, rows = (device_copy(_box_matrix, (n, s), x.device) for n, s in ((w, sw), (h, sh)))
     small = _box_mean(x @ cols, pix.box_ranges(w, sw)[2])                           # (N, 3, H, sw)
     small = _box_mean(torch.matmul(rows.T, small), pix.box_ranges(h, sh)[2][:, None])  # (N, 3, sh, sw)
-    near_rows = torch.tensor(pix.nearest_sources(sh, h), device=x.device)
-    near_cols = torch.tensor(_nearest_matrix(sw, w), device=x.device)
+    near_rows = device_copy(pix.nearest_sources, (sh, h), x.device)
+    near_cols = device_copy(_nearest_matrix, (sw, w), x.device)
     return (small @ near_cols).index_select(2, near_rows)      # columns: a product (exact), rows: whole-row copies
 
 
 # ------------------------------------------------------------------------------------ colour
-def _extremes(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-pixel max and min over the channels of uint8 (N, H, W, 3) frames, (N, H, W, 1) each:
-    elementwise over the three channel slices (a reduction over a last axis of 3 is slow on CPU)."""
-    r, g, b = x[..., 0:1], x[..., 1:2], x[..., 2:3]
+# Each colour op is a table on integer levels (and the pixel's channel max and min). Given the
+# float clip itself, a kernel quantises it to int32 levels, indexes the table and gathers the
+# output values straight from a table of level/255 in the clip's dtype: exact levels, so no
+# requantising pass follows, and nothing is transposed. uint8 (N, H, W, 3) frames are taken too.
+def _extremes(x: torch.Tensor, axis: int = -1) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-pixel max and min over the channels (on ``axis``, kept as size 1): elementwise over
+    the three channel slices (a reduction over an axis of 3 is slow on CPU)."""
+    r, g, b = (x.narrow(axis, i, 1) for i in range(3))
     return torch.maximum(torch.maximum(r, g), b), torch.minimum(torch.minimum(r, g), b)
 
 
+@lru_cache(maxsize=16)
+def _level_values(dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """The 256 values level/255 in ``dtype``, computed as :func:`.clip.from_uint8_frames` does."""
+    return torch.arange(256, dtype=torch.float32, device=device).to(dtype).div_(255.0)
+
+
+def _as_values(table: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """A table of uint8 levels as the clip values they stand for."""
+    return _level_values(dtype, table.device).index_select(0, table.reshape(-1).int()).view(table.shape)
+
+
 @lru_cache(maxsize=8)
-def _brightness_table(shift: float, device: str) -> torch.Tensor:
-    return torch.from_numpy(colour.brightness_table(shift).reshape(-1).copy()).to(device)
+def _brightness_table(shift: float, device: torch.device, dtype: torch.dtype = torch.uint8) -> torch.Tensor:
+    """The 256x256 table flat, as uint8 levels or as values of a float ``dtype`` (read only)."""
+    table = torch.from_numpy(colour.brightness_table(shift).reshape(-1).copy()).to(device)
+    return table if dtype == torch.uint8 else _as_values(table, dtype)
 
 
 def brightness(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """table[V·256 + c] for every channel c of a pixel whose max is V (int32 indices)."""
-    lut = _brightness_table(params["shift"], str(x.device))
+    if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
+        levels = int_levels(float_levels(x))
+        v, _ = _extremes(levels, 1)
+        return _lookup(_brightness_table(params["shift"], x.device, x.dtype), levels.add_(v.bitwise_left_shift_(8)))
+    lut = _brightness_table(params["shift"], x.device)
     r, g, b = x[..., 0:1], x[..., 1:2], x[..., 2:3]
     v = torch.maximum(torch.maximum(r, g), b)
     return _lookup(lut, (v.int() << 8) + x)                      # uint8 + int32: int32
@@ -156,6 +183,13 @@ def brightness(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
 
 def contrast(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Frame n's channel c through its table: luts[(n·3 + c)·256 + level]."""
+    if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
+        levels = float_levels(x)
+        n, c, h, w = levels.shape
+        sums = exact_sums(levels, (2, 3), 255)                                     # (N, 3)
+        luts = torch.from_numpy(colour.contrast_tables(sums, h * w, params["factor"])).to(x.device)
+        base = (torch.arange(n * 3, dtype=torch.int32, device=x.device) * 256).view(n, 3, 1, 1)
+        return _lookup(_as_values(luts, x.dtype).reshape(-1), int_levels(levels).add_(base))
     n, h, w, _ = x.shape
     sums = x.sum(dim=(1, 2), dtype=torch.int64).cpu().numpy()                  # exact, (N, 3)
     luts = torch.as_tensor(colour.contrast_tables(sums, h * w, params["factor"]), device=x.device)
@@ -164,14 +198,23 @@ def contrast(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
 
 
 @lru_cache(maxsize=8)
-def _saturate_tables(factor: float, offset: float, device: str) -> tuple[torch.Tensor, torch.Tensor]:
+def _saturate_tables(factor: float, offset: float, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
     scale, grey = colour.saturate_tables(factor, offset)
     return torch.tensor(scale, device=device), torch.tensor(grey, device=device)
 
 
 def saturate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """The numpy path's table of S'/S and its float32 operations, in the same order."""
-    scale, grey = _saturate_tables(params["factor"], params["offset"], str(x.device))
+    scale, grey = _saturate_tables(params["factor"], params["offset"], x.device)
+    if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
+        out = float_levels(x)
+        vf, mf = _extremes(out, 1)
+        gain = _lookup(scale, int_levels(torch.add(mf, vf, alpha=256)))
+        out = torch.sub(vf, out.sub_(vf).neg_().mul_(gain), out=out).round_()   # V - (V - c)·gain
+        if bool((grey != torch.arange(256, device=grey.device, dtype=grey.dtype)).any()):
+            tint = vf - _lookup(grey, vf.int()).to(torch.float32)               # greys: (V, grey, grey)
+            out[:, 1:] -= tint.mul_(vf == mf)
+        return out.to(x.dtype).div_(255.0)
     v, m = _extremes(x)
     gain = _lookup(scale, (v.int() << 8) + m)
     vf = v.to(torch.float32)

@@ -9,10 +9,9 @@ from typing import Any, Mapping
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
-from .torch_blur_camera import _border
 from .noise import _lookup
+from .torch_blur_camera import exact_sums, padded
 from .rain import DROP_LEVEL, frame_masks, lift_table, pull_terms
 from .weather import GRAY_WEIGHTS, frame_layers
 
@@ -50,23 +49,15 @@ def frost(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) ->
     return _rounded((scale * x).add_(_layers("frost", x, ids, drawn, params).mul_(amount)))
 
 
-SNOW_CHUNK = 4        # frames per pass on the CPU: the blend's intermediates stay in cache
-
-
 def snow(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     """b·v + (1-b)·max(v, 1.5·grey + 0.5) + flakes on [0, 1] values, in the numpy kernel's float32
-    order; on the CPU a few frames at a time (each frame on its own: the same values)."""
+    order (on the CPU the render passes a few frames at a time, so the intermediates stay in cache)."""
     b = float(np.float32(params["blend"]))
     wr, wg, wb = (float(c) for c in GRAY_WEIGHTS)
-    layers = _layers("snow", x, ids, drawn, params)
-    chunk = SNOW_CHUNK if x.device.type == "cpu" else len(x)
-    out = torch.empty_like(x)
-    for start in range(0, len(x), chunk):
-        v = x[start:start + chunk] / 255
-        grey = (v[:, 0:1] * wr).add_(v[:, 1:2] * wg).add_(v[:, 2:3] * wb)      # (n, 1, H, W)
-        bright = torch.maximum(v, grey.mul_(1.5).add_(0.5)).mul_(1 - b)
-        out[start:start + chunk] = _levels(v.mul_(b).add_(bright).add_(layers[start:start + chunk]))
-    return out
+    v = x / 255
+    grey = (v[:, 0:1] * wr).add_(v[:, 1:2] * wg).add_(v[:, 2:3] * wb)          # (n, 1, H, W)
+    bright = torch.maximum(v, grey.mul_(1.5).add_(0.5)).mul_(1 - b)
+    return _levels(v.mul_(b).add_(bright).add_(_layers("snow", x, ids, drawn, params)))
 
 
 def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
@@ -74,42 +65,26 @@ def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) 
     return _rounded((x * layer[:, :1]).add_(layer[:, 1:]))
 
 
-def _exact_sums(x: torch.Tensor, dims: tuple[int, ...], peak: float) -> np.ndarray:
-    """Sums over ``dims`` (which end with the last axis) of integer values in 0..peak, exact,
-    on the host as float64: rows in float32 where a row's sum stays below 2^24, then float64."""
-    if x.shape[-1] * peak < 2**24:
-        rows = x.sum(dim=-1)
-        return rows.sum(dim=tuple(d for d in dims if d != x.ndim - 1), dtype=torch.float64).cpu().numpy()
-    return x.sum(dim=dims, dtype=torch.float64).cpu().numpy()
-
-
-def _box3(x: torch.Tensor) -> torch.Tensor:
-    """3x3 box means with reflect-101 borders (OpenCV's cv2.blur default), from exact integer sums."""
-    _, _, h, w = x.shape
-    if h > 1 and w > 1:
-        p = F.pad(x, (1, 1, 1, 1), mode="reflect")
-    else:
-        p = x[:, :, _border(h, 1, "reflect", x.device)][:, :, :, _border(w, 1, "reflect", x.device)]
-    cols = p[:, :, :, :-2] + p[:, :, :, 1:-1]
-    cols += p[:, :, :, 2:]
-    box = cols[:, :, :-2] + cols[:, :, 1:-1]
-    box += cols[:, :, 2:]
-    return box.div_(9)
+def _box3_sums(x: torch.Tensor) -> torch.Tensor:
+    """3x3 box sums with reflect-101 borders (OpenCV's cv2.blur default), exact on integers."""
+    p = padded(x, 1, 1, 1, 1, "reflect")
+    rows = torch.add(p[:, :, :, :-2], p[:, :, :, 1:-1]).add_(p[:, :, :, 2:])
+    return torch.add(rows[:, :, :-2], rows[:, :, 1:-1]).add_(rows[:, :, 2:])
 
 
 def rain(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     """The numpy kernel's steps on the device: the host computes the masks and, from per-frame
-    sums read back, the lift tables and the final affine terms; the rest is elementwise, in
-    place where it can be, with int32 table indices and exact sums."""
+    sums read back, the lift tables and the final affine terms; the rest is elementwise and in
+    place where it can be, with int32 table indices and exact sums:
+    I = 255·x + 220·mask·(round(box3(x + mask·lift[x]) / 9) - x), out = rint(I·a + b)."""
     n, c, h, w = x.shape
-    mask = torch.from_numpy(frame_masks(drawn, params, ids, h, w)).to(x.device)[:, None].bool()
-    sums = _exact_sums(x, (1, 2, 3), 255)
-    lift = np.stack([lift_table(float(s), c * h * w) for s in sums]).astype(np.float32)
-    lift = torch.from_numpy(lift).to(x.device).reshape(-1)
+    mask = torch.from_numpy(frame_masks(drawn, params, ids, h, w)).to(x.device)[:, None]    # uint8
+    sums = exact_sums(x, (2, 3), 255)                                                   # (N, C)
+    lift = np.stack([lift_table(float(s), c * h * w) for s in sums.sum(axis=1)]).astype(np.float32)
     offset = torch.arange(n, dtype=torch.int32, device=x.device).view(n, 1, 1, 1) * 256
-    lifted = torch.add(x, torch.where(mask, _lookup(lift, x.int() + offset), 0))
-    box = _box3(lifted).round_()
-    blended = torch.where(mask, box.sub_(x).mul_(DROP_LEVEL), 0).add_(x, alpha=255)
-    a, b = pull_terms(_exact_sums(blended, (2, 3), 255 * 255), h * w, float(params["darken"]))
+    lifted = _lookup(torch.from_numpy(lift).to(x.device).reshape(-1), x.int().add_(offset))
+    blended = _box3_sums(lifted.mul_(mask).add_(x)).div_(9).round_()
+    blended.sub_(x).mul_(mask.mul_(DROP_LEVEL)).add_(x, alpha=255)                   # exact integers
+    a, b = pull_terms(exact_sums(blended, (2, 3), 255 * 255), h * w, float(params["darken"]))
     b = torch.from_numpy(b).to(x.device)[:, :, None, None]
     return blended.mul_(torch.tensor(a, device=x.device)).add_(b).clamp_(0, 255).round_()

@@ -62,7 +62,7 @@ register(Spec(
 
 
 def _renderer(numpy_kernel, name: str) -> Renderer:
-    return Renderer(kernels={"numpy": numpy_kernel, "torch": torch_kernel("torch_imagenet_c", name)}, torch_frames="uint8")
+    return Renderer(kernels={"numpy": numpy_kernel, "torch": torch_kernel("torch_imagenet_c", name)}, torch_frames="clip")
 
 
 _COLOUR = dict(modality="video", category="digital", random=False)

@@ -30,7 +30,7 @@ def renderer(name: str) -> Renderer:
 
     return Renderer(FRAME, draw, {"numpy": render_numpy,
                                   "torch": torch_kernel("noise", kernels.render_torch.__name__, key="key")},
-                    torch_frames="uint8")
+                    torch_frames="clip")
 
 
 _COMMON = dict(modality="video", category="noise", random=True, temporal=False)
