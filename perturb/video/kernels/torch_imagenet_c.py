@@ -37,17 +37,34 @@ def _band(n: int, taps: bytes) -> np.ndarray:
     return band
 
 
+BAND_BLOCK = 32    # output rows/columns per product of a separable pass: only the band's own (block + 2r) inputs
+
+
+def _band_blocks(n: int, radius: int) -> list[tuple[int, int, int, int]]:
+    """(start, stop, first input, end input) of each block of outputs along an axis of ``n``."""
+    return [(a, min(n, a + BAND_BLOCK), max(0, a - radius), min(n, a + BAND_BLOCK + radius))
+            for a in range(0, n, BAND_BLOCK)]
+
+
 def _separable(x: torch.Tensor, taps: np.ndarray) -> torch.Tensor:
     """Levels (N, C, H, W) correlated with ``taps`` along columns then rows, replicated edges.
 
-    Each pass is one matrix product with a banded matrix that holds the taps and the edges: a
-    GEMM costs the same at every width and beats a direct convolution of one channel on CPU.
+    Each pass is a few matrix products with blocks of a banded matrix that holds the taps and the
+    edges: a block of outputs reads only its own inputs and the radius around them (a GEMM beats a
+    direct convolution of one channel on CPU; the full band costs the same at every sigma, the
+    blocks 2-4x less, the same sums since the band is zero outside them).
     """
     n, c, h, w = x.shape
+    radius = len(taps) // 2
     taps = np.ascontiguousarray(taps, np.float64).tobytes()
     cols, rows = device_copy(_band, (w, taps), x.device), device_copy(_band, (h, taps), x.device)
-    y = torch.matmul(x.reshape(n * c * h, w), cols.T).view(n * c, h, w)
-    return torch.matmul(rows, y).view(n, c, h, w)
+    flat, y = x.reshape(n * c * h, w), torch.empty((n * c, h, w), dtype=x.dtype, device=x.device)
+    for a, b, lo, hi in _band_blocks(w, radius):
+        y.view(n * c * h, w)[:, a:b] = torch.matmul(flat[:, lo:hi], cols[a:b, lo:hi].T)
+    out = torch.empty_like(y)
+    for a, b, lo, hi in _band_blocks(h, radius):
+        torch.matmul(rows[a:b, lo:hi], y[:, lo:hi], out=out[:, a:b])
+    return out.view(n, c, h, w)
 
 
 def gaussian_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
