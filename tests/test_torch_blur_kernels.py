@@ -8,6 +8,8 @@ torch = pytest.importorskip("torch")
 
 from perturb.video.kernels import imagenet_c as ic  # noqa: E402
 from perturb.video.kernels import torch_imagenet_c as tic  # noqa: E402
+from perturb.video.kernels import torch_blur_camera as tbc  # noqa: E402
+from perturb.video.kernels.blur import disk_kernel  # noqa: E402
 
 
 def _correlate_replicated(x: np.ndarray, taps: np.ndarray) -> np.ndarray:
@@ -39,3 +41,22 @@ def test_blocked_separable_keeps_a_step_edge_and_a_flat_frame() -> None:
     assert (out[0, 0, :, 39] < 127.5).all() and (out[0, 0, :, 40] > 127.5).all()
     flat = tic._separable(torch.full((1, 3, 37, 70), 91.0), ic.gaussian_taps(6))
     assert torch.allclose(flat, torch.full_like(flat, 91.0), atol=1e-3)
+
+
+def test_normal_weights_zero_only_the_subnormal_weights() -> None:
+    k = np.array([[1e-39, 0.25], [-1e-40, 2e-38]], np.float32)
+    assert np.array_equal(tbc.normal_weights(k), np.array([[0, 0.25], [0, 2e-38]], np.float32))
+    assert tbc.normal_weights(k).dtype == np.float32
+
+
+@pytest.mark.parametrize("radius, alias_blur", [(3, 0.1), (4, 0.5)])
+def test_defocus_blur_equals_a_plain_reflect101_correlation(radius, alias_blur) -> None:
+    x = np.random.default_rng(radius).integers(0, 256, (2, 3, 23, 31)).astype(np.float64)
+    kernel = disk_kernel(radius, alias_blur).astype(np.float64)
+    assert (np.abs(kernel[kernel != 0]) < np.finfo(np.float32).tiny).any() == (alias_blur == 0.1)
+    p = len(kernel) // 2
+    pad = np.pad(x, [(0, 0), (0, 0), (p, p), (p, p)], mode="reflect")          # numpy's reflect is reflect-101
+    want = sum(kernel[i, j] * pad[..., i:i + 23, j:j + 31] for i in range(len(kernel)) for j in range(len(kernel)))
+    got = tbc.defocus_blur(torch.from_numpy(x.astype(np.float32)), None, None,
+                           {"radius": radius, "alias_blur": alias_blur}).numpy()
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-3)
