@@ -19,7 +19,7 @@ from typing import Any, Iterator, Mapping
 
 from .errors import GateInputError
 from .fileio import write_atomic
-from .metric_names import (DIRECTIONS, GAMMAS, KINDS, Metric, gamma_kinds, gamma_metric, is_fraction,  # noqa: F401
+from .metric_names import (DIRECTIONS, GAMMAS, Metric, gamma_kinds, gamma_metric, is_fraction,  # noqa: F401
                            measured_names, metric_names, parse_metric)
 
 SCHEMA_VERSION = "1.2"         # 1.1 added "ties"; 1.2 "chance", "flags", summary.modality.*.ci
