@@ -121,7 +121,7 @@ def box_gain32(count: int, weight: int, depth: int) -> np.float32 | None:
     if count > GAIN32_MAX_COUNT:
         return None
     sums = np.arange(255 * count + 1, dtype=np.int64)
-    want = np.clip((sums * weight + (1 << (PILLOW_BITS - 1))) >> PILLOW_BITS, 0, 255).astype(np.uint8)[:, None]
+    want = rounded_mean(sums, np.int32(weight))[:, None]
     held = sums.astype(np.uint8 if count == 1 else np.uint16 if depth == cv2.CV_16U else np.float32)[:, None]
     start = np.float32(weight / float(1 << PILLOW_BITS))
     for direction in (np.float32(np.inf), np.float32(-np.inf)):

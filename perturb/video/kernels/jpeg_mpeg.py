@@ -4,7 +4,7 @@ JPEG goes through OpenCV's encoder frame by frame; the codecs push the whole cli
 codec stream's encoder and decoder (:mod:`..io.codec_stream`: no container, no temporary files). All are
 deterministic, so ``random=False``.
 
-Which frames a subset needs (:mod:`.render`): JPEG renders each frame alone. The codecs'
+Which frames a subset needs (:mod:`..render`): JPEG renders each frame alone. The codecs'
 encoders carry state across GOP borders (rate control, motion-search predictors: one GOP
 re-encoded alone differs by up to 137 levels in its P-frames on the sample clip), so a GOP
 window is not rendered alone; with no B-frames they never look ahead, so output frame t is

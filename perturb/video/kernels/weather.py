@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 import cv2
 import numpy as np
 
-from .opencv_frames import per_frame, per_frame_into, scratch
+from .opencv_frames import per_frame_into, scratch
 from .weather_layers import fog_layer, frost_layer, next_power_of_2, snow_layer, spatter_layer
 
 Layer = Callable[[np.random.Generator, int, int, Mapping[str, Any], float], np.ndarray]
@@ -125,20 +125,22 @@ def frame_layers(name: str, drawn: Mapping[str, np.ndarray], params: Mapping[str
 
 
 # ------------------------------------------------------------------------- numpy composites
-def composite_fog(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
+def composite_fog(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any],
+                  dst: np.ndarray | None = None) -> np.ndarray:
     """(x + s·fog) · max / (max + s) on [0, 1] values, max the frame's brightest value; on levels
     that is x·k + fog·255·s·k with k = max / (max + s), one OpenCV weighted sum."""
     s = float(params["strength"])
     peak = float(frame.max()) / 255
     k = peak / (peak + s)
     return cv2.addWeighted(frame.astype(np.float32), k, cv2.merge([layer] * 3), 255 * s * k, 0.0,
-                           dtype=cv2.CV_8U)
+                           dst=dst, dtype=cv2.CV_8U)
 
 
-def composite_frost(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
+def composite_frost(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any],
+                    dst: np.ndarray | None = None) -> np.ndarray:
     """scale·x + frost·texture on 0..255 levels."""
     return cv2.addWeighted(frame.astype(np.float32), float(params["scale"]), layer,
-                           float(params["frost"]), 0.0, dtype=cv2.CV_8U)
+                           float(params["frost"]), 0.0, dst=dst, dtype=cv2.CV_8U)
 
 
 GRAY_WEIGHTS = np.array([0.299, 0.587, 0.114], np.float32)      # OpenCV's RGB -> gray
@@ -165,14 +167,15 @@ def composite_snow(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, An
     return cv2.convertScaleAbs(x, dst=dst, alpha=255.0)       # every value is >= 0
 
 
-def composite_spatter(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any]) -> np.ndarray:
+def composite_spatter(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any],
+                      dst: np.ndarray | None = None) -> np.ndarray:
     """x·keep + add on 0..255 levels (water: keep 1; mud: keep 1 - mask), float32 sums rounded
     to nearest and saturated by OpenCV; water's keep is exactly 1, so its product is skipped.
     (Both terms float32: OpenCV adds uint8 to float32 in double, which rounds ties otherwise.)"""
     x = frame.astype(np.float32)
     if params.get("mud", True):                       # a layer of unknown kind keeps its product
         np.multiply(x, layer[..., :1], out=x)
-    return cv2.add(x, np.ascontiguousarray(layer[..., 1:]), dtype=cv2.CV_8U)
+    return cv2.add(x, np.ascontiguousarray(layer[..., 1:]), dst=dst, dtype=cv2.CV_8U)
 
 
 COMPOSITES = {"fog": composite_fog, "frost": composite_frost, "snow": composite_snow,
@@ -184,7 +187,5 @@ def numpy_kernel(name: str):
     def kernel(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
         _, h, w, _ = frames.shape
         layers = frame_layers(name, drawn, params, ids, h, w)
-        if name == "snow":
-            return per_frame_into(frames, lambda frame, i, dst: composite_snow(frame, layers[i], params, dst))
-        return per_frame(frames, lambda frame, i: COMPOSITES[name](frame, layers[i], params))
+        return per_frame_into(frames, lambda frame, i, dst: COMPOSITES[name](frame, layers[i], params, dst))
     return kernel

@@ -2,7 +2,7 @@
 
 Each op is split in two: a pure ``*_indices(T, ..., rng)`` function that returns the source
 frame index for every output position (an int array of length T), and :func:`take_frames`,
-which applies it (``clip[idx]``). The index map is the op's draw (:mod:`.render`): rendering
+which applies it (``clip[idx]``). The index map is the op's draw (:mod:`..render`): rendering
 any output frames is a gather, identical on every backend, and severity is measurable as the mean
 displacement ``|idx - position|`` (:func:`mean_displacement`). The output always has the input's
 T frames.
