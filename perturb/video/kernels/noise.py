@@ -175,10 +175,10 @@ def render_values_torch(frames: Any, frame_indices: Sequence[int], key: int,
     values = frames[0].numel()
     group = max(1, TORCH_GROUP // max(values, 1))
     out = torch.empty(frames.shape, dtype=frames.dtype, device=frames.device)
+    if floating:
+        from .torch_blur_camera import float_levels
     for a in range(0, len(seeds), group):
         if floating:
-            from .torch_blur_camera import float_levels
-
             part = frames[a:a + group]
             n, c, h, wd = part.shape
             halves = word_halves_torch(seeds[a:a + group], values, frames.device).view(n, h, wd, c)

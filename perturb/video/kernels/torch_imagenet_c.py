@@ -215,20 +215,22 @@ def contrast(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
 
 
 @lru_cache(maxsize=8)
-def _saturate_tables(factor: float, offset: float, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+def _saturate_tables(factor: float, offset: float, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, bool]:
+    """The tables on ``device``, and whether the grey table moves any level (checked once, on the host)."""
     scale, grey = colour.saturate_tables(factor, offset)
-    return torch.tensor(scale, device=device), torch.tensor(grey, device=device)
+    moves = bool((np.asarray(grey) != np.arange(256)).any())
+    return torch.tensor(scale, device=device), torch.tensor(grey, device=device), moves
 
 
 def saturate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """The numpy path's table of S'/S and its float32 operations, in the same order."""
-    scale, grey = _saturate_tables(params["factor"], params["offset"], x.device)
+    scale, grey, grey_moves = _saturate_tables(params["factor"], params["offset"], x.device)
     if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
         out = float_levels(x)
         vf, mf = _extremes(out, 1)
         gain = _lookup(scale, int_levels(torch.add(mf, vf, alpha=256)))
         out = torch.sub(vf, out.sub_(vf).neg_().mul_(gain), out=out).round_()   # V - (V - c)·gain
-        if bool((grey != torch.arange(256, device=grey.device, dtype=grey.dtype)).any()):
+        if grey_moves:
             tint = vf - _lookup(grey, vf.int()).to(torch.float32)               # greys: (V, grey, grey)
             out[:, 1:] -= tint.mul_(vf == mf)
         return out.to(x.dtype).div_(255.0)
