@@ -73,6 +73,11 @@ def _queries(items: Sequence[Item], captions: str) -> tuple[list[str], list[str]
     return ids, texts, owner
 
 
+def _judgement_grade(row: dict[str, Any]) -> Any:
+    """What a judgement row's positive is worth: its ``grade``, or 1 when the row carries none."""
+    return row.get("grade", 1)
+
+
 def read_judgements(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Extra positives, JSONL: ``{"query_id" | "caption": ..., "item_id" | "video_id": ..., "relevant": true}``,
     optionally graded (``"grade": 2``, a number >= 0; a positive without one is worth 1)."""
@@ -83,7 +88,7 @@ def read_judgements(path: str | os.PathLike) -> list[dict[str, Any]]:
             got = sorted(row) if isinstance(row, dict) else type(row).__name__
             raise ValueError(f"{path}: row {n}: expected an object with query_id or caption, and "
                              f"item_id or video_id; got {got}")
-        grade = row.get("grade", 1)
+        grade = _judgement_grade(row)
         if isinstance(grade, bool) or not isinstance(grade, (int, float)) or not 0 <= grade < float("inf"):
             raise ValueError(f"{path}: row {n}: grade must be a finite number >= 0; got {grade!r}")
     return rows
@@ -102,7 +107,7 @@ def _apply_judgements(data: BenchData, rows: list[dict[str, Any]]) -> int:
         data.grades = data.relevance.astype(np.float64)
     added = 0
     for row in rows:
-        if not row.get("relevant", True) or row.get("grade", 1) == 0:
+        if not row.get("relevant", True) or _judgement_grade(row) == 0:
             continue
         qs = [by_query[row["query_id"]]] if row.get("query_id") in by_query else by_caption.get(row.get("caption"), [])
         js = [by_item[row["item_id"]]] if row.get("item_id") in by_item else by_video.get(row.get("video_id"), [])
@@ -111,7 +116,7 @@ def _apply_judgements(data: BenchData, rows: list[dict[str, Any]]) -> int:
                 added += int(not data.relevance[q, j])
                 data.relevance[q, j] = True
                 if data.grades is not None:        # a pair judged twice takes its last row's grade
-                    data.grades[q, j] = row.get("grade", 1)
+                    data.grades[q, j] = _judgement_grade(row)
     return added
 
 
