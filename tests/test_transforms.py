@@ -291,3 +291,23 @@ def test_numpy_batches_need_no_torch() -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["ndarray", "(2,", "3,", "8,", "8,", "3)", "True"]
+
+
+def test_draws_for_a_fixed_seed_are_pinned() -> None:
+    """The (seed, epoch, key) -> draw rule is part of the contract: recorded values, not just self-agreement."""
+    t = RandomPerturbation("suite:imagenet-c", severity=(1, 5), p=0.8, seed=5)
+    keys = [0, 7, -3, 2**40, "clip-a", "vidéo/ß.mp4"]
+    assert t.params(keys) == [
+        {"op": "pixelate", "severity": 1, "seed": 3127268762048758940},
+        {"op": "speckle_noise:imagenet-c", "severity": 4, "seed": 7316893936934153516},
+        None,
+        {"op": "snow:imagenet-c", "severity": 3, "seed": 4494357756062053049},
+        {"op": "impulse_noise", "severity": 2, "seed": 2388246672797020609},
+        {"op": "pixelate", "severity": 2, "seed": 4664260376047112115}]
+    t.set_epoch(2)
+    assert t.params(keys) == [
+        {"op": "brightness", "severity": 2, "seed": 4500397920251646811},
+        {"op": "impulse_noise", "severity": 3, "seed": 8767329014736489503},
+        {"op": "contrast", "severity": 2, "seed": 7731360446535324993},
+        {"op": "contrast", "severity": 1, "seed": 5779591927011529046},
+        None, None]

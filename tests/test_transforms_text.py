@@ -72,3 +72,17 @@ def test_bad_calls_get_errors() -> None:
         t(CAPTIONS[:1], keys=[2.5])
     with pytest.raises(TypeError, match="expected a caption as str at index 1"):
         t(["a dog", 3], keys=[1, 2])
+
+
+def test_outputs_for_a_fixed_seed_are_pinned() -> None:
+    """Recorded captions: a parsed op drawn by several captions (a blank one among them), and ops without a parse."""
+    captions = CAPTIONS + ["", "   "]
+    t = RandomTextPerturbation("Typos,NoNN,ShuffleOrder", severity=(2, 4), seed=5)
+    keys = list(range(len(captions)))
+    assert [p and (p["op"], p["severity"]) for p in t.params(keys)] == [
+        ("NoNN", None), ("Typos", 3), ("Typos", 2), ("NoNN", None), ("ShuffleOrder", None), ("Typos", 4),
+        ("NoNN", None), ("Typos", 4)]
+    assert t(captions, keys=keys) == [
+        "a [UNK] is playing a [UNK] on [UNK]", "to wolen are cooking pasta in a kitchen", "a dog runs in the parrk",
+        "a [UNK] rides a red [UNK] down the [UNK]", "people wedding dance at party a", "a cant slelps on a sofa",
+        "", "   "]
