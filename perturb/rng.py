@@ -33,6 +33,14 @@ def derive_seed(base: int, *keys: object) -> int:
     return int(seed_sequence(base, *keys).generate_state(1, dtype=np.uint64)[0])
 
 
+def _check_int_seed(seed: object) -> int:
+    """An int seed as a plain int, checked without building a Generator; anything else refused."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(
+            f"seed must be None, a non-negative int or a numpy.random.Generator; got {seed!r}")
+    return int(seed)
+
+
 def as_generator(seed: SeedLike) -> np.random.Generator:
     """A Generator from an int, a SeedSequence, an existing Generator (returned as is) or None."""
     if isinstance(seed, np.random.Generator):
@@ -41,10 +49,7 @@ def as_generator(seed: SeedLike) -> np.random.Generator:
         return np.random.default_rng()
     if isinstance(seed, np.random.SeedSequence):
         return np.random.default_rng(seed)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(
-            f"seed must be None, a non-negative int or a numpy.random.Generator; got {seed!r}")
-    return np.random.default_rng(int(seed))
+    return np.random.default_rng(_check_int_seed(seed))
 
 
 def item_seed(base: int, item_id: str, perturbation: str, severity: int | None) -> int:
@@ -60,8 +65,7 @@ def base_seed(seed: SeedLike) -> int | None:
         return int(seed.generate_state(1, dtype=np.uint64)[0])
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(0, 2**63))
-    as_generator(seed)                       # validates: a non-negative int
-    return int(seed)
+    return _check_int_seed(seed)
 
 
 def derive_generator(seed: SeedLike, *keys: object) -> np.random.Generator:
