@@ -1,9 +1,10 @@
 """Per-sample draws of the training transforms: (seed, epoch, key) -> (op, severity, seed).
 
 A sample's draw is a pure function of the transform's settings, its seed, the epoch and the
-sample's key, through ``numpy.random.SeedSequence`` (counter-based: nothing carries over from
-one sample to the next), so it does not depend on the batch, the position in it, the worker
-that loads it, the layout or the device. No global RNG is read or advanced.
+sample's key, through :func:`perturb.rng.derive_generator` (a ``numpy.random.SeedSequence``,
+counter-based: nothing carries over from one sample to the next), so it does not depend on the
+batch, the position in it, the worker that loads it, the layout or the device. No global RNG
+is read or advanced.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..registry import REGISTRY, Spec
+from ..rng import derive_generator
 from ..selection import SEVERITY_LEVELS
 
 KEY_TYPES = "an int or a str (a sample id, a path)"
@@ -189,8 +191,7 @@ class Sampler:
     def draw(self, epoch: int, key: int | str) -> dict[str, Any] | None:
         """``{"op", "severity", "seed"}`` of one sample, or None when ``p`` skips it. The same
         four numbers are drawn whatever ``p`` is, so raising ``p`` only adds samples."""
-        seq = np.random.SeedSequence(self.seed, spawn_key=(TAG, epoch, *key_words(key)))
-        rng = np.random.Generator(np.random.PCG64(seq))
+        rng = derive_generator(self.seed, TAG, epoch, *key_words(key))
         gate, u_op, u_level = rng.random(3)
         seed = int(rng.integers(0, SEED_BOUND))
         if gate >= self.p:
