@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ..registry import REGISTRY
-from ..text import apply, apply_batch
+from ..text import apply_batch
 from ..text.api import parse_batch, pipeline_key
 from ..text.inputs import check_caption, check_captions
 from .draws import KeyedDraws, Sampler, check_key, check_keys, group_params
@@ -57,8 +57,6 @@ class RandomTextPerturbation(KeyedDraws):
             spec = REGISTRY.get(op, "text")
             docs = parse_batch([texts[i] for i in members], pipeline_key(spec)) if spec.needs_parse \
                 else [None] * len(members)
-            for i, doc in zip(members, docs):
-                seed = params[i]["seed"]
-                out[i] = apply_batch([texts[i]], op, severity, seed=seed, docs=[doc])[0] if doc is not None \
-                    else apply(texts[i], op, severity, seed=seed)
+            for i, doc in zip(members, docs):        # one caption at a time: each has its own seed
+                out[i] = apply_batch([texts[i]], op, severity, seed=params[i]["seed"], docs=[doc])[0]
         return out
