@@ -56,3 +56,43 @@ def test_each_kind_loads_through_its_row():
     m = factory.load_model(f"callable:{__name__}:build_on", device="cpu")
     assert m.id == f"callable:{__name__}:build_on" and build_on.device == "cpu"
     assert [k for k, kind in KINDS.items() if kind.frame_sampling] == ["hf", "clip"]
+
+
+def pair_scores(clips, texts):
+    """A ``callable:`` cross-encoder: a function of (clips, texts)."""
+    return np.zeros((len(texts), len(clips)))
+
+
+def _ends_in_9_is_cross(target: str, may_import: bool) -> str | None:
+    return "cross" if target.endswith("9") else "dual"
+
+
+def test_a_new_kinds_placement_and_encoder_are_read_off_its_row(with_const, monkeypatch):
+    from perturb.bench import placement
+    from perturb.bench.dry_run import model_kind
+    from perturb.bench.options import is_dual
+
+    monkeypatch.setattr(placement, "device_count", lambda: 4)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert placement.default_engine("const", "cuda", None) == (
+        None, "a const: model is not placed on --device: this process")
+    assert not is_dual("const:3") and model_kind("const:3") is None       # a row's defaults: decided once built
+    monkeypatch.setitem(KINDS, "const", Kind("const:N", _load_const, _check_const, on_device=True,
+                                             encoder=_ends_in_9_is_cross))
+    assert placement.default_engine("const", "cuda", None)[0] == "loky"
+    assert is_dual("const:3") and model_kind("const:3") == "dual"
+    assert not is_dual("const:9") and model_kind("const:9") == "cross"
+
+
+def test_built_in_rows_say_where_each_model_goes_and_what_its_spec_tells():
+    from perturb.bench.dry_run import model_kind
+    from perturb.bench.options import is_dual
+
+    assert [k for k, kind in KINDS.items() if kind.on_device] == ["hf", "clip", "callable"]
+    told = {"toy:8": "dual", "clip:x": "dual", "precomputed:/tmp": "dual", "http://h:1/x": "dual",
+            "https://h/x#cross": "cross", "http:http://h/x#cross": "cross", "hf:a/b": None, "hf:a/b#embed": "dual",
+            "hf:a/b@rev#itm": "cross", "callable:perturb.bench.adapters.toy:ToyEncoder": "dual",
+            f"callable:{__name__}:pair_scores": "cross", f"callable:{__name__}:build_on": None}
+    assert {spec: model_kind(spec) for spec in told} == told
+    # without importing anything, a callable is not known to be dual
+    assert [spec for spec in told if is_dual(spec)] == [s for s, k in told.items() if k == "dual" and "callable" not in s]

@@ -4,38 +4,21 @@ decoding a video; and the device options checked before any work."""
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 from typing import Any, Sequence
 
 from ..errors import UsageError
 from .adapters.factory import parse_spec
+from .adapters.kinds import KINDS
 from .placement import Plan, Replica, default_engine, gpu_request, on_gpus, shards, this_host, visible_gpus
 from .plan import Job, caption_sets
 
 
 def model_kind(spec: str) -> str | None:
     """``dual`` or ``cross`` read from the spec (a callable's module is imported, nothing built);
-    None when only building it would tell."""
-    from .adapters.kinds import import_target
-    from .adapters.protocol import _required_params
-    from .options import is_dual
-
+    None when only building it would tell (its kind's :attr:`~.adapters.kinds.Kind.encoder`)."""
     kind, target = parse_spec(spec)
-    if is_dual(spec):
-        return "dual"
-    if kind == "http":
-        return "cross"
-    if kind == "hf":
-        return "cross" if "#" in target else None       # #itm, #logits, #yesno; else the family decides
-    if kind != "callable":
-        return None
-    obj = import_target(target)
-    if hasattr(obj, "encode_videos"):
-        return "dual"
-    if hasattr(obj, "score") or (not inspect.isclass(obj) and callable(obj) and _required_params(obj) == 2):
-        return "cross"
-    return None
+    return KINDS[kind].encoder(target, True)
 
 
 def check_devices(args: argparse.Namespace) -> None:

@@ -18,8 +18,6 @@ AT_LEAST = (("--seed", "seed", 0), ("--bootstrap", "bootstrap", 0), ("--batch-si
             ("--model-batch", "model_batch", 0), ("--frames", "frames", 1), ("--workers", "workers", 1),
             ("--subset", "subset", 1), ("--max-frames", "max_frames", 1), ("--jobs", "jobs", 1),
             ("--rerank", "rerank", 1))
-# Model kinds that are dual encoders whatever their target (so --rerank cannot use them).
-DUAL_KINDS = ("toy", "clip", "precomputed")
 
 
 def check_numbers(args: argparse.Namespace) -> None:
@@ -64,13 +62,14 @@ def check_model(spec: str, option: str = "--model") -> str:
 
 
 def is_dual(spec: str) -> bool:
-    """Whether a model spec is known to be a dual encoder without loading it."""
+    """Whether a model spec is known to be a dual encoder without loading it or importing
+    anything (its kind's :attr:`~.adapters.kinds.Kind.encoder`)."""
+    from .adapters.kinds import KINDS
+
     kind, _, target = spec.partition(":")
-    if kind in DUAL_KINDS:
-        return True
-    if kind == "http" or spec.startswith(("http://", "https://")):
-        return not spec.endswith("#cross")
-    return kind == "hf" and target.endswith("#embed")
+    if spec.startswith(("http://", "https://")):
+        kind, target = "http", spec
+    return kind in KINDS and KINDS[kind].encoder(target, False) == "dual"
 
 
 def check_pairs(pairs: Sequence[tuple[str, str]]) -> None:

@@ -13,6 +13,8 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from .adapters.kinds import KINDS
+
 DEFAULT_JOBS = 2               # CPU replicas of a local engine when --jobs is not given
 SHARDS_PER_CPU = 2             # CPU replicas: about two shards each, of whole batches
 SHARDS_PER_GPU = 4             # GPU replicas: smaller shards, so a slower GPU simply takes fewer
@@ -118,19 +120,19 @@ def local_replicas(request: GpuRequest, jobs: int | None, engine: str) -> list[R
     return [Replica(str(i), "cpu", host) for i in range(jobs or DEFAULT_JOBS)]
 
 
-ON_DEVICE_KINDS = ("hf", "clip", "callable")    # spec kinds whose model is built for --device
 IN_PROCESS = "this process"
 
 
 def default_engine(kind: str, device: str | None, jobs: int | None, *, device_map: str | None = None,
                    rerank: bool = False) -> tuple[str | None, str]:
     """The engine of a run given no ``--backend``, and why, in one line: ``"loky"`` (one local
-    replica per GPU) where a ``kind`` model goes on ``--device cuda`` or ``auto`` and more than one
-    GPU is usable here; else None (this process, as on one GPU or on the CPU)."""
+    replica per GPU) where a ``kind`` model goes on ``--device cuda`` or ``auto`` (its row's
+    :attr:`~.adapters.kinds.Kind.on_device`) and more than one GPU is usable here; else None (this
+    process, as on one GPU or on the CPU)."""
     device = device or "auto"
     if device not in ("auto", "cuda"):
         return None, f"--device {device}: {IN_PROCESS}"
-    if kind not in ON_DEVICE_KINDS:
+    if kind not in KINDS or not KINDS[kind].on_device:
         return None, f"a {kind}: model is not placed on --device: {IN_PROCESS}"
     if device_map:
         return None, f"--device-map {device_map} spreads one model over the GPUs: {IN_PROCESS}"
