@@ -30,6 +30,20 @@ SEVERITIES = (1, 3, 5)
 TORCH_CPU_LIMIT = 1.5                 # torch-CPU time at most this many times the numpy time
 TORCH_THREADS = 1                     # ours and kornia alike: a DataLoader worker's setting (torch's own
                                       # threads spin on a loaded 2-core machine: 1.4-2 s for a 0.1 s op)
+ONE_THREAD_NUMPY = "single:numpy"     # the numpy path timed in the torch group, on its one thread
+
+
+@contextlib.contextmanager
+def opencv_threads(n: int):
+    """OpenCV (and so our frame threads) held to ``n`` threads, as torch is in the torch group."""
+    import cv2
+
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(n)
+    try:
+        yield
+    finally:
+        cv2.setNumThreads(before)
 
 
 def _versions() -> dict[str, str]:
@@ -57,6 +71,7 @@ def _contenders(name: str, severity: int, clip: np.ndarray, x: Any) -> tuple[dic
     runs: dict[str, Callable] = {"numpy": lambda: apply(clip, name, severity, seed=next(seeds))}
     if x is not None:
         runs["torch"] = lambda: apply(x, name, severity, seed=next(seeds))
+        runs[ONE_THREAD_NUMPY] = runs["numpy"]           # timed in the torch group: one thread, as torch
     notes: dict[str, Any] = {}
     albu, why = _guarded(lambda: albumentations_contenders(name, params, clip))
     if albu and albu[1]:
@@ -94,14 +109,17 @@ def _row(name: str, severity: int, clip: np.ndarray, x: Any, settings: Settings)
     runs, notes = _contenders(name, severity, clip, x)
     runs = _checked(runs, notes)
     times: dict[str, float] = {}
-    for group in (("numpy", "albumentations"), ("torch", "kornia")):
+    for group in (("numpy", "albumentations"), ("torch", "kornia", ONE_THREAD_NUMPY)):
         chosen = {k: timed(v) for k, v in runs.items() if k.startswith(group)}
         if chosen:
-            times.update(interleaved(chosen, settings))
+            with opencv_threads(TORCH_THREADS) if "torch" in group else contextlib.nullcontext():
+                times.update(interleaved(chosen, settings))
     row: dict[str, Any] = {"op": name, "severity": severity, "numpy_s": times["numpy"], **notes}
     if "torch" in times:
         row["torch_s"] = times["torch"]
-        row["torch_over_numpy"] = times["torch"] / times["numpy"]
+        row["numpy_one_thread_s"] = times[ONE_THREAD_NUMPY]
+        row["torch_over_numpy"] = times["torch"] / times[ONE_THREAD_NUMPY]       # one thread each
+        row["torch_over_numpy_default_threads"] = times["torch"] / times["numpy"]
     albu = {k.split(":", 1)[1]: v for k, v in times.items() if k.startswith("albumentations:")}
     if albu:
         row["albumentations_s"] = min(albu.values())
@@ -159,6 +177,7 @@ def render(section: dict[str, Any]) -> str:
     numpy_rows = [(r["op"], r["severity"], ms(r["numpy_s"]), r.get("albumentations_op", ""),
                    ms(r["albumentations_s"]) if "albumentations_s" in r else "",
                    _ratio(r.get("albumentations_ratio"), 1.0),
+                   ms(r["numpy_one_thread_s"]) if "numpy_one_thread_s" in r else "",
                    ms(r["torch_s"]) if "torch_s" in r else "",
                    _ratio(r.get("torch_over_numpy"), TORCH_CPU_LIMIT, higher_is_better=False))
                   for r in section["rows"]]
@@ -170,10 +189,12 @@ def render(section: dict[str, Any]) -> str:
             "interleaved rounds (numpy with albumentations, then torch with kornia); ratio = peer / ours "
             f"(bold: below 1.0; torch/numpy bold above {TORCH_CPU_LIMIT}). albumentations "
             f"{v.get('albumentations', '?')}, kornia {v.get('kornia', '?')}, torch {v.get('torch', '?')} (CPU, "
-            f"{section.get('torch_threads') or 'default'} thread(s), ours and kornia alike). "
+            f"{section.get('torch_threads') or 'default'} thread(s) for torch and OpenCV, ours and kornia alike; "
+            "torch/numpy compares the two paths on that one thread). "
             f"Section time {section.get('seconds', 0):.0f} s.")
     parts = [head, "numpy path vs albumentations (pixelate: vs Pillow), and torch-CPU / numpy for every op:",
-             table(["op", "sev", "numpy ms", "peer op", "peer ms", "ratio", "torch-CPU ms", "torch/numpy"], numpy_rows),
+             table(["op", "sev", "numpy ms", "peer op", "peer ms", "ratio", "numpy 1-thread ms", "torch-CPU ms",
+                    "torch/numpy"], numpy_rows),
              "torch path (float (T, C, H, W) in [0, 1], CPU) vs kornia:",
              table(["op", "sev", "torch ms", "kornia op", "kornia ms", "ratio"], torch_rows)]
     if errors:
