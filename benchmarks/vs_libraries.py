@@ -30,6 +30,21 @@ SEVERITIES = (1, 3, 5)
 TORCH_CPU_LIMIT = 1.5                 # torch-CPU time at most this many times the numpy time
 TORCH_THREADS = 1                     # ours and kornia alike: a DataLoader worker's setting (torch's own
                                       # threads spin on a loaded 2-core machine: 1.4-2 s for a 0.1 s op)
+ONE_THREAD_NUMPY = "single:numpy"     # the numpy path timed in the torch group, on its one thread
+FLOAT_FLOOR = "single:float-floor"    # the float clip's conversions alone, timed beside it
+
+
+@contextlib.contextmanager
+def opencv_threads(n: int):
+    """OpenCV (and so our frame threads) held to ``n`` threads, as torch is in the torch group."""
+    import cv2
+
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(n)
+    try:
+        yield
+    finally:
+        cv2.setNumThreads(before)
 
 
 def _versions() -> dict[str, str]:
@@ -57,6 +72,8 @@ def _contenders(name: str, severity: int, clip: np.ndarray, x: Any) -> tuple[dic
     runs: dict[str, Callable] = {"numpy": lambda: apply(clip, name, severity, seed=next(seeds))}
     if x is not None:
         runs["torch"] = lambda: apply(x, name, severity, seed=next(seeds))
+        runs[ONE_THREAD_NUMPY] = runs["numpy"]           # timed in the torch group: one thread, as torch
+        runs[FLOAT_FLOOR] = _float_round_trip(x)
     notes: dict[str, Any] = {}
     albu, why = _guarded(lambda: albumentations_contenders(name, params, clip))
     if albu and albu[1]:
@@ -94,14 +111,19 @@ def _row(name: str, severity: int, clip: np.ndarray, x: Any, settings: Settings)
     runs, notes = _contenders(name, severity, clip, x)
     runs = _checked(runs, notes)
     times: dict[str, float] = {}
-    for group in (("numpy", "albumentations"), ("torch", "kornia")):
+    for group in (("numpy", "albumentations"), ("torch", "kornia", ONE_THREAD_NUMPY, FLOAT_FLOOR)):
         chosen = {k: timed(v) for k, v in runs.items() if k.startswith(group)}
         if chosen:
-            times.update(interleaved(chosen, settings))
+            with opencv_threads(TORCH_THREADS) if "torch" in group else contextlib.nullcontext():
+                times.update(interleaved(chosen, settings))
     row: dict[str, Any] = {"op": name, "severity": severity, "numpy_s": times["numpy"], **notes}
     if "torch" in times:
         row["torch_s"] = times["torch"]
-        row["torch_over_numpy"] = times["torch"] / times["numpy"]
+        row["numpy_one_thread_s"] = times[ONE_THREAD_NUMPY]
+        row["torch_over_numpy"] = times["torch"] / times[ONE_THREAD_NUMPY]       # one thread each
+        row["torch_over_numpy_default_threads"] = times["torch"] / times["numpy"]
+        row["float_floor_s"] = times[FLOAT_FLOOR]
+        row["torch_over_floor"] = times["torch"] / (times[ONE_THREAD_NUMPY] + times[FLOAT_FLOOR])
     albu = {k.split(":", 1)[1]: v for k, v in times.items() if k.startswith("albumentations:")}
     if albu:
         row["albumentations_s"] = min(albu.values())
@@ -130,6 +152,16 @@ def run(clip: np.ndarray, settings: Settings, log=print, ops: list[str] | None =
             "torch_error": why, "seconds": time.perf_counter() - start, "rows": rows}
 
 
+def _float_round_trip(x: Any) -> Callable[[], Any]:
+    """What a float clip on the CPU costs whatever the op: the range check, quantising to uint8
+    frames and converting them back into a fresh float clip (the CPU route's conversions,
+    :mod:`perturb.video.host`), timed in every row beside the torch path."""
+    from perturb.video.clip import torch_layout
+    from perturb.video.host import from_host_frames, host_frames
+
+    return lambda: from_host_frames(host_frames(x, torch_layout(x)), "TCHW", x.dtype)
+
+
 def _float_tensor(clip: np.ndarray) -> Any:
     import torch
     return torch.from_numpy(np.array(clip)).permute(0, 3, 1, 2).to(torch.float32).div(255).contiguous()
@@ -153,14 +185,20 @@ def _ratio(value: float | None, target: float, higher_is_better: bool = True) ->
     return f"{value:.2f}" if ok else f"**{value:.2f}**"
 
 
+def _spread(seconds: list[float]) -> str:
+    return f"{ms(min(seconds))}-{ms(max(seconds))}" if seconds else "not timed"
+
+
 def render(section: dict[str, Any]) -> str:
     """Both tables: numpy vs albumentations (with torch-CPU / numpy for every op), torch vs kornia."""
     v = section.get("versions", {})
     numpy_rows = [(r["op"], r["severity"], ms(r["numpy_s"]), r.get("albumentations_op", ""),
                    ms(r["albumentations_s"]) if "albumentations_s" in r else "",
                    _ratio(r.get("albumentations_ratio"), 1.0),
+                   ms(r["numpy_one_thread_s"]) if "numpy_one_thread_s" in r else "",
                    ms(r["torch_s"]) if "torch_s" in r else "",
-                   _ratio(r.get("torch_over_numpy"), TORCH_CPU_LIMIT, higher_is_better=False))
+                   _ratio(r.get("torch_over_numpy"), TORCH_CPU_LIMIT, higher_is_better=False),
+                   f"{r['torch_over_floor']:.2f}" if "torch_over_floor" in r else "")
                   for r in section["rows"]]
     torch_rows = [(r["op"], r["severity"], ms(r["torch_s"]), r["kornia_op"], ms(r["kornia_s"]),
                    _ratio(r["kornia_ratio"], 1.0)) for r in section["rows"] if "kornia_s" in r]
@@ -170,10 +208,15 @@ def render(section: dict[str, Any]) -> str:
             "interleaved rounds (numpy with albumentations, then torch with kornia); ratio = peer / ours "
             f"(bold: below 1.0; torch/numpy bold above {TORCH_CPU_LIMIT}). albumentations "
             f"{v.get('albumentations', '?')}, kornia {v.get('kornia', '?')}, torch {v.get('torch', '?')} (CPU, "
-            f"{section.get('torch_threads') or 'default'} thread(s), ours and kornia alike). "
-            f"Section time {section.get('seconds', 0):.0f} s.")
+            f"{section.get('torch_threads') or 'default'} thread(s) for torch and OpenCV, ours and kornia alike; "
+            "torch/numpy compares the two paths on that one thread). "
+            + "torch/floor = torch-CPU / (numpy 1-thread + the float clip's floor: its range check, quantising "
+              "and the conversion back to a fresh float clip, timed in the same row), what the CPU route costs "
+              "at least; float floor " + _spread([r["float_floor_s"] for r in section["rows"] if "float_floor_s" in r])
+            + f" ms. Section time {section.get('seconds', 0):.0f} s.")
     parts = [head, "numpy path vs albumentations (pixelate: vs Pillow), and torch-CPU / numpy for every op:",
-             table(["op", "sev", "numpy ms", "peer op", "peer ms", "ratio", "torch-CPU ms", "torch/numpy"], numpy_rows),
+             table(["op", "sev", "numpy ms", "peer op", "peer ms", "ratio", "numpy 1-thread ms", "torch-CPU ms",
+                    "torch/numpy", "torch/floor"], numpy_rows),
              "torch path (float (T, C, H, W) in [0, 1], CPU) vs kornia:",
              table(["op", "sev", "torch ms", "kornia op", "kornia ms", "ratio"], torch_rows)]
     if errors:

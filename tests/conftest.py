@@ -37,3 +37,13 @@ def no_network():
     yield
     socket.socket.connect = _real_connect
     socket.socket.connect_ex = _real_connect_ex
+
+
+@pytest.fixture
+def torch_kernels_on_cpu():
+    """Torch clips on the CPU render with the torch kernels, as on a GPU: the code under test in
+    the torch-kernel tests (by default a CPU tensor renders through the numpy kernels)."""
+    from perturb.video.host import torch_kernels_on_cpu as torch_kernels
+
+    with torch_kernels():
+        yield

@@ -17,6 +17,9 @@ from perturb.video.severity_params import table
 
 torch = pytest.importorskip("torch")
 
+# CPU tensors render with the torch kernels here, as on a GPU (the code these tests check).
+pytestmark = pytest.mark.usefixtures("torch_kernels_on_cpu")
+
 NOISE_OPS = ["gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise"]
 SEVERITIES = [1, 2, 3, 4, 5]
 KEY = 0xDEADBEEF12345678

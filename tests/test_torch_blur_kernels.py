@@ -11,6 +11,9 @@ from perturb.video.kernels import torch_imagenet_c as tic  # noqa: E402
 from perturb.video.kernels import torch_blur_camera as tbc  # noqa: E402
 from perturb.video.kernels.blur import disk_kernel  # noqa: E402
 
+# CPU tensors render with the torch kernels here, as on a GPU (the code these tests check).
+pytestmark = pytest.mark.usefixtures("torch_kernels_on_cpu")
+
 
 def _correlate_replicated(x: np.ndarray, taps: np.ndarray) -> np.ndarray:
     """Plain reference: a 1-D correlation with replicated edges along columns then rows (float64)."""

@@ -18,6 +18,9 @@ from perturb.video.clip import to_levels  # noqa: E402
 from perturb.video.kernels.noise import KERNELS  # noqa: E402
 from test_torch_kernel_references import random_frames  # noqa: E402  (greys and blacks included)
 
+# CPU tensors render with the torch kernels here, as on a GPU (the code these tests check).
+pytestmark = pytest.mark.usefixtures("torch_kernels_on_cpu")
+
 
 def as_clip(frames: np.ndarray, dtype=torch.float32, channels_last: bool = False) -> torch.Tensor:
     """uint8 frames as a float (N, 3, H, W) clip in [0, 1]: contiguous, or a channels-last view."""

@@ -19,6 +19,9 @@ from perturb.video.clip import from_levels, from_uint8_frames, to_levels  # noqa
 from perturb.video.kernels.noise import KERNELS  # noqa: E402
 from perturb.video.sample import sample_clip  # noqa: E402
 
+# CPU tensors render with the torch kernels here, as on a GPU (the code these tests check).
+pytestmark = pytest.mark.usefixtures("torch_kernels_on_cpu")
+
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
 

@@ -16,6 +16,9 @@ from perturb.video.kernels.camera import static_angles  # noqa: E402
 from perturb.video.clip import from_levels, from_uint8_frames, to_levels, to_uint8_frames  # noqa: E402
 from perturb.video.sample import sample_clip  # noqa: E402
 
+# CPU tensors render with the torch kernels here, as on a GPU (the code these tests check).
+pytestmark = pytest.mark.usefixtures("torch_kernels_on_cpu")
+
 SEVERITIES = [1, 3, 5]
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])     # benchmarks/gpu.py runs -k cuda
 

@@ -14,6 +14,9 @@ from perturb.video.api import draw  # noqa: E402
 from perturb.video.kernels.noise import device_copy, gaussian_table  # noqa: E402
 from perturb.video.sample import sample_clip  # noqa: E402
 
+# CPU tensors render with the torch kernels here, as on a GPU (the code these tests check).
+pytestmark = pytest.mark.usefixtures("torch_kernels_on_cpu")
+
 FRAME_OPS = [s.name for s in REGISTRY.select("video") if render.renderer_of(s).reads == render.FRAME
              and ("torch" in render.renderer_of(s).kernels or s.name == "jpeg")]   # jpeg: through numpy
 

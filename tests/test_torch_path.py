@@ -12,6 +12,9 @@ from perturb.video.api import apply  # noqa: E402
 from perturb.video.render import INDEX, LazyKernel, renderer_of  # noqa: E402
 from perturb.video.sample import sample_clip  # noqa: E402
 
+# CPU tensors render with the torch kernels here, as on a GPU (the code these tests check).
+pytestmark = pytest.mark.usefixtures("torch_kernels_on_cpu")
+
 DETERMINISTIC = ["defocus_blur", "zoom_blur", "static_rotate", "sampling", "reverse_sampling"]
 RANDOM_SHARED = ["motion_blur", "rotate"]                         # same draws, float rendering
 EXACT = ["translate", "jumble", "box_jumble", "freeze", "sampling", "reverse_sampling"]

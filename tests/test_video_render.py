@@ -13,6 +13,9 @@ from perturb.video.kernels.jpeg_mpeg import reencode
 from perturb.video.render import CLIP, FRAME, INDEX, PREFIX, WINDOW, renderer_of
 from perturb.video.sample import sample_clip
 
+# CPU tensors render with the torch kernels here, as on a GPU (the code these tests check).
+pytestmark = pytest.mark.usefixtures("torch_kernels_on_cpu")
+
 SPECS = REGISTRY.select("video")
 NAMES = [s.name for s in SPECS]
 SEVERITIES = [1, 2, 3, 4, 5]

@@ -27,7 +27,8 @@ A kernel is ``kernel(frames, ids, drawn, params)``: ``frames`` holds the input f
 (N, H, W, 3) numpy; for torch, float32 (N, 3, H, W) holding 0..255 levels, or with
 ``torch_frames="clip"`` the validated torch clip itself, uint8 (N, H, W, 3) or float
 (N, 3, H, W) in [0, 1], which the kernel gives back in kind and dtype), ``drawn`` the whole clip's draws and ``params`` the severity's
-parameters; it returns the output frames ``ids`` in the same form. An op without a torch kernel renders a torch clip through numpy.
+parameters; it returns the output frames ``ids`` in the same form. A torch clip on the CPU renders
+through the numpy kernel (:mod:`.host`); elsewhere an op without a torch kernel does the same.
 """
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ import numpy as np
 from ..registry import REGISTRY, Spec
 from .clip import (_is_torch, from_levels, from_uint8_frames, to_levels, to_numpy,
                    to_uint8_frames, torch_layout)
+from .host import render_on_host, renders_on_host
 
 FRAME, INDEX, WINDOW, PREFIX, CLIP = "frame", "index", "window", "prefix", "clip"
 READS = (FRAME, INDEX, WINDOW, PREFIX, CLIP)
@@ -63,6 +65,7 @@ class Renderer:
     draw: Drawer = no_draws
     kernels: Mapping[str, Kernel] = field(default_factory=dict)
     torch_frames: str = "levels"     # the torch kernel's input: float levels, or "clip" (the clip itself)
+    cpu_kernel: str = "numpy"        # the kernel of a float torch clip on the CPU (:mod:`.host`)
 
     def __post_init__(self) -> None:
         if self.reads not in READS:
@@ -72,6 +75,8 @@ class Renderer:
             raise ValueError(f"kernel backends must be among {BACKENDS}; got {sorted(unknown)}")
         if self.torch_frames not in ("levels", "clip"):
             raise ValueError(f"torch_frames must be 'levels' or 'clip'; got {self.torch_frames!r}")
+        if self.cpu_kernel not in BACKENDS:
+            raise ValueError(f"cpu_kernel must be one of {BACKENDS}; got {self.cpu_kernel!r}")
         if self.reads != INDEX and "numpy" not in self.kernels:
             raise ValueError("a renderer that computes pixels needs a numpy kernel")
 
@@ -219,7 +224,9 @@ class Draw:
         if renderer.reads == INDEX:
             return _take(src, np.searchsorted(need, self.drawn["index"][ids]))
         unique, order = (ids, None) if _is_increasing(ids) else np.unique(ids, return_inverse=True)
-        if layout is not None and "torch" in renderer.kernels:
+        if layout is not None and renders_on_host(src, layout, renderer.cpu_kernel):     # a CPU tensor
+            out = render_on_host(renderer.kernels["numpy"], src, layout, unique, self.drawn, self.params)
+        elif layout is not None and "torch" in renderer.kernels:
             import torch
 
             with torch.no_grad():

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -25,9 +27,25 @@ def to_uint8(x: np.ndarray, scale: float = 255.0) -> np.ndarray:
     return np.rint(y, out=y).astype(np.uint8)
 
 
+_cap: ContextVar[int | None] = ContextVar("perturb_frame_threads", default=None)
+
+
 def threads() -> int:
-    """Threads for whole-clip kernels: OpenCV's thread count (1 in the builder's workers), capped."""
-    return max(1, min(MAX_THREADS, cv2.getNumThreads()))
+    """Threads for whole-clip kernels: OpenCV's thread count (1 in the builder's workers), capped
+    (by :func:`at_most_threads` too)."""
+    cap = _cap.get()
+    return max(1, min(MAX_THREADS, cv2.getNumThreads(), MAX_THREADS if cap is None else cap))
+
+
+@contextmanager
+def at_most_threads(n: int) -> Iterator[None]:
+    """Kernels called inside share frames over at most ``n`` threads (a torch clip on the CPU
+    renders with torch's thread count: one in a DataLoader worker)."""
+    token = _cap.set(max(1, int(n)))
+    try:
+        yield
+    finally:
+        _cap.reset(token)
 
 
 @lru_cache(maxsize=1)
@@ -66,6 +84,13 @@ def scratch(name: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     return buf
 
 
+def frames_in_threads(n: int, fn: Callable[[int], Any]) -> None:
+    """``fn(t)`` for frames t = 0..n-1, shared out over :func:`threads` threads (every k-th frame
+    to one thread); ``fn`` must not depend on the order of calls."""
+    k = threads()
+    run_parallel(lambda part: [fn(t) for t in part], [range(i, n, k) for i in range(k)])
+
+
 def per_frame_into(clip: np.ndarray, fn: Callable[[np.ndarray, int, np.ndarray], Any]) -> np.ndarray:
     """A new uint8 clip whose frame t ``fn(clip[t], t, out[t])`` writes in place.
 
@@ -73,13 +98,41 @@ def per_frame_into(clip: np.ndarray, fn: Callable[[np.ndarray, int, np.ndarray],
     :func:`threads` threads (OpenCV releases the GIL), so the order of calls is not fixed.
     """
     out = np.empty_like(clip)
-    n = threads()
+    frames_in_threads(len(clip), lambda t: fn(clip[t], t, out[t]))
+    return out
 
-    def run(frames: range) -> None:
-        for t in frames:
-            fn(clip[t], t, out[t])
 
-    run_parallel(run, [range(i, len(clip), n) for i in range(n)])
+def float_planes_to_frames(planes: np.ndarray) -> np.ndarray:
+    """float32 (T, 3, H, W) values in [0, 1] as uint8 (T, H, W, 3) levels rint(value·255), the
+    float32 product rounded half to even as torch's round does (OpenCV, frame by frame)."""
+    if planes.dtype != np.float32 or planes.ndim != 4 or planes.shape[1] != 3:
+        raise ValueError(f"expected float32 (T, 3, H, W) planes; got {planes.dtype} {planes.shape}")
+    t, _, h, w = planes.shape
+    out = np.empty((t, h, w, 3), np.uint8)
+    frames_in_threads(t, lambda i: cv2.merge([cv2.convertScaleAbs(p, alpha=255.0) for p in planes[i]], dst=out[i]))
+    return out
+
+
+@lru_cache(maxsize=4)
+def _level_values(dtype: str) -> np.ndarray:
+    """(1, 256) table of level/255 in ``dtype`` (the division correctly rounded, as torch's)."""
+    table = (np.arange(256, dtype=dtype) / np.array(255, dtype)).reshape(1, 256)
+    table.setflags(write=False)
+    return table
+
+
+def frames_to_float_planes(frames: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """uint8 (T, H, W, 3) levels written into float32 or float64 (T, 3, H, W) ``out`` as level/255."""
+    if out.dtype not in (np.float32, np.float64) or out.shape != (frames.shape[0], 3, *frames.shape[1:3]):
+        raise ValueError(f"expected float32/float64 (T, 3, H, W) planes for {frames.shape} frames; "
+                         f"got {out.dtype} {out.shape}")
+    table = _level_values(out.dtype.name)
+
+    def convert(i: int) -> None:
+        for c, plane in enumerate(cv2.split(frames[i])):
+            cv2.LUT(plane, table, dst=out[i, c])
+
+    frames_in_threads(len(frames), convert)
     return out
 
 
