@@ -104,18 +104,25 @@ def _checked(runs: dict[str, Callable], notes: dict[str, Any]) -> dict[str, Call
     return kept
 
 
-def _row(name: str, severity: int, clip: np.ndarray, x: Any, settings: Settings) -> dict[str, Any]:
-    """One (op, severity): the numpy group (ours and albumentations) interleaved, then the torch
-    group (ours and kornia): torch's worker threads, still spinning after a call, would slow
-    the multi-threaded numpy kernels timed right after them, but not the single-threaded peers."""
+NUMPY_GROUP = ("numpy", "albumentations")
+TORCH_GROUP = ("torch", "kornia", ONE_THREAD_NUMPY, FLOAT_FLOOR)
+
+
+def _group(name: str, severity: int, clip: np.ndarray, x: Any, settings: Settings,
+           group: tuple[str, ...]) -> tuple[dict[str, float], dict[str, Any]]:
+    """One (op, severity)'s contenders of ``group``, interleaved: the numpy group (ours and
+    albumentations) at the default threads, the torch group (ours on the tensor, kornia, and our
+    numpy path and the float floor beside them) on one thread for torch and OpenCV alike."""
     runs, notes = _contenders(name, severity, clip, x)
-    runs = _checked(runs, notes)
-    times: dict[str, float] = {}
-    for group in (("numpy", "albumentations"), ("torch", "kornia", ONE_THREAD_NUMPY, FLOAT_FLOOR)):
-        chosen = {k: timed(v) for k, v in runs.items() if k.startswith(group)}
-        if chosen:
-            with opencv_threads(TORCH_THREADS) if "torch" in group else contextlib.nullcontext():
-                times.update(interleaved(chosen, settings))
+    runs = _checked({k: v for k, v in runs.items() if k.startswith(group)}, notes)
+    if not runs:
+        return {}, notes
+    with opencv_threads(TORCH_THREADS) if group == TORCH_GROUP else contextlib.nullcontext():
+        return interleaved({k: timed(v) for k, v in runs.items()}, settings), notes
+
+
+def _row(name: str, severity: int, times: dict[str, float], notes: dict[str, Any]) -> dict[str, Any]:
+    """One (op, severity)'s figures and ratios from both groups' times."""
     row: dict[str, Any] = {"op": name, "severity": severity, "numpy_s": times["numpy"], **notes}
     if "torch" in times:
         row["torch_s"] = times["torch"]
@@ -136,17 +143,27 @@ def _row(name: str, severity: int, clip: np.ndarray, x: Any, settings: Settings)
 
 
 def run(clip: np.ndarray, settings: Settings, log=print, ops: list[str] | None = None) -> dict[str, Any]:
-    """Every op (or ``ops``) at severities 1, 3 and 5, ours and the peers interleaved."""
+    """Every op (or ``ops``) at severities 1, 3 and 5, ours and the peers interleaved: the numpy
+    group of every row first, then the torch group of every row. Torch work changes the process's
+    allocator state, which moved a numpy kernel timed after it (snow: 9.6-10 ms a clip alone,
+    15.5-16.5 ms after the torch group of its own row, the same code)."""
     warnings.filterwarnings("ignore", module="albumentations")
     x, why = _guarded(lambda: _float_tensor(clip))
-    names = ops or [s.name for s in REGISTRY.select("video")]
-    rows, start = [], time.perf_counter()
-    with torch_threads(TORCH_THREADS) if x is not None else contextlib.nullcontext():
-        for name in names:
-            for s in SEVERITIES:
-                rows.append(_row(name, s, clip, x, settings))
-                r = rows[-1]
-                log(f"  {name} s{s}: numpy {ms(r['numpy_s'])} ms" + _log_tail(r))
+    keys = [(name, s) for name in (ops or [s.name for s in REGISTRY.select("video")]) for s in SEVERITIES]
+    times: dict[tuple[str, int], dict[str, float]] = {key: {} for key in keys}
+    notes: dict[tuple[str, int], dict[str, Any]] = {key: {} for key in keys}
+    start = time.perf_counter()
+    phases = [(NUMPY_GROUP, contextlib.nullcontext())]
+    if x is not None:
+        phases.append((TORCH_GROUP, torch_threads(TORCH_THREADS)))
+    for group, threads in phases:
+        with threads:
+            for key in keys:
+                got, said = _group(*key, clip, x, settings, group)
+                times[key].update(got)
+                notes[key].update(said)
+                log(f"  {key[0]} s{key[1]}: " + ", ".join(f"{k} {ms(v)} ms" for k, v in got.items()))
+    rows = [_row(*key, times[key], notes[key]) for key in keys]
     return {"frames": int(clip.shape[0]), "size": list(clip.shape[1:3]), "versions": _versions(),
             "torch_threads": TORCH_THREADS if x is not None else None,
             "torch_error": why, "seconds": time.perf_counter() - start, "rows": rows}
@@ -165,17 +182,6 @@ def _float_round_trip(x: Any) -> Callable[[], Any]:
 def _float_tensor(clip: np.ndarray) -> Any:
     import torch
     return torch.from_numpy(np.array(clip)).permute(0, 3, 1, 2).to(torch.float32).div(255).contiguous()
-
-
-def _log_tail(r: dict[str, Any]) -> str:
-    parts = []
-    if "albumentations_ratio" in r:
-        parts.append(f"albumentations {ms(r['albumentations_s'])} ms ({r['albumentations_ratio']:.2f})")
-    if "torch_s" in r:
-        parts.append(f"torch {ms(r['torch_s'])} ms ({r['torch_over_numpy']:.2f}x numpy)")
-    if "kornia_ratio" in r:
-        parts.append(f"kornia {ms(r['kornia_s'])} ms ({r['kornia_ratio']:.2f})")
-    return "".join(f", {p}" for p in parts)
 
 
 def _ratio(value: float | None, target: float, higher_is_better: bool = True) -> str:
