@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.device and not args.no_readme:
         full = set(DEFAULT.split(",")) <= set(done)
         if full:
-            update_readme(markdown({k: v for k, v in done.items() if k != "peers"}, path))
+            update_readme(markdown({k: v for k, v in done.items() if k not in ("peers", "floors")}, path))
         if "peers" in done and not args.ops:
             update_readme(f"Results file: `benchmarks/results/{path.name}`.\n\n{vs_libraries.render(done['peers'])}",
                           PEERS_START, PEERS_END)
