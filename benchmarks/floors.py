@@ -131,7 +131,8 @@ def render(section: dict[str, Any]) -> str:
              ms(r["floor_s"]), " + ".join(r["floor_steps"]), _ratio(r, "peer_over_ours"), _ratio(r, "peer_over_floor"))
             for r in section["rows"]]
     head = (f"{section['frames']} frames {section['size'][0]}x{section['size'][1]}, severity {section['severity']}, "
-            "ms per clip, medians of interleaved rounds (ours, the peer, the floor: numpy steps per frame); numpy rows with OpenCV's "
+            "ms per clip, medians of interleaved rounds (ours, the peer, the floor: numpy steps per frame); "
+            "numpy rows with OpenCV's "
             f"{section.get('opencv_threads', '?')} thread(s), torch rows with {section['torch_threads']} torch and "
             f"OpenCV thread. Section time {section.get('seconds', 0):.0f} s.")
     parts = [head, table(["op", "path", "ours ms", "peer ms", "floor ms", "floor steps", "peer/ours", "peer/floor"],
