@@ -7,7 +7,8 @@ command-line tool), ``temporal`` (temporal and camera ops against a memory-copy 
 ``kinetics-codecs`` (Kinetics-C's H.264/H.265 ops and bitstream faults against the ffmpeg
 command-line route), ``peers`` (both paths of every op against albumentations 2.0.8 and
 kornia 0.9.0, ``pip install -e .[bench-peers]``; its tables have their own block in the README,
-refreshed whenever it runs), and,
+refreshed whenever it runs), ``floors`` (the ops that still miss their peer: ours, the peer and the
+measured floor of our function, ``benchmarks/floors.py``; its own README block too), and,
 on its own, ``runner`` (``benchmarks/runner_speed.py``: end-to-end ``perturb bench`` speed
 against the parent commit, with its defaults; run that script directly for its options).
 ``--device cuda`` instead times the torch path per op in frames/s, and says so and stops when
@@ -27,23 +28,26 @@ import numpy as np
 
 from perturb.video.sample import sample_clip
 
-from . import (codecs_vs_ffmpeg, kinetics_c, kinetics_vs_ffmpeg, temporal_camera, torch_device,
+from . import (codecs_vs_ffmpeg, floors, kinetics_c, kinetics_vs_ffmpeg, temporal_camera, torch_device,
                visual_vs_imagecorruptions, vs_libraries)
 from .harness import Settings, write_results
 
 SECTIONS = {"visual": visual_vs_imagecorruptions, "codecs": codecs_vs_ffmpeg, "temporal": temporal_camera,
-            "kinetics": kinetics_c, "kinetics-codecs": kinetics_vs_ffmpeg, "peers": vs_libraries}
-DEFAULT = "visual,codecs,temporal,kinetics,kinetics-codecs"       # peers runs when asked for
+            "kinetics": kinetics_c, "kinetics-codecs": kinetics_vs_ffmpeg, "peers": vs_libraries,
+            "floors": floors}
+DEFAULT = "visual,codecs,temporal,kinetics,kinetics-codecs"       # peers and floors run when asked for
 TITLES = {"visual": "Visual ops vs imagecorruptions 1.1.2 (frame by frame)",
           "codecs": "Codecs: PyAV in memory vs temp file + ffmpeg CLI + read back",
           "temporal": "Temporal and camera ops vs a memory-copy floor",
           "kinetics": "Kinetics-C rain, temporal_blur, frame_rate vs the reference (Yi et al. 2021)",
           "kinetics-codecs": "Kinetics-C codecs and bitstream faults: PyAV in memory vs the ffmpeg CLI route",
           "torch": "Torch path, frames/s per op",
-          "peers": "Both paths vs albumentations 2.0.8 and kornia 0.9.0"}
+          "peers": "Both paths vs albumentations 2.0.8 and kornia 0.9.0",
+          "floors": "Floors of the ops that still miss their peer (severity 3)"}
 README = Path(__file__).resolve().parent / "README.md"
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 PEERS_START, PEERS_END = "<!-- peers:start -->", "<!-- peers:end -->"
+FLOORS_START, FLOORS_END = "<!-- floors:start -->", "<!-- floors:end -->"
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -57,7 +61,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--budget", type=float, default=30.0,
                    help="seconds per measurement after which rounds stop (at least 3 are kept)")
     p.add_argument("--ops", default=None,
-                   help="visual and peers sections: comma-separated ops to compare (default: all of them)")
+                   help="visual, peers and floors sections: comma-separated ops to compare (default: all of them)")
     p.add_argument("--no-readme", action="store_true", help="do not rewrite the table in benchmarks/README.md")
     return p.parse_args(argv)
 
@@ -110,24 +114,27 @@ def main(argv: list[str] | None = None) -> int:
             ops = [o.strip() for o in args.ops.split(",") if o.strip()] if args.ops else None
             if key == "visual":
                 done[key] = runner.main(clip, settings, ops=ops)
-            elif key == "peers":
+            elif key in ("peers", "floors"):
                 done[key] = runner.run(clip, settings, ops=ops)
             else:
                 done[key] = runner.run(clip, settings)
     suffix = f"-torch-{args.device.replace(':', '')}" if args.device else ""
-    if set(done) == {"peers"}:
-        suffix = "-peers"                     # a run of this section alone keeps the full run's file
+    if set(done) in ({"peers"}, {"floors"}):
+        suffix = f"-{next(iter(done))}"       # a run of this section alone keeps the full run's file
     path = write_results(done, settings, suffix)
     text = markdown(done, path)
     print("\n" + text + f"\n\nwritten: {path}")
     if not args.device and not args.no_readme:
         full = set(DEFAULT.split(",")) <= set(done)
         if full:
-            update_readme(markdown({k: v for k, v in done.items() if k != "peers"}, path))
+            update_readme(markdown({k: v for k, v in done.items() if k not in ("peers", "floors")}, path))
         if "peers" in done and not args.ops:
             update_readme(f"Results file: `benchmarks/results/{path.name}`.\n\n{vs_libraries.render(done['peers'])}",
                           PEERS_START, PEERS_END)
-        if full or ("peers" in done and not args.ops):
+        if "floors" in done and not args.ops:
+            update_readme(f"Results file: `benchmarks/results/{path.name}`.\n\n{floors.render(done['floors'])}",
+                          FLOORS_START, FLOORS_END)
+        if full or ({"peers", "floors"} & set(done) and not args.ops):
             print(f"updated: {README}")
     return 0
 
