@@ -10,7 +10,8 @@ numpy kernels that share frames over threads are counted as the sum of their thr
 parent commit) every group of ops runs in a child process of each checkout in turn, ``--rounds``
 times, and the best of all counts: "before" is DIR, "after" this checkout, at the same load.
 Also timed: the float-path floor, what every float clip pays whatever the op (the range check,
-quantising to levels and scaling back: a pass per frame chunk where the render does so).
+quantising to levels and converting back: OpenCV frame by frame on the CPU route of
+:mod:`perturb.video.host`, the torch conversions in a checkout without it).
 Writes ``results/<date>-<machine>-torch-cpu.json`` and prints the table.
 """
 from __future__ import annotations
@@ -46,9 +47,13 @@ def _worker(ops: list[str], repeats: int) -> dict[str, Any]:
     x = torch.from_numpy(np.array(clip)).permute(0, 3, 1, 2).to(torch.float32).div(255).contiguous()
 
     def floor() -> Any:
-        conv.torch_layout(x)
-        step = lambda a, b, *dest: conv.from_levels(conv.to_levels(x[a:b], "TCHW"), "TCHW", x.dtype, *dest)
-        return render._in_passes(x, step) if hasattr(render, "_in_passes") else step(0, len(x))
+        layout = conv.torch_layout(x)
+        try:                                  # the CPU route's conversions (perturb.video.host)
+            from perturb.video.host import from_host_frames, host_frames
+            return from_host_frames(host_frames(x, layout), layout, x.dtype)
+        except ImportError:                   # an older checkout: the torch kernels' own conversions
+            step = lambda a, b, *dest: conv.from_levels(conv.to_levels(x[a:b], "TCHW"), "TCHW", x.dtype, *dest)
+            return render._in_passes(x, step) if hasattr(render, "_in_passes") else step(0, len(x))
 
     def best(fn: Any) -> float:
         fn()
