@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import sys
 import time
 import warnings
 from typing import Any, Callable, Iterator
@@ -145,12 +144,3 @@ def render(section: dict[str, Any]) -> str:
         parts.append("\n".join(skipped))
     return "\n\n".join(parts)
 
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks --sections floors`` with these arguments."""
-    from .__main__ import main as benchmarks_main
-    return benchmarks_main(["--sections", "floors", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())
