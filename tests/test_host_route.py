@@ -32,7 +32,7 @@ def as_levels(x: torch.Tensor) -> np.ndarray:
 
 
 def test_the_ops_that_keep_their_torch_kernel_on_float_clips_are_named() -> None:
-    assert TORCH_ON_FLOAT == ["brightness", "static_rotate"]
+    assert TORCH_ON_FLOAT == ["brightness", "elastic_transform", "static_rotate", "translate"]
 
 
 @pytest.mark.parametrize("name", NAMES)

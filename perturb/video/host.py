@@ -5,7 +5,8 @@ On the CPU, OpenCV's frame kernels outrun torch's on every pixel-computing op (b
 of a uint8 clip; a float clip quantised as :func:`.clip.to_levels` does), rendered by the op's numpy
 kernel on at most torch's thread count (one in a DataLoader worker) and given back in kind: the
 pixels are the numpy path's, bit for bit. An op whose torch kernel is the faster one on float
-clips says so (``Renderer.cpu_kernel = "torch"``: brightness, static_rotate). The torch kernels render clips on other devices, and on
+clips says so (``Renderer.cpu_kernel = "torch"``: brightness, static_rotate, elastic_transform,
+translate). The torch kernels render clips on other devices, and on
 the CPU inside :func:`torch_kernels_on_cpu`: how tests and the GPU script's CPU pass run the code a
 GPU runs.
 """

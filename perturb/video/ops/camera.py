@@ -38,7 +38,8 @@ register(Spec(
 register(Spec(
     name="translate", modality="video", category="camera",
     render=Renderer(draw=_draw_offsets, torch_frames="clip",     # a gather: any clip, moved as it is
-                    kernels={"numpy": _translate_frames, "torch": torch_kernel("torch_blur_camera", "translate")}),
+                    kernels={"numpy": _translate_frames, "torch": torch_kernel("torch_blur_camera", "translate")},
+                    cpu_kernel="torch"),                   # a float clip moved as it is: no conversions
     summary="Camera shake: each frame shifted by its own random offset in [0, 8s) px per axis.",
     aliases=("Translate", "Translation"),
     severities=table("translate"),
