@@ -6,7 +6,9 @@ implementation of OUR function must take, written plainly with OpenCV/numpy fram
 A floor is a lower bound, never an alternative implementation: it leaves out everything that
 turns its intermediate results into the output (the gains, the tables' use, the blends), so
 whatever ours or a faster rewrite does costs at least this much. Each step is named; the
-builder returns the callable that runs them once on the whole clip. pixelate is the exception
+builder returns the callable that runs them once on the whole clip, the numpy rows' frames shared
+out over the same threads as our kernels' (``frames_in_threads``), so a floor is no slower than
+ours for want of threads. pixelate is the exception
 stated in its entry: its floor bounds the OpenCV route to Pillow's exact boxes, not the function
 (Pillow's own C loop computes the same function).
 """
@@ -20,7 +22,7 @@ import numpy as np
 
 from perturb.video.kernels.blur import zoom_factors
 from perturb.video.kernels.imagenet_c_pixelate import box_pass_plan, pixelate_size, sum_depth
-from perturb.video.kernels.opencv_frames import centre_zoom_matrix
+from perturb.video.kernels.opencv_frames import centre_zoom_matrix, frames_in_threads, scratch
 
 Params = Mapping[str, Any]
 
@@ -39,11 +41,10 @@ class Floor:
 
 # ------------------------------------------------------------------------------- numpy path
 def _planes_max(clip: np.ndarray, _: Params) -> Callable[[], None]:
-    def run() -> None:
-        for frame in clip:
-            r, g, b = cv2.split(frame)
-            cv2.max(cv2.max(r, g), b)
-    return run
+    def frame_max(t: int) -> None:
+        r, g, b = cv2.split(clip[t])
+        cv2.max(cv2.max(r, g), b)
+    return lambda: frames_in_threads(len(clip), frame_max)
 
 
 def _sums_lut(clip: np.ndarray, _: Params) -> Callable[[], np.ndarray]:
@@ -51,9 +52,11 @@ def _sums_lut(clip: np.ndarray, _: Params) -> Callable[[], np.ndarray]:
 
     def run() -> np.ndarray:
         out = np.empty_like(clip)
-        for frame, dst in zip(clip, out):
-            cv2.sumElems(frame)
-            cv2.LUT(frame, tables, dst=dst)
+
+        def frame(t: int) -> None:
+            cv2.sumElems(clip[t])
+            cv2.LUT(clip[t], tables, dst=out[t])
+        frames_in_threads(len(clip), frame)
         return out
     return run
 
@@ -61,12 +64,11 @@ def _sums_lut(clip: np.ndarray, _: Params) -> Callable[[], np.ndarray]:
 def _saturate_gain(clip: np.ndarray, _: Params) -> Callable[[], None]:
     table = np.zeros(256 * 256, np.float32)                             # the gain S'/S by (max, min)
 
-    def run() -> None:
-        for frame in clip:
-            r, g, b = cv2.split(frame)
-            v, m = cv2.max(cv2.max(r, g), b), cv2.min(cv2.min(r, g), b)
-            table.take((v.astype(np.uint16) << 8) | m)
-    return run
+    def frame_gain(t: int) -> None:
+        r, g, b = cv2.split(clip[t])
+        v, m = cv2.max(cv2.max(r, g), b), cv2.min(cv2.min(r, g), b)
+        table.take((v.astype(np.uint16) << 8) | m)
+    return lambda: frames_in_threads(len(clip), frame_gain)
 
 
 def _pixelate_columns(clip: np.ndarray, params: Params) -> Callable[[], None]:
@@ -74,25 +76,22 @@ def _pixelate_columns(clip: np.ndarray, params: Params) -> Callable[[], None]:
     maps, _ = box_pass_plan(w, pixelate_size(w, params["scale"]), h, 1)
     depth = sum_depth(len(maps))
 
-    def run() -> None:
-        for frame in clip:
-            picked = [cv2.remap(frame, m, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT) for m in maps]
-            sums = picked[0]
-            for more in picked[1:]:
-                sums = cv2.add(sums, more, dtype=depth)
-    return run
+    def frame_columns(t: int) -> None:
+        picked = [cv2.remap(clip[t], m, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT) for m in maps]
+        sums = picked[0]
+        for more in picked[1:]:
+            sums = cv2.add(sums, more, dtype=depth)
+    return lambda: frames_in_threads(len(clip), frame_columns)
 
 
 def _zoom_warps(clip: np.ndarray, params: Params) -> Callable[[], None]:
     _, h, w, _ = clip.shape
     matrices = [centre_zoom_matrix(float(z), w, h) for z in zoom_factors(params["zooms"]) if z != 1.0]
-    warped = np.empty(clip.shape[1:], np.uint8)
-
-    def run() -> None:
-        for frame in clip:
-            for m in matrices:
-                cv2.warpAffine(frame, m, (w, h), dst=warped, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return run
+    def frame_warps(t: int) -> None:
+        warped = scratch("floor.zoom", clip.shape[1:], np.uint8)
+        for m in matrices:
+            cv2.warpAffine(clip[t], m, (w, h), dst=warped, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return lambda: frames_in_threads(len(clip), frame_warps)
 
 
 # ------------------------------------------------------------------------------- torch path
