@@ -14,17 +14,16 @@ import contextlib
 import itertools
 import time
 import warnings
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import cv2
 import numpy as np
 
-from perturb.demo.model import torch_threads
 from perturb.registry import REGISTRY
 from perturb.video.api import apply
 
 from .floor_steps import FLOORS, Floor
-from .harness import Settings, interleaved, ms, table, timed
+from .harness import Settings, float_clip, interleaved, ms, table, threads_held, timed
 from .library_ops import albumentations_contenders, kornia_contender
 
 SEVERITY = 3
@@ -52,25 +51,9 @@ def _peer(floor: Floor, params: Any, source: Any) -> tuple[str, dict[str, Callab
         return "", {}, _reason(exc)
 
 
-@contextlib.contextmanager
-def _path_threads(path: str) -> Iterator[None]:
+def _path_threads(path: str) -> contextlib.AbstractContextManager:
     """One torch thread and one OpenCV thread for torch rows; numpy rows as they are."""
-    if path != "torch":
-        yield
-        return
-    before = cv2.getNumThreads()
-    cv2.setNumThreads(TORCH_THREADS)
-    try:
-        with torch_threads(TORCH_THREADS):
-            yield
-    finally:
-        cv2.setNumThreads(before)
-
-
-def float_clip(clip: np.ndarray) -> Any:
-    """The uint8 (T, H, W, 3) clip as float32 (T, 3, H, W) in [0, 1], contiguous."""
-    import torch
-    return torch.from_numpy(np.array(clip)).permute(0, 3, 1, 2).to(torch.float32).div(255).contiguous()
+    return threads_held(TORCH_THREADS) if path == "torch" else contextlib.nullcontext()
 
 
 def measure(floor: Floor, source: Any, settings: Settings) -> dict[str, Any]:

@@ -5,6 +5,7 @@ repeat runs each contender once, in turn, and ratios are taken between medians o
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import math
@@ -15,7 +16,7 @@ import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -125,3 +126,28 @@ def speed_table(rows: Sequence[Mapping[str, Any]], peer: str, equivalence: str) 
              f"{r['target']:.0f}x", verdict(r["speedup"], r["target"]), r["equivalence"]["text"])
             for r in rows]
     return table(["op", "sev", "ours ms/clip", f"{peer} ms/clip", "speed-up", "target", "met", equivalence], body)
+
+
+@contextlib.contextmanager
+def threads_held(n: int) -> Iterator[None]:
+    """torch and OpenCV (and so perturb's frame threads) held to ``n`` threads, then restored:
+    a DataLoader worker's setting, the same for ours and a torch peer."""
+    import cv2
+
+    from perturb.demo.model import torch_threads
+
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(n)
+    try:
+        with torch_threads(n):
+            yield
+    finally:
+        cv2.setNumThreads(before)
+
+
+def float_clip(clip: Any) -> Any:
+    """A uint8 (T, H, W, 3) numpy clip as a contiguous float32 (T, 3, H, W) tensor in [0, 1]."""
+    import numpy as np
+    import torch
+
+    return torch.from_numpy(np.array(clip)).permute(0, 3, 1, 2).to(torch.float32).div(255).contiguous()

@@ -19,11 +19,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from perturb.demo.model import torch_threads
 from perturb.registry import REGISTRY
 from perturb.video.api import apply
 
-from .harness import Settings, interleaved, ms, table, timed
+from .harness import Settings, float_clip, interleaved, ms, table, threads_held, timed
 from .library_ops import albumentations_contenders, kornia_contender
 
 SEVERITIES = (1, 3, 5)
@@ -32,19 +31,6 @@ TORCH_THREADS = 1                     # ours and kornia alike: a DataLoader work
                                       # threads spin on a loaded 2-core machine: 1.4-2 s for a 0.1 s op)
 ONE_THREAD_NUMPY = "single:numpy"     # the numpy path timed in the torch group, on its one thread
 FLOAT_FLOOR = "single:float-floor"    # the float clip's conversions alone, timed beside it
-
-
-@contextlib.contextmanager
-def opencv_threads(n: int):
-    """OpenCV (and so our frame threads) held to ``n`` threads, as torch is in the torch group."""
-    import cv2
-
-    before = cv2.getNumThreads()
-    cv2.setNumThreads(n)
-    try:
-        yield
-    finally:
-        cv2.setNumThreads(before)
 
 
 def _versions() -> dict[str, str]:
@@ -117,8 +103,7 @@ def _group(name: str, severity: int, clip: np.ndarray, x: Any, settings: Setting
     runs = _checked({k: v for k, v in runs.items() if k.startswith(group)}, notes)
     if not runs:
         return {}, notes
-    with opencv_threads(TORCH_THREADS) if group == TORCH_GROUP else contextlib.nullcontext():
-        return interleaved({k: timed(v) for k, v in runs.items()}, settings), notes
+    return interleaved({k: timed(v) for k, v in runs.items()}, settings), notes
 
 
 def _row(name: str, severity: int, times: dict[str, float], notes: dict[str, Any]) -> dict[str, Any]:
@@ -148,14 +133,14 @@ def run(clip: np.ndarray, settings: Settings, log=print, ops: list[str] | None =
     allocator state, which moved a numpy kernel timed after it (snow: 9.6-10 ms a clip alone,
     15.5-16.5 ms after the torch group of its own row, the same code)."""
     warnings.filterwarnings("ignore", module="albumentations")
-    x, why = _guarded(lambda: _float_tensor(clip))
+    x, why = _guarded(lambda: float_clip(clip))
     keys = [(name, s) for name in (ops or [s.name for s in REGISTRY.select("video")]) for s in SEVERITIES]
     times: dict[tuple[str, int], dict[str, float]] = {key: {} for key in keys}
     notes: dict[tuple[str, int], dict[str, Any]] = {key: {} for key in keys}
     start = time.perf_counter()
     phases = [(NUMPY_GROUP, contextlib.nullcontext())]
     if x is not None:
-        phases.append((TORCH_GROUP, torch_threads(TORCH_THREADS)))
+        phases.append((TORCH_GROUP, threads_held(TORCH_THREADS)))
     for group, threads in phases:
         with threads:
             for key in keys:
@@ -177,11 +162,6 @@ def _float_round_trip(x: Any) -> Callable[[], Any]:
     from perturb.video.host import from_host_frames, host_frames
 
     return lambda: from_host_frames(host_frames(x, torch_layout(x)), "TCHW", x.dtype)
-
-
-def _float_tensor(clip: np.ndarray) -> Any:
-    import torch
-    return torch.from_numpy(np.array(clip)).permute(0, 3, 1, 2).to(torch.float32).div(255).contiguous()
 
 
 def _ratio(value: float | None, target: float, higher_is_better: bool = True) -> str:
