@@ -19,7 +19,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from .opencv_frames import per_frame_into
+from .opencv_frames import per_frame_into, scratch
 
 
 def _finite(name: str, value: object, op: str, low: float, high: float) -> float:
@@ -103,24 +103,27 @@ def render_brightness(frames: np.ndarray, shift: float) -> np.ndarray:
     from the 256x256 table."""
     table = brightness_table(shift)
     up, down, marks = brightness_gains(shift)
-    black = int(table[0, 0])
-    any_tie, any_marked = bool((up != down).any()), bool(marks.any())
+    black = np.zeros(256, np.uint8)
+    black[0] = table[0, 0]                        # V = 0: every channel becomes the grey V' (else 0)
+    any_black, any_tie, any_marked = bool(black[0]), bool((up != down).any()), bool(marks.any())
 
     def lift(frame: np.ndarray, _: int, dst: np.ndarray) -> None:
         channels = cv2.split(frame)
         v = channel_max(channels)
+        greys = cv2.LUT(v, black) if any_black else None
 
-        def scaled(gains: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-            g = cv2.LUT(v, gains)
-            return cv2.merge([cv2.multiply(c, g, dtype=cv2.CV_8U) for c in channels], dst=out)
+        def scaled(gains: np.ndarray, name: str, out: np.ndarray | None = None) -> np.ndarray:
+            g = cv2.LUT(v, gains, dst=scratch(f"brightness.{name}.gain", v.shape, np.float32))
+            planes = [cv2.multiply(c, g, dtype=cv2.CV_8U) for c in channels]
+            if greys is not None:                 # a black pixel's channels are 0: the max gives V'
+                planes = [cv2.max(p, greys, dst=p) for p in planes]
+            return cv2.merge(planes, dst=scratch(f"brightness.{name}", frame.shape, np.uint8) if out is None else out)
 
         if any_tie:
-            out, low = scaled(up), scaled(down)
+            out, low = scaled(up, "up"), scaled(down, "down")
             cv2.subtract(out, cv2.bitwise_and(cv2.subtract(out, low), out), dst=dst)   # odd and tied: down
         else:
-            scaled(up, dst)
-        if black:
-            dst[v == 0] = black
+            scaled(up, "up", dst)
         if any_marked:
             ys, xs = np.nonzero(cv2.LUT(v, marks))
             if len(ys):
