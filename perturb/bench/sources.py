@@ -92,7 +92,7 @@ class OnTheFly:
     @property
     def settings(self) -> str:
         """Decoding options that change pixels (part of the cache key)."""
-        device = ":torch" if self.device is not None else ""     # interpolating torch kernels: +-1 level
+        device = ":torch" if self.device is not None else ""     # torch kernels off the CPU: +-1 level
         return f"fly:size={self.size}:fps={self.fps}:max={self.max_frames}{device}" + (
             ":per_frame" if self.per_frame else "")
 
