@@ -5,7 +5,8 @@ numpy uint8 (B, T, H, W, 3); one clip (T, ...) is a batch of one. Samples that d
 and severity render together: ops whose draws are per frame (blur angles, camera offsets,
 temporal index maps, deterministic ops) in one kernel call over the group's frames; the
 others (noise keys, weather layers, codecs) one sample at a time. Everything goes through
-:meth:`perturb.video.Draw.render_clip`, so the output of a sample is ``perturb.video.apply``'s.
+:meth:`perturb.video.Draw.render_clip` (validated once for the batch:
+:meth:`~perturb.video.Draw.render_checked`), so the output of a sample is ``perturb.video.apply``'s.
 """
 from __future__ import annotations
 
@@ -86,20 +87,45 @@ def fused(draws: Sequence[Draw]) -> Draw | None:
 
 
 def render_batch(batch: Any, kind: BatchKind, params: Sequence[Mapping[str, Any] | None]) -> Any:
-    """A perturbed copy of ``batch``: sample i rendered with ``params[i]`` (None: left as is)."""
-    out = batch.detach().clone() if kind.layout is not None else batch.copy()
-    n_frames = batch.shape[1]
-    for (op, severity), members in group_params(params).items():
+    """A perturbed copy of ``batch``: sample i rendered with ``params[i]`` (None: left as is).
+
+    ``batch`` and ``kind`` come from :func:`check_batch`, so nothing here checks the range again.
+    A group holding every sample renders the batch's own frames (no gather) and its output is the
+    result (no copy of the input, no scatter)."""
+    n, n_frames = batch.shape[:2]
+    groups = group_params(params)
+    out = None
+    for (op, severity), members in groups.items():
         draws = [draw(op, severity, n_frames, seed=params[i]["seed"]) for i in members]
-        together = fused(draws) if len(draws) > 1 else None
-        if together is None:
+        together = fused(draws) if len(draws) > 1 else draws[0]
+        if together is not None and len(members) == n:           # every sample, in order
+            frames = batch.reshape(n * n_frames, *batch.shape[2:])
+            return _own(together.render_checked(frames, kind.layout).reshape(batch.shape), batch)
+        if out is None:                          # a copy only where some sample is left as it is
+            out = _new_like(batch, copy=sum(map(len, groups.values())) < n)
+        if together is None or len(draws) == 1:
             for i, d in zip(members, draws):
-                out[i] = d.render_clip(batch[i])
+                out[i] = d.render_checked(batch[i], kind.layout)
             continue
         idx = _index(members, batch)
         frames = batch[idx].reshape(len(members) * n_frames, *batch.shape[2:])
-        out[idx] = together.render_clip(frames).reshape(len(members), n_frames, *batch.shape[2:])
-    return out
+        out[idx] = together.render_checked(frames, kind.layout).reshape(len(members), *batch.shape[1:])
+    return _new_like(batch, copy=True) if out is None else out
+
+
+def _new_like(batch: Any, copy: bool) -> Any:
+    """A new array like ``batch``: a copy of it, or uninitialised (every sample is written)."""
+    if _is_torch(batch):
+        return batch.detach().clone() if copy else batch.detach().new_empty(batch.shape)
+    return batch.copy() if copy else np.empty_like(batch)
+
+
+def _own(out: Any, batch: Any) -> Any:
+    """``out``, copied where it shares memory with ``batch`` (the result never aliases the input)."""
+    if _is_torch(out):
+        shared = out.untyped_storage().data_ptr() == batch.untyped_storage().data_ptr()
+        return out.clone() if shared else out
+    return out.copy() if np.may_share_memory(out, batch) else out
 
 
 def _index(members: list[int], batch: Any) -> Any:

@@ -198,6 +198,12 @@ class Draw:
             clip, _ = to_numpy(clip)
         return self._render_clip(clip, layout, output_frames(frames, self.n_frames))
 
+    def render_checked(self, clip: Any, layout: str | None, frames: Sequence[int] | np.ndarray | None = None) -> Any:
+        """:meth:`render_clip` of a whole clip its caller already validated: ``layout`` is
+        :func:`.clip.torch_layout`'s answer for it (None for contiguous uint8 (T, H, W, 3) numpy).
+        Nothing checks it again (a float clip's range check reads every value)."""
+        return self._render_clip(clip, layout, output_frames(frames, self.n_frames))
+
     def _render_clip(self, clip: Any, layout: str | None, ids: np.ndarray) -> Any:
         if len(clip) != self.n_frames:
             raise ValueError(f"expected the whole {self.n_frames}-frame clip this draw was made for; "
