@@ -24,7 +24,7 @@ from typing import Any, Mapping
 import cv2
 import numpy as np
 
-from .opencv_frames import per_frame_into, scratch
+from .opencv_frames import run_parallel, scratch, threads
 
 DROP_LEVEL = 220            # the streaks' grey (the reference's drop colour (220, 220, 220))
 SLANTS = (-10, 10)          # slant in px over a streak, an integer drawn in [-10, 10)
@@ -80,36 +80,53 @@ def draw_streaks(drops: np.ndarray, sheet: tuple[int, int], shift: tuple[int, in
                  slant: int, length: int) -> np.ndarray:
     """(h, w) uint8, 1 on a streak: the frame's window of a torus sheet whose content is moved by
     ``shift`` (dy, dx), each streak (x, y) -> (x + slant, y + length) 8-connected as OpenCV draws
-    it. Only the copies of streaks that reach the frame are drawn, on a canvas padded so that none
-    is clipped."""
-    (sh, sw), (dy, dx) = sheet, shift
-    drops = _near_rows(drops, sh, dy, -length, h + length)
-    y = (drops[:, 1] + dy) % sh
-    direct, seam = y < h, y >= sh - length           # in the frame, or reaching it past the top seam
-    x = (np.concatenate([drops[direct, 0], drops[seam, 0]]) + dx) % sw
-    y = np.concatenate([y[direct], y[seam] - sh])
-    x, y = (x[:, None] + np.array([-sw, 0, sw])[None]).ravel(), np.repeat(y, 3)   # across the side seam
-    lo, hi = np.minimum(x, x + slant), np.maximum(x, x + slant)
-    keep = (hi >= 0) & (lo < w)
-    pad_x, pad_y = abs(slant) + 1, length + 1
-    canvas = np.zeros((h + 2 * pad_y, w + 2 * pad_x), np.uint8)
-    x, y = x[keep] + pad_x, y[keep] + pad_y
+    it (``drops`` sorted by y unless h + length covers the sheet): :func:`streak_canvas` of one frame."""
+    (sh, _), (dy, dx) = sheet, shift
+    pick, who = _near_rows(drops[:, 1], sh, np.array([dy]), -length, h + length)
+    canvas = streak_canvas(drops[pick], who, sheet, np.array([[dy, dx]]), h, w, np.array([slant]), length, 0)
+    return canvas[0].copy()
+
+
+def _near_rows(ys: np.ndarray, sh: int, dys: np.ndarray, top: int, band: int) -> tuple[np.ndarray, np.ndarray]:
+    """(drop indices, frame position of each): for every shift dy, the drops (``ys`` sorted) that
+    land on frame rows top .. top + band - 1 once moved down by dy: a cyclic range of sheet rows,
+    found by bisection (all drops when the band wraps fully). One call for a group of frames."""
+    n = len(dys)
+    if band >= sh:
+        return np.tile(np.arange(len(ys)), n), np.repeat(np.arange(n), len(ys))
+    start = (top - dys) % sh
+    lo, hi = np.searchsorted(ys, start), np.searchsorted(ys, np.minimum(start + band, sh))
+    wrap = np.searchsorted(ys, np.maximum(start + band - sh, 0))   # rows 0 .. past the bottom seam
+    first = np.concatenate([lo, np.zeros_like(lo)])
+    count = np.concatenate([hi - lo, wrap])
+    owner = np.repeat(np.tile(np.arange(n), 2), count)
+    return np.repeat(first - np.cumsum(count) + count, count) + np.arange(count.sum()), owner
+
+
+def streak_canvas(drops: np.ndarray, who: np.ndarray, sheet: tuple[int, int], shifts: np.ndarray, h: int,
+                  w: int, slants: np.ndarray, length: int, ground: int) -> np.ndarray:
+    """(n, h, w) uint8 view, ``ground`` off the streaks and 1 - ground on them, for n frames in
+    one OpenCV call: frame i shows the torus sheet moved by ``shifts[i]`` (dy, dx), streaks of
+    slant ``slants[i]``; ``drops`` (x, y) are the candidate starts of frame ``who`` (a superset:
+    only the copies that reach a frame are drawn). The frames are stacked on one canvas (this
+    thread's buffer), padded and spaced so that no streak is clipped or reaches another frame:
+    each frame's pixels are those of its own canvas."""
+    (sh, sw), n = sheet, len(slants)
+    y = (drops[:, 1] + shifts[who, 0]) % sh
+    direct, seam = y < h, y >= sh - length             # in the frame, or reaching it past the top seam
+    x = (np.concatenate([drops[direct, 0], drops[seam, 0]]) + shifts[np.concatenate([who[direct], who[seam]]), 1]) % sw
+    y, who = np.concatenate([y[direct], y[seam] - sh]), np.concatenate([who[direct], who[seam]])
+    x, y, who = (x[:, None] + np.array([-sw, 0, sw])[None]).ravel(), np.repeat(y, 3), np.repeat(who, 3)
+    slant = slants[who]
+    keep = (np.maximum(x, x + slant) >= 0) & (np.minimum(x, x + slant) < w)   # across the side seam
+    pad_x, gap = int(np.abs(slants).max()) + 1, length + 1
+    canvas = scratch("rain.canvas", (n * (h + gap) + gap, w + 2 * pad_x), np.uint8)
+    canvas.fill(ground)
+    x, y, slant = x[keep] + pad_x, y[keep] + gap + who[keep] * (h + gap), slant[keep]
     if len(x):
         ends = np.stack([np.stack([x, y], -1), np.stack([x + slant, y + length], -1)], 1)
-        cv2.polylines(canvas, list(ends.astype(np.int32)[:, :, None, :]), False, 1, 1, cv2.LINE_8)
-    return canvas[pad_y:pad_y + h, pad_x:pad_x + w].copy()
-
-
-def _near_rows(drops: np.ndarray, sh: int, dy: int, top: int, band: int) -> np.ndarray:
-    """The drops (sorted by y) that land on frame rows top .. top + band - 1 once moved down by
-    dy: a cyclic range of sheet rows, found by bisection (all drops when the band wraps fully)."""
-    if band >= sh:
-        return drops
-    start = (top - dy) % sh
-    lo, hi = np.searchsorted(drops[:, 1], [start, start + band])
-    if start + band <= sh:
-        return drops[lo:hi]
-    return np.concatenate([drops[lo:], drops[:np.searchsorted(drops[:, 1], start + band - sh)]])
+        cv2.polylines(canvas, ends.astype(np.int32), False, 1 - ground, 1, cv2.LINE_8)
+    return canvas[gap:].reshape(n, h + gap, -1)[:, :h, pad_x:pad_x + w]
 
 
 @lru_cache(maxsize=4)
@@ -121,33 +138,51 @@ def _clip_drops(key: int, sh: int, sw: int, area: int) -> np.ndarray:
     return drops
 
 
-def frame_mask(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], t: int,
-               h: int, w: int) -> np.ndarray:
-    """(h, w) uint8, 1 on a streak: output frame t's streaks for a frame of h x w pixels."""
-    key, area, length = int(drawn["key"]), int(params["area"]), int(params["length"])
+def streak_masks(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], ids: np.ndarray,
+                 h: int, w: int, ground: int) -> np.ndarray:
+    """(N, h, w) uint8 view of this thread's canvas, ``ground`` off the streaks: output frames
+    ``ids``' streaks for frames of h x w pixels, drawn in one call (:func:`streak_canvas`)."""
+    key, area, length, n = int(drawn["key"]), int(params["area"]), int(params["length"]), len(ids)
     if params.get("per_frame", False):              # a sheet of the frame's size per frame, still
-        drops = sheet_drops(np.random.default_rng([key, int(t)]), h, w, area)
-        return draw_streaks(drops, (h, w), (0, 0), h, w, int(drawn["slant"][t]), length)
+        drops = [sheet_drops(np.random.default_rng([key, int(t)]), h, w, area) for t in ids]
+        who = np.repeat(np.arange(n), [len(d) for d in drops])
+        return streak_canvas(np.concatenate(drops), who, (h, w), np.zeros((n, 2), np.int64), h, w,
+                             np.asarray(drawn["slant"])[ids], length, ground)
     slant = int(drawn["slant"])
     sheet = sheet_size(h, w, slant, params)
     vx, vy = velocity(slant, params)
-    shift = (int(np.rint(t * vy)), int(np.rint(t * vx)))            # content moved by round(t·v)
-    return draw_streaks(_clip_drops(key, *sheet, area), sheet, shift, h, w, slant, length)
+    t = np.asarray(ids, np.int64)
+    shifts = np.stack([np.rint(t * vy), np.rint(t * vx)], -1).astype(np.int64)   # content moved by round(t·v)
+    drops = _clip_drops(key, *sheet, area)
+    pick, who = _near_rows(drops[:, 1], sheet[0], shifts[:, 0], -length, h + length)
+    return streak_canvas(drops[pick], who, sheet, shifts, h, w, np.full(n, slant), length, ground)
 
 
 def frame_masks(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], ids: np.ndarray,
                 h: int, w: int) -> np.ndarray:
-    """(N, h, w) uint8: :func:`frame_mask` of every output frame ``ids``."""
-    return np.stack([frame_mask(drawn, params, int(t), h, w) for t in ids])
+    """(N, h, w) uint8, 1 on a streak: output frames ``ids``' streaks for frames of h x w pixels."""
+    return np.array(streak_masks(drawn, params, ids, h, w, 0))            # a copy: the canvas is reused
+
+
+def frame_mask(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], t: int,
+               h: int, w: int) -> np.ndarray:
+    """(h, w) uint8, 1 on a streak: output frame t's streaks for a frame of h x w pixels."""
+    return frame_masks(drawn, params, np.array([t]), h, w)[0]
 
 
 # ------------------------------------------------------------------------------ compositing
-def lift_table(level_sum: float, n_values: int) -> np.ndarray:
+def lift_table(level_sum: float | np.ndarray, n_values: int) -> np.ndarray:
     """uint8 (256,): what a streak adds to a level, truncated as the reference does:
-    220·(1 - level/255)·(1 - frame mean/255), the frame mean over all its values."""
+    220·(1 - level/255)·(1 - frame mean/255), the frame mean over all its values; (N, 256) for
+    N frames' sums."""
     levels = np.arange(256, dtype=np.float64)
-    mean = level_sum / n_values
-    return (DROP_LEVEL * (1 - levels / 255.0) * (1 - mean / 255.0)).astype(np.uint8)
+    mean = np.asarray(level_sum, np.float64) / n_values
+    return (DROP_LEVEL * (1 - levels / 255.0) * (1 - mean[..., None] / 255.0)).astype(np.uint8)
+
+
+def lifted_table(level_sum: float | np.ndarray, n_values: int) -> np.ndarray:
+    """uint8 (256,) or (N, 256): a level plus its lift, saturated (a streak's level before the blur)."""
+    return np.minimum(np.arange(256) + lift_table(level_sum, n_values), 255).astype(np.uint8)
 
 
 def pull_terms(sums: np.ndarray, n_pixels: int, darken: float) -> tuple[np.float32, np.ndarray]:
@@ -157,33 +192,55 @@ def pull_terms(sums: np.ndarray, n_pixels: int, darken: float) -> tuple[np.float
     return np.float32(darken / 255.0), (255.0 * (1.0 - darken) * mean).astype(np.float32)
 
 
-def composite(frame: np.ndarray, mask: np.ndarray, darken: float, dst: np.ndarray | None = None) -> np.ndarray:
-    """One frame (h, w, 3) uint8 under its streak mask (h, w), whole-frame OpenCV steps:
-    lifted under the streaks, box-blurred, I = 35·x + 220·(blurred under a streak, else x)
-    (= 255 x the reference's blended level, an integer), then rint(I·a + b) in float32; into
-    ``dst`` when given. Temporaries are the thread's own buffers (:func:`scratch`)."""
+def blend_off_streaks(frame: np.ndarray, off: np.ndarray, sums: np.ndarray, lifted: np.ndarray,
+                      darken: float, dst: np.ndarray | None = None) -> np.ndarray:
+    """:func:`composite` given the mask ``off`` (h, w) uint8, nonzero OFF the streaks, the frame's
+    channel sums and its :func:`lifted_table`: 7 whole-frame OpenCV passes, the blend and the last
+    step in one float32 buffer. On a streak the lifted level is blurred; elsewhere the level is
+    copied back, so I = 35·x + 220·chosen, whose channel sums are 35·sums + 220·(chosen's sums),
+    exact integers; rint(I·a + b) is a float32 product, then a float32 sum rounded half to even
+    and saturated (cv2.add into uint8), as torch computes it."""
     h, w, _ = frame.shape
-    m8 = mask.astype(np.uint8, copy=False)
-    sums = np.array(cv2.sumElems(frame)[:3], np.int64)             # exact: integers below 2^53
-    lift = cv2.LUT(frame, lift_table(float(sums.sum()), frame.size), dst=scratch("rain.lift", frame.shape, np.uint8))
-    lifted = scratch("rain.lifted", frame.shape, np.uint8)
-    np.copyto(lifted, frame)
-    cv2.add(frame, lift, dst=lifted, mask=m8)
-    chosen = lift                                                  # the lift is spent: its buffer is reused
-    np.copyto(chosen, frame)
-    cv2.copyTo(cv2.blur(lifted, (3, 3), dst=scratch("rain.blurred", frame.shape, np.uint8)), m8, chosen)
+    chosen = cv2.LUT(frame, lifted, dst=scratch("rain.lifted", frame.shape, np.uint8))
+    cv2.copyTo(frame, off, chosen)                                 # lifted on the streaks only
+    chosen = cv2.blur(chosen, (3, 3), dst=scratch("rain.chosen", frame.shape, np.uint8))
+    cv2.copyTo(frame, off, chosen)                                 # blurred on the streaks only
+    blend_sums = (255 - DROP_LEVEL) * sums + DROP_LEVEL * np.array(cv2.sumElems(chosen)[:3], np.int64)
     blend = cv2.addWeighted(frame, 255.0 - DROP_LEVEL, chosen, float(DROP_LEVEL), 0.0, dtype=cv2.CV_32F,
                             dst=scratch("rain.blend", frame.shape, np.float32))
-    a, b = pull_terms(np.array(cv2.sumElems(blend)[:3]), h * w, darken)
-    np.multiply(blend, a, out=blend)                              # float32 products, then sums,
-    cv2.add(blend, tuple(b.tolist()) + (0.0,), dst=blend)         # as torch computes them
-    return cv2.convertScaleAbs(blend, dst=dst)     # rounded to nearest, saturated (values are >= 0)
+    a, b = pull_terms(blend_sums, h * w, darken)
+    np.multiply(blend, a, out=blend)
+    return cv2.add(blend, tuple(b.tolist()) + (0.0,), dst=dst, dtype=cv2.CV_8U)
+
+
+def composite(frame: np.ndarray, mask: np.ndarray, darken: float, dst: np.ndarray | None = None) -> np.ndarray:
+    """One frame (h, w, 3) uint8 under its streak mask (h, w), nonzero on the streaks: lifted
+    under the streaks, box-blurred, I = 35·x + 220·(blurred under a streak, else x) (= 255 x
+    the reference's blended level, an integer), then rint(I·a + b) in float32; into ``dst``
+    when given. Temporaries are the thread's own buffers (:func:`scratch`)."""
+    sums = np.array(cv2.sumElems(frame)[:3], np.int64)             # exact: integers below 2^53
+    off = np.equal(mask, 0).view(np.uint8)
+    return blend_off_streaks(frame, off, sums, lifted_table(sums.sum(), frame.size), darken, dst)
+
+
+GROUP = 8                   # frames whose streaks one canvas holds (a few hundred kB: stays in cache)
 
 
 def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
                  params: Mapping[str, Any]) -> np.ndarray:
-    """Each frame composited under its streaks (frames shared out over OpenCV's threads)."""
-    _, h, w, _ = frames.shape
-    darken = float(params["darken"])
-    return per_frame_into(frames, lambda f, i, dst: composite(f, frame_mask(drawn, params, int(ids[i]), h, w),
-                                                              darken, dst))
+    """Each frame composited under its streaks, frames shared out over OpenCV's threads; each
+    thread draws the streaks of GROUP frames at a time in one call and reuses its buffers."""
+    n, h, w, _ = frames.shape
+    darken, out = float(params["darken"]), np.empty_like(frames)
+
+    def render_part(part: np.ndarray) -> None:
+        for group in np.array_split(part, -(-len(part) // GROUP)):
+            off = streak_masks(drawn, params, ids[group], h, w, 1)
+            sums = np.array([cv2.sumElems(frames[t])[:3] for t in group], np.int64)
+            lifted = lifted_table(sums.sum(axis=1), h * w * 3)
+            for j, t in enumerate(group):
+                blend_off_streaks(frames[t], off[j], sums[j], lifted[j], darken, out[t])
+
+    k = threads()
+    run_parallel(render_part, [p for p in (np.arange(i, n, k) for i in range(k)) if len(p)])
+    return out
