@@ -103,30 +103,53 @@ def _near_rows(ys: np.ndarray, sh: int, dys: np.ndarray, top: int, band: int) ->
     return np.repeat(first - np.cumsum(count) + count, count) + np.arange(count.sum()), owner
 
 
+@lru_cache(maxsize=64)
+def streak_pixels(slant: int, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """(dy, dx) of the pixels of OpenCV's 8-connected line (0, 0) -> (slant, length), drawn once:
+    a line that no border clips is the same pattern wherever it starts (Bresenham on the deltas)."""
+    pad = abs(slant) + 1
+    canvas = np.zeros((length + 3, 2 * pad + 1), np.uint8)
+    cv2.polylines(canvas, np.array([[[pad, 1], [pad + slant, length + 1]]], np.int32), False, 1, 1, cv2.LINE_8)
+    dy, dx = np.nonzero(canvas)
+    return dy - 1, dx - pad
+
+
+def stamp(canvas: np.ndarray, starts: np.ndarray, slants: np.ndarray, length: int, value: int) -> None:
+    """Sets ``value`` on the pixels of the streaks from flat positions ``starts`` of a contiguous 2-D
+    ``canvas`` (no streak may cross its border), one numpy assignment per slant."""
+    flat, width = canvas.reshape(-1), canvas.shape[1]
+    for s in np.unique(slants):
+        dy, dx = streak_pixels(int(s), length)
+        at = starts if slants.min() == slants.max() else starts[slants == s]
+        flat[(at[:, None] + (dy * width + dx)).ravel()] = value
+
+
 def streak_canvas(drops: np.ndarray, who: np.ndarray, sheet: tuple[int, int], shifts: np.ndarray, h: int,
                   w: int, slants: np.ndarray, length: int, ground: int) -> np.ndarray:
-    """(n, h, w) uint8 view, ``ground`` off the streaks and 1 - ground on them, for n frames in
-    one OpenCV call: frame i shows the torus sheet moved by ``shifts[i]`` (dy, dx), streaks of
-    slant ``slants[i]``; ``drops`` (x, y) are the candidate starts of frame ``who`` (a superset:
-    only the copies that reach a frame are drawn). The frames are stacked on one canvas (this
-    thread's buffer), padded and spaced so that no streak is clipped or reaches another frame:
-    each frame's pixels are those of its own canvas."""
+    """(n, h, w) uint8 (this thread's buffer), ``ground`` off the streaks and 1 - ground on them:
+    frame i shows the torus sheet moved by ``shifts[i]`` (dy, dx), streaks of slant ``slants[i]``;
+    ``drops`` (x, y) are the candidate starts of frame ``who`` (a superset: only the copies that
+    reach a frame are drawn). The frames are stacked on one canvas, padded and spaced so that no
+    streak is clipped or reaches another frame, and every streak's pixels (:func:`streak_pixels`)
+    are set in one numpy assignment per slant."""
     (sh, sw), n = sheet, len(slants)
     y = (drops[:, 1] + shifts[who, 0]) % sh
+    x = (drops[:, 0] + shifts[who, 1]) % sw
     direct, seam = y < h, y >= sh - length             # in the frame, or reaching it past the top seam
-    x = (np.concatenate([drops[direct, 0], drops[seam, 0]]) + shifts[np.concatenate([who[direct], who[seam]]), 1]) % sw
-    y, who = np.concatenate([y[direct], y[seam] - sh]), np.concatenate([who[direct], who[seam]])
-    x, y, who = (x[:, None] + np.array([-sw, 0, sw])[None]).ravel(), np.repeat(y, 3), np.repeat(who, 3)
+    x, who = np.concatenate([x[direct], x[seam]]), np.concatenate([who[direct], who[seam]])
+    y = np.concatenate([y[direct], y[seam] - sh])
+    x, y, who = (x[:, None] + np.array([-sw, 0, sw])).ravel(), np.repeat(y, 3), np.repeat(who, 3)
     slant = slants[who]
-    keep = (np.maximum(x, x + slant) >= 0) & (np.minimum(x, x + slant) < w)   # across the side seam
+    keep = (x + np.maximum(slant, 0) >= 0) & (x + np.minimum(slant, 0) < w)   # across the side seam
     pad_x, gap = int(np.abs(slants).max()) + 1, length + 1
-    canvas = scratch("rain.canvas", (n * (h + gap) + gap, w + 2 * pad_x), np.uint8)
+    width = w + 2 * pad_x
+    canvas = scratch("rain.canvas", (n * (h + gap) + gap, width), np.uint8)
     canvas.fill(ground)
-    x, y, slant = x[keep] + pad_x, y[keep] + gap + who[keep] * (h + gap), slant[keep]
-    if len(x):
-        ends = np.stack([np.stack([x, y], -1), np.stack([x + slant, y + length], -1)], 1)
-        cv2.polylines(canvas, ends.astype(np.int32), False, 1 - ground, 1, cv2.LINE_8)
-    return canvas[gap:].reshape(n, h + gap, -1)[:, :h, pad_x:pad_x + w]
+    stamp(canvas, (y[keep] + gap + who[keep] * (h + gap)) * width + x[keep] + pad_x, slant[keep], length,
+          1 - ground)
+    masks = scratch("rain.masks", (n, h, w), np.uint8)
+    np.copyto(masks, canvas[gap:].reshape(n, h + gap, width)[:, :h, pad_x:pad_x + w])
+    return masks
 
 
 @lru_cache(maxsize=4)
@@ -139,9 +162,11 @@ def _clip_drops(key: int, sh: int, sw: int, area: int) -> np.ndarray:
 
 
 def streak_masks(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], ids: np.ndarray,
-                 h: int, w: int, ground: int) -> np.ndarray:
-    """(N, h, w) uint8 view of this thread's canvas, ``ground`` off the streaks: output frames
-    ``ids``' streaks for frames of h x w pixels, drawn in one call (:func:`streak_canvas`)."""
+                 h: int, w: int, ground: int) -> np.ndarray | list[np.ndarray]:
+    """N (h, w) uint8 masks in this thread's buffers, ``ground`` off the streaks: output frames
+    ``ids``' streaks for frames of h x w pixels, all drawn at once: a clip's sheet once over the
+    frames' windows (:func:`sheet_windows`) where it is the smaller drawing, else each frame's
+    window on one stacked canvas (:func:`streak_canvas`)."""
     key, area, length, n = int(drawn["key"]), int(params["area"]), int(params["length"]), len(ids)
     if params.get("per_frame", False):              # a sheet of the frame's size per frame, still
         drops = [sheet_drops(np.random.default_rng([key, int(t)]), h, w, area) for t in ids]
@@ -154,14 +179,46 @@ def streak_masks(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], ids
     t = np.asarray(ids, np.int64)
     shifts = np.stack([np.rint(t * vy), np.rint(t * vx)], -1).astype(np.int64)   # content moved by round(t·v)
     drops = _clip_drops(key, *sheet, area)
+    span = (np.ptp(shifts[:, 0]) + h + 2 * length + 2) * (np.ptp(shifts[:, 1]) + w + 2 * abs(slant) + 2)
+    if length <= sheet[0] and sheet[1] >= w + abs(slant) and span <= n * h * w:
+        return sheet_windows(drops, sheet, shifts, h, w, slant, length, ground)
     pick, who = _near_rows(drops[:, 1], sheet[0], shifts[:, 0], -length, h + length)
     return streak_canvas(drops[pick], who, sheet, shifts, h, w, np.full(n, slant), length, ground)
+
+
+def _copies(v: np.ndarray, low: np.ndarray | int, high: np.ndarray | int, period: int) -> tuple[np.ndarray, np.ndarray]:
+    """(index into v, v + k·period) for every integer k with low <= v + k·period < high."""
+    first = -((v - low) // period)                                  # ceil((low - v) / period)
+    count = np.maximum((high - 1 - v) // period - first + 1, 0)
+    index = np.repeat(np.arange(len(v)), count)
+    k = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count) + first[index]
+    return index, v[index] + k * period
+
+
+def sheet_windows(drops: np.ndarray, sheet: tuple[int, int], shifts: np.ndarray, h: int, w: int,
+                  slant: int, length: int, ground: int) -> list[np.ndarray]:
+    """(h, w) uint8 views, ``ground`` off the streaks, of frames showing one torus sheet moved by
+    ``shifts`` (dy, dx): the sheet is drawn once over the union of the frames' windows, with every
+    copy (across both seams) of a streak that meets it, and each frame is its window. Where the
+    streaks are no longer than the sheet and its width exceeds the frame's by the slant, these are
+    the copies that :func:`draw_streaks` draws for each frame, so the pixels are the same."""
+    (sh, sw), top, left = sheet, -shifts[:, 0].max(), -shifts[:, 1].max()
+    rows, cols = np.ptp(shifts[:, 0]) + h, np.ptp(shifts[:, 1]) + w
+    rows_of, y = _copies(drops[:, 1], top - length, top + rows, sh)
+    cols_of, x = _copies(drops[rows_of, 0], left - max(slant, 0), left + cols - min(slant, 0), sw)
+    pad_x, gap = abs(slant) + 1, length + 1
+    canvas = scratch("rain.sheet", (rows + 2 * gap, cols + 2 * pad_x), np.uint8)
+    canvas.fill(ground)
+    stamp(canvas, (y[cols_of] - top + gap) * canvas.shape[1] + x - left + pad_x, np.array([slant]), length,
+          1 - ground)
+    return [canvas[gap - top - dy:gap - top - dy + h, pad_x - left - dx:pad_x - left - dx + w]
+            for dy, dx in shifts.tolist()]
 
 
 def frame_masks(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], ids: np.ndarray,
                 h: int, w: int) -> np.ndarray:
     """(N, h, w) uint8, 1 on a streak: output frames ``ids``' streaks for frames of h x w pixels."""
-    return np.array(streak_masks(drawn, params, ids, h, w, 0))            # a copy: the canvas is reused
+    return np.array(streak_masks(drawn, params, ids, h, w, 0))          # a copy: the buffers are reused
 
 
 def frame_mask(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], t: int,
