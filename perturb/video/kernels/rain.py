@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -249,25 +249,28 @@ def pull_terms(sums: np.ndarray, n_pixels: int, darken: float) -> tuple[np.float
     return np.float32(darken / 255.0), (255.0 * (1.0 - darken) * mean).astype(np.float32)
 
 
-def blend_off_streaks(frame: np.ndarray, off: np.ndarray, sums: np.ndarray, lifted: np.ndarray,
-                      darken: float, dst: np.ndarray | None = None) -> np.ndarray:
-    """:func:`composite` given the mask ``off`` (h, w) uint8, nonzero OFF the streaks, the frame's
-    channel sums and its :func:`lifted_table`: 7 whole-frame OpenCV passes, the blend and the last
-    step in one float32 buffer. On a streak the lifted level is blurred; elsewhere the level is
-    copied back, so I = 35·x + 220·chosen, whose channel sums are 35·sums + 220·(chosen's sums),
-    exact integers; rint(I·a + b) is a float32 product, then a float32 sum rounded half to even
-    and saturated (cv2.add into uint8), as torch computes it."""
-    h, w, _ = frame.shape
-    chosen = cv2.LUT(frame, lifted, dst=scratch("rain.lifted", frame.shape, np.uint8))
-    cv2.copyTo(frame, off, chosen)                                 # lifted on the streaks only
-    chosen = cv2.blur(chosen, (3, 3), dst=scratch("rain.chosen", frame.shape, np.uint8))
-    cv2.copyTo(frame, off, chosen)                                 # blurred on the streaks only
-    blend_sums = (255 - DROP_LEVEL) * sums + DROP_LEVEL * np.array(cv2.sumElems(chosen)[:3], np.int64)
-    blend = cv2.addWeighted(frame, 255.0 - DROP_LEVEL, chosen, float(DROP_LEVEL), 0.0, dtype=cv2.CV_32F,
-                            dst=scratch("rain.blend", frame.shape, np.float32))
-    a, b = pull_terms(blend_sums, h * w, darken)
-    np.multiply(blend, a, out=blend)
-    return cv2.add(blend, tuple(b.tolist()) + (0.0,), dst=dst, dtype=cv2.CV_8U)
+def composite_frames(frames: np.ndarray, offs: Sequence[np.ndarray], darken: float, out: np.ndarray) -> None:
+    """:func:`composite` of n frames (n, h, w, 3) uint8 into ``out``, given their masks ``offs``
+    (h, w) uint8, nonzero OFF the streaks: 8 whole-frame OpenCV passes a frame, the per-frame
+    tables and terms computed for all n at once. On a streak the lifted level is blurred;
+    elsewhere the level is copied back: I = 35·x + 220·chosen, whose channel sums are
+    35·(x's sums) + 220·(chosen's sums), exact integers; rint(I·a + b) is a float32 product, then
+    a float32 sum rounded half to even and saturated (cv2.add into uint8), as torch computes it."""
+    n, h, w, _ = frames.shape
+    sums = np.array([cv2.sumElems(frame)[:3] for frame in frames], np.int64)    # exact: below 2^53
+    lifted = lifted_table(sums.sum(axis=1), h * w * 3)
+    work = scratch("rain.lifted", (h, w, 3), np.uint8)
+    chosen = scratch("rain.chosen", (n, h, w, 3), np.uint8)
+    for frame, off, table, dst in zip(frames, offs, lifted, chosen):
+        cv2.copyTo(frame, off, cv2.LUT(frame, table, dst=work))           # lifted on the streaks only
+        cv2.copyTo(frame, off, cv2.blur(work, (3, 3), dst=dst))           # blurred on the streaks only
+    chosen_sums = np.array([cv2.sumElems(c)[:3] for c in chosen], np.int64)
+    a, b = pull_terms((255 - DROP_LEVEL) * sums + DROP_LEVEL * chosen_sums, h * w, darken)
+    blend = scratch("rain.blend", (h, w, 3), np.float32)
+    for frame, c, terms, dst in zip(frames, chosen, b.tolist(), out):
+        cv2.addWeighted(frame, 255.0 - DROP_LEVEL, c, float(DROP_LEVEL), 0.0, dtype=cv2.CV_32F, dst=blend)
+        np.multiply(blend, a, out=blend)
+        cv2.add(blend, tuple(terms) + (0.0,), dst=dst, dtype=cv2.CV_8U)
 
 
 def composite(frame: np.ndarray, mask: np.ndarray, darken: float, dst: np.ndarray | None = None) -> np.ndarray:
@@ -275,29 +278,27 @@ def composite(frame: np.ndarray, mask: np.ndarray, darken: float, dst: np.ndarra
     under the streaks, box-blurred, I = 35·x + 220·(blurred under a streak, else x) (= 255 x
     the reference's blended level, an integer), then rint(I·a + b) in float32; into ``dst``
     when given. Temporaries are the thread's own buffers (:func:`scratch`)."""
-    sums = np.array(cv2.sumElems(frame)[:3], np.int64)             # exact: integers below 2^53
-    off = np.equal(mask, 0).view(np.uint8)
-    return blend_off_streaks(frame, off, sums, lifted_table(sums.sum(), frame.size), darken, dst)
+    out = np.empty_like(frame) if dst is None else dst
+    composite_frames(frame[None], [np.equal(mask, 0).view(np.uint8)], darken, out[None])
+    return out
 
 
-GROUP = 8                   # frames whose streaks one canvas holds (a few hundred kB: stays in cache)
+GROUP = 16                  # frames whose streaks are drawn at once (their buffers stay in cache)
 
 
 def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
                  params: Mapping[str, Any]) -> np.ndarray:
-    """Each frame composited under its streaks, frames shared out over OpenCV's threads; each
-    thread draws the streaks of GROUP frames at a time in one call and reuses its buffers."""
+    """Each frame composited under its streaks, consecutive frames shared out over OpenCV's
+    threads; each thread draws the streaks of GROUP frames at a time and reuses its buffers."""
     n, h, w, _ = frames.shape
     darken, out = float(params["darken"]), np.empty_like(frames)
 
-    def render_part(part: np.ndarray) -> None:
-        for group in np.array_split(part, -(-len(part) // GROUP)):
-            off = streak_masks(drawn, params, ids[group], h, w, 1)
-            sums = np.array([cv2.sumElems(frames[t])[:3] for t in group], np.int64)
-            lifted = lifted_table(sums.sum(axis=1), h * w * 3)
-            for j, t in enumerate(group):
-                blend_off_streaks(frames[t], off[j], sums[j], lifted[j], darken, out[t])
+    def render_part(part: range) -> None:
+        for start in range(part.start, part.stop, GROUP):
+            group = slice(start, min(start + GROUP, part.stop))
+            offs = streak_masks(drawn, params, ids[group], h, w, 1)
+            composite_frames(frames[group], offs, darken, out[group])
 
     k = threads()
-    run_parallel(render_part, [p for p in (np.arange(i, n, k) for i in range(k)) if len(p)])
+    run_parallel(render_part, [p for p in (range(i * n // k, (i + 1) * n // k) for i in range(k)) if len(p)])
     return out
