@@ -156,7 +156,8 @@ def streak_canvas(drops: np.ndarray, who: np.ndarray, sheet: tuple[int, int], sh
 def _clip_drops(key: int, sh: int, sw: int, area: int) -> np.ndarray:
     """The whole clip's streak starts (read-only), cached: rendering frames in groups draws them once."""
     drops = sheet_drops(np.random.default_rng([key]), sh, sw, area)
-    drops = drops[np.argsort(drops[:, 1], kind="stable")]         # by row, for _near_rows
+    rows = drops[:, 1].astype(np.uint16) if sh <= 2**16 else drops[:, 1]    # a radix sort: 10x faster
+    drops = drops[np.argsort(rows, kind="stable")]                # by row, for _near_rows
     drops.setflags(write=False)
     return drops
 
