@@ -284,21 +284,25 @@ def composite(frame: np.ndarray, mask: np.ndarray, darken: float, dst: np.ndarra
     return out
 
 
-GROUP = 16                  # frames whose streaks are drawn at once (their buffers stay in cache)
+GROUP = 8                   # frames composited together (their buffers stay in cache)
+DRAWN_AT_ONCE = 32          # frames whose streaks are drawn together (the canvases stay small)
 
 
 def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
                  params: Mapping[str, Any]) -> np.ndarray:
     """Each frame composited under its streaks, consecutive frames shared out over OpenCV's
-    threads; each thread draws the streaks of GROUP frames at a time and reuses its buffers."""
+    threads; each thread draws the streaks of DRAWN_AT_ONCE frames at once, composites GROUP
+    frames at a time and reuses its buffers."""
     n, h, w, _ = frames.shape
     darken, out = float(params["darken"]), np.empty_like(frames)
 
     def render_part(part: range) -> None:
-        for start in range(part.start, part.stop, GROUP):
-            group = slice(start, min(start + GROUP, part.stop))
-            offs = streak_masks(drawn, params, ids[group], h, w, 1)
-            composite_frames(frames[group], offs, darken, out[group])
+        for first in range(part.start, part.stop, DRAWN_AT_ONCE):
+            last = min(first + DRAWN_AT_ONCE, part.stop)
+            offs = streak_masks(drawn, params, ids[first:last], h, w, 1)
+            for start in range(first, last, GROUP):
+                end = min(start + GROUP, last)
+                composite_frames(frames[start:end], offs[start - first:end - first], darken, out[start:end])
 
     k = threads()
     run_parallel(render_part, [p for p in (range(i * n // k, (i + 1) * n // k) for i in range(k)) if len(p)])
