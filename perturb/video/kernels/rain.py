@@ -284,24 +284,28 @@ def composite(frame: np.ndarray, mask: np.ndarray, darken: float, dst: np.ndarra
     return out
 
 
-GROUP = 8                   # frames composited together (their buffers stay in cache)
-DRAWN_AT_ONCE = 32          # frames whose streaks are drawn together (the canvases stay small)
+# Frames composited together, and frames whose streaks are drawn together: at most these many
+# pixels of frames, of padded canvases (8 frames of 224², about 40; one large frame), so the
+# buffers stay in cache or small.
+GROUP_PIXELS, DRAWN_PIXELS = 8 * 224 * 224, 64 * 224 * 224
 
 
 def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
                  params: Mapping[str, Any]) -> np.ndarray:
     """Each frame composited under its streaks, consecutive frames shared out over OpenCV's
-    threads; each thread draws the streaks of DRAWN_AT_ONCE frames at once, composites GROUP
-    frames at a time and reuses its buffers."""
+    threads; each thread draws the streaks of several frames at once, composites a few at a time
+    and reuses its buffers (:data:`GROUP_PIXELS`, :data:`DRAWN_PIXELS`)."""
     n, h, w, _ = frames.shape
     darken, out = float(params["darken"]), np.empty_like(frames)
+    group = max(1, GROUP_PIXELS // (h * w))
+    drawn_at_once = max(1, DRAWN_PIXELS // ((h + int(params["length"]) + 1) * (w + 2 * max(map(abs, SLANTS)) + 2)))
 
     def render_part(part: range) -> None:
-        for first in range(part.start, part.stop, DRAWN_AT_ONCE):
-            last = min(first + DRAWN_AT_ONCE, part.stop)
+        for first in range(part.start, part.stop, drawn_at_once):
+            last = min(first + drawn_at_once, part.stop)
             offs = streak_masks(drawn, params, ids[first:last], h, w, 1)
-            for start in range(first, last, GROUP):
-                end = min(start + GROUP, last)
+            for start in range(first, last, group):
+                end = min(start + group, last)
                 composite_frames(frames[start:end], offs[start - first:end - first], darken, out[start:end])
 
     k = threads()
