@@ -17,7 +17,7 @@ from perturb.video.kernels.imagenet_c_pixelate import (box_gain32, box_pass_plan
                                                        pixelate_size, render_pixelate, rounded_mean, sum_depth)
 from perturb.video.kernels.opencv_frames import centre_zoom_matrix, per_frame_into, scratch, to_uint8
 from perturb.video.kernels.rain import composite as rain_composite
-from perturb.video.kernels.rain import lift_table, pull_terms
+from perturb.video.kernels.rain import composite_frames, lift_table, lifted_table, pull_terms
 from perturb.video.kernels.weather import GRAY_WEIGHTS, composite_snow, composite_spatter
 from perturb.video.sample import sample_clip
 
@@ -238,6 +238,37 @@ def test_rain_composite_equals_the_steps_in_numpy(darken: float) -> None:
             dst = np.zeros_like(frame)
             assert rain_composite(frame, mask, darken, dst) is dst
             np.testing.assert_array_equal(dst, want)
+
+
+def test_rain_composite_edge_cases_equal_the_steps_in_numpy() -> None:
+    """No streaks, all streaks, 1x1 and odd-sized frames, a dark frame (lift near 220) and a white one."""
+    rng = np.random.default_rng(3)
+    frames = [rng.integers(0, 256, (1, 1, 3), dtype=np.uint8), rng.integers(0, 256, (37, 53, 3), dtype=np.uint8),
+              rng.integers(0, 256, (2, 3, 3), dtype=np.uint8), np.zeros((5, 7, 3), np.uint8),
+              np.full((6, 4, 3), 255, np.uint8)]
+    for frame in frames:
+        h, w, _ = frame.shape
+        for mask in (np.zeros((h, w), np.uint8), np.ones((h, w), np.uint8), rng.random((h, w)) < 0.3):
+            np.testing.assert_array_equal(rain_composite(frame, mask, 0.6), rain_reference(frame, mask, 0.6))
+
+
+def test_rain_frames_composited_together_equal_each_alone() -> None:
+    """composite_frames (per-frame tables and terms computed for the group) against composite."""
+    rng = np.random.default_rng(4)
+    frames = np.concatenate([sample_clip(3)[:, :40, :56], rng.integers(0, 256, (2, 40, 56, 3), dtype=np.uint8)])
+    masks = rng.random(frames.shape[:3]) < np.array([0.0, 0.05, 0.3, 1.0, 0.5])[:, None, None]
+    out = np.zeros_like(frames)
+    composite_frames(frames, [np.equal(m, 0).view(np.uint8) for m in masks], 0.7, out)
+    for frame, mask, got in zip(frames, masks, out):
+        np.testing.assert_array_equal(got, rain_reference(frame, mask, 0.7))
+
+
+def test_rain_tables_for_many_frames_equal_the_tables_one_by_one() -> None:
+    sums = np.array([0, 1234567, 255 * 150528, 99])
+    np.testing.assert_array_equal(lift_table(sums, 150528), np.stack([lift_table(float(s), 150528) for s in sums]))
+    plus = lifted_table(sums, 150528)
+    np.testing.assert_array_equal(plus, np.minimum(np.arange(256) + lift_table(sums, 150528).astype(int), 255))
+    assert lifted_table(0.0, 3).shape == (256,) and lifted_table(0.0, 3)[0] == 220
 
 
 # ------------------------------------------------------------------------------------- jpeg

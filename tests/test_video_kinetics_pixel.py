@@ -15,8 +15,8 @@ import perturb.video as pv
 from perturb.dataset.strategy import render_draw, strategy
 from perturb.registry import REGISTRY
 from perturb.video.psnr import psnr
-from perturb.video.kernels.rain import (DROP_LEVEL, _clip_drops, composite, draw_streaks, frame_masks, sheet_drops, sheet_size,
-                                velocity)
+from perturb.video.kernels.rain import (DROP_LEVEL, _clip_drops, _copies, composite, draw_streaks, frame_masks,
+                                        sheet_drops, sheet_size, stamp, streak_pixels, velocity)
 from perturb.video.render import WINDOW, perturb_clip, renderer_of
 from perturb.video.sample import sample_clip
 from perturb.video.ops.temporal import frame_rate_indices, mean_displacement
@@ -174,6 +174,55 @@ def test_rain_frame_is_a_window_of_the_whole_torus_sheet() -> None:
     for dy, dx in [(0, 0), (17, -3), (sh - 5, 9), (3 * sh + 11, -2 * sw - 1)]:
         want = np.roll(torus, (dy, dx), axis=(0, 1))[:h, :w]
         assert np.array_equal(draw_streaks(drops, (sh, sw), (dy, dx), h, w, slant, length), want)
+
+
+def test_rain_streak_pixels_are_opencvs_line_wherever_it_starts() -> None:
+    import cv2
+
+    rng = np.random.default_rng(8)
+    for slant, length in [(-10, 10), (9, 10), (0, 1), (-3, 60), (7, 80), (-10, 3)]:
+        starts = np.stack([rng.integers(12, 80, 6), rng.integers(0, 40, 6)], 1)
+        want = np.zeros((130, 100), np.uint8)
+        for x, y in starts.tolist():
+            cv2.line(want, (x, y), (x + slant, y + length), 1, 1, cv2.LINE_8)
+        got = np.zeros_like(want)
+        stamp(got, starts[:, 1] * 100 + starts[:, 0], np.full(6, slant), length, 1)
+        assert np.array_equal(got, want)
+        dy, dx = streak_pixels(slant, length)
+        assert (dy.min(), dy.max()) == (0, length) and {dx.min(), dx.max()} == {0, slant} | {min(0, slant)}
+
+
+def test_rain_torus_copies_are_every_shift_into_the_range() -> None:
+    index, value = _copies(np.array([3, 9, 0]), -12, 8, 10)
+    assert sorted(zip(index.tolist(), value.tolist())) == [(0, -7), (0, 3), (1, -11), (1, -1), (2, -10), (2, 0)]
+    assert len(_copies(np.array([5]), 6, 14, 10)[0]) == 0
+
+
+def test_rain_sheet_drawn_once_equals_each_frames_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """frame_masks (the sheet drawn once over the frames' windows where that applies, else each
+    window on a stacked canvas) against draw_streaks frame by frame, consecutive and scattered frames."""
+    from perturb.video.kernels import rain as rain_kernel
+
+    original, once = rain_kernel.sheet_windows, []
+
+    def spy(*args, **kwargs):
+        once.append(args[3:5])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(rain_kernel, "sheet_windows", spy)
+    d = pv.draw("rain", 4, 300, seed=11)
+    slant = int(d.drawn["slant"])
+    for fall in (0.0, 0.4, 30.0, 400.0):
+        params = dict(d.params, fall=fall)
+        for h, w in [(120, 90), (50, 60), (7, 3)]:
+            sheet = sheet_size(h, w, slant, params)
+            vx, vy = velocity(slant, params)
+            drops = _clip_drops(int(d.drawn["key"]), *sheet, params["area"])
+            for ids in (np.arange(16), np.array([299, 3, 150, 3, 77])):
+                want = [draw_streaks(drops, sheet, (int(np.rint(t * vy)), int(np.rint(t * vx))), h, w, slant,
+                                     params["length"]) for t in ids.tolist()]
+                assert np.array_equal(frame_masks(d.drawn, params, ids, h, w), np.stack(want))
+    assert len(once) >= 4                                   # both ways of drawing were compared
 
 
 def test_rain_falls_coherently_along_its_slant() -> None:
