@@ -12,7 +12,7 @@ from perturb.video.psnr import mean_psnr
 from perturb.video.render import perturb_clip
 from perturb.video.sample import sample_clip
 from perturb.video.kernels.weather import (COMPOSITES, LAYERS, composite_fog, composite_frost, composite_snow,
-                                   composite_spatter, drift_starts, frame_layers)
+                                   composite_spatter, drift_starts, frame_layers, spatter_planes)
 from perturb.video.kernels.weather_layers import frost_layer, plasma_fractal, streak_blur
 
 NAMES = ["fog", "frost", "snow", "spatter"]
@@ -24,6 +24,11 @@ def clip16() -> np.ndarray:
     c = sample_clip(16)
     c.setflags(write=False)
     return c
+
+
+def to_levels(values: np.ndarray) -> np.ndarray:
+    """float32 levels rounded half to even and saturated, as OpenCV's uint8 conversion does."""
+    return np.clip(np.rint(values), 0, 255).astype(np.uint8)
 
 
 def texture(t: int = 5, h: int = 40, w: int = 52) -> np.ndarray:
@@ -71,6 +76,37 @@ def test_snow_falls_down_and_frost_stays_still() -> None:
     assert np.all(snow.drawn["angles"] == snow.drawn["angles"][0])   # one streak angle per clip
     frost = pv.draw("frost", 3, 10, seed=1)
     assert frost.drawn["starts"].tolist() == [[0, 0]] * 10
+
+
+def test_spatter_planes_split_the_layer_into_opencv_operands() -> None:
+    layer = np.random.default_rng(3).uniform(-5, 260, (6, 7, 4)).astype(np.float32)
+    keep, add = spatter_planes(layer)
+    assert keep.shape == add.shape == (6, 7, 3) and keep.flags.c_contiguous and add.flags.c_contiguous
+    assert np.array_equal(keep, np.repeat(layer[..., :1], 3, axis=2)) and np.array_equal(add, layer[..., 1:])
+    water_keep, water_add = spatter_planes(layer, mud=False)
+    assert water_keep is None and np.array_equal(water_add, add)
+
+
+@pytest.mark.parametrize("per_frame", [False, True])
+@pytest.mark.parametrize("mud_severity", [2, 5])                # water, then mud
+def test_formed_layers_are_the_planes_of_each_frames_layer_and_composite_alike(
+        per_frame: bool, mud_severity: int) -> None:
+    d = pv.draw("spatter", mud_severity, 6, seed=9, per_frame=per_frame)
+    mud = bool(d.params["mud"])
+    ids, h, w = np.array([0, 3, 5]), 31, 45
+    plain = frame_layers("spatter", d.drawn, d.params, ids, h, w)
+    form = lambda layer: spatter_planes(layer, mud)              # noqa: E731
+    formed = frame_layers("spatter", d.drawn, d.params, ids, h, w, form)
+    frames = texture(3, h, w)
+    for frame, layer, planes in zip(frames, plain, formed):
+        assert len(planes) == 2 and (planes[0] is None) == (not mud)
+        for got, want in zip(planes, spatter_planes(layer, mud)):
+            assert (got is None and want is None) or np.array_equal(got, want)
+        want = to_levels(frame.astype(np.float32) * layer[..., :1] + layer[..., 1:])
+        assert np.array_equal(composite_spatter(frame, planes, d.params), want)
+        assert np.array_equal(composite_spatter(frame, layer, d.params), want)
+    if not per_frame:                       # windows of planes formed once for the clip, read-only
+        assert formed[0][1].base is formed[1][1].base and not formed[0][1].flags.writeable
 
 
 # --------------------------------------------------------------------------------- per_frame

@@ -14,7 +14,7 @@ as in the whole clip.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Callable, Mapping
 
 import cv2
@@ -105,23 +105,42 @@ def _tiled_torus(name: str, key: int, side: int, frozen: tuple) -> np.ndarray:
     return tiled
 
 
+@lru_cache(maxsize=2)
+def _clip_planes(name: str, key: int, h: int, w: int, frozen: tuple, angle: float,
+                 form: Callable[[np.ndarray], tuple]) -> tuple:
+    """The clip's layer laid out by ``form`` (read-only planes), cached beside the layer."""
+    planes = form(_clip_layer(name, key, h, w, frozen, angle))
+    for plane in planes:
+        if plane is not None:
+            plane.setflags(write=False)
+    return planes
+
+
 def frame_layers(name: str, drawn: Mapping[str, np.ndarray], params: Mapping[str, Any],
-                 ids: np.ndarray, h: int, w: int) -> list[np.ndarray]:
-    """The layer of each output frame ``ids`` for frames of h x w pixels (host float32 arrays)."""
+                 ids: np.ndarray, h: int, w: int, form: Callable[[np.ndarray], tuple] | None = None) -> list:
+    """The layer of each output frame ``ids`` for frames of h x w pixels (host float32 arrays).
+
+    With ``form`` (a layer -> tuple of planes), each frame gets the windows of ``form(layer)``
+    instead, formed once per clip layer: a kernel's operands laid out once, not per frame."""
     key, frozen = int(drawn["key"]), _frozen(params)
     angles = drawn.get("angles")
     if params.get("per_frame", False):
-        return [LAYERS[name](np.random.default_rng([key, int(t)]), h, w, dict(frozen),
+        made = [LAYERS[name](np.random.default_rng([key, int(t)]), h, w, dict(frozen),
                              0.0 if angles is None else float(angles[t])) for t in ids]
+        return made if form is None else [form(layer) for layer in made]
     starts = drawn["starts"]
     if name in TORUS:              # a periodic field: windows wrap around one map of its own size
         side = TORUS[name](h, w)
         tiled = _tiled_torus(name, key, side, frozen)
-        return [tiled[y % side:y % side + h, x % side:x % side + w] for y, x in starts[ids].tolist()]
+        made = [tiled[y % side:y % side + h, x % side:x % side + w] for y, x in starts[ids].tolist()]
+        return made if form is None else [form(layer) for layer in made]
     span = starts.max(axis=0)
-    layer = _clip_layer(name, key, h + int(span[0]), w + int(span[1]), frozen,
-                        0.0 if angles is None else float(angles[0]))
-    return [layer[y:y + h, x:x + w] for y, x in starts[ids].tolist()]
+    args = (name, key, h + int(span[0]), w + int(span[1]), frozen, 0.0 if angles is None else float(angles[0]))
+    if form is None:
+        layer = _clip_layer(*args)
+        return [layer[y:y + h, x:x + w] for y, x in starts[ids].tolist()]
+    planes = _clip_planes(*args, form)
+    return [tuple(None if p is None else p[y:y + h, x:x + w] for p in planes) for y, x in starts[ids].tolist()]
 
 
 # ------------------------------------------------------------------------- numpy composites
@@ -167,15 +186,32 @@ def composite_snow(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, An
     return cv2.convertScaleAbs(x, dst=dst, alpha=255.0)       # every value is >= 0
 
 
-def composite_spatter(frame: np.ndarray, layer: np.ndarray, params: Mapping[str, Any],
+def spatter_planes(layer: np.ndarray, mud: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+    """Spatter's (h, w, 4) layer as OpenCV operands: the keep factor on three channels (None for
+    water, whose keep is exactly 1) and the levels added, each with contiguous rows."""
+    keep = np.repeat(layer[..., :1], 3, axis=2) if mud else None
+    return keep, np.ascontiguousarray(layer[..., 1:])
+
+
+FORMS = {"spatter": lambda params: _SPATTER_FORMS[bool(params.get("mud", True))]}
+_SPATTER_FORMS = {True: partial(spatter_planes, mud=True), False: partial(spatter_planes, mud=False)}
+
+
+def composite_spatter(frame: np.ndarray, layer: np.ndarray | tuple, params: Mapping[str, Any],
                       dst: np.ndarray | None = None) -> np.ndarray:
     """x·keep + add on 0..255 levels (water: keep 1; mud: keep 1 - mask), float32 sums rounded
     to nearest and saturated by OpenCV; water's keep is exactly 1, so its product is skipped.
-    (Both terms float32: OpenCV adds uint8 to float32 in double, which rounds ties otherwise.)"""
-    x = frame.astype(np.float32)
-    if params.get("mud", True):                       # a layer of unknown kind keeps its product
-        np.multiply(x, layer[..., :1], out=x)
-    return cv2.add(x, np.ascontiguousarray(layer[..., 1:]), dst=dst, dtype=cv2.CV_8U)
+    ``layer`` is the (h, w, 4) layer or its :func:`spatter_planes` (windows laid out per clip).
+    (Both terms float32: OpenCV adds uint8 to float32 in double, which rounds ties otherwise;
+    its uint8 x float32 product is exact in double, so rounding it once to float32 is numpy's.)"""
+    mud = bool(params.get("mud", True))               # a layer of unknown kind keeps its product
+    keep, add = spatter_planes(layer, mud) if isinstance(layer, np.ndarray) else layer
+    x = scratch("spatter.x", frame.shape, np.float32)
+    if keep is None:
+        np.copyto(x, frame)
+    else:
+        cv2.multiply(frame, keep, dst=x, dtype=cv2.CV_32F)
+    return cv2.add(x, add, dst=dst, dtype=cv2.CV_8U)
 
 
 COMPOSITES = {"fog": composite_fog, "frost": composite_frost, "snow": composite_snow,
@@ -186,6 +222,7 @@ def numpy_kernel(name: str):
     """The numpy kernel of op ``name``: each frame composited with its layer."""
     def kernel(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
         _, h, w, _ = frames.shape
-        layers = frame_layers(name, drawn, params, ids, h, w)
+        form = FORMS[name](params) if name in FORMS else None
+        layers = frame_layers(name, drawn, params, ids, h, w, form)
         return per_frame_into(frames, lambda frame, i, dst: COMPOSITES[name](frame, layers[i], params, dst))
     return kernel
