@@ -108,6 +108,19 @@ def test_pixelate_equals_pillow(scale: float) -> None:
         np.testing.assert_array_equal(render_pixelate(frames, scale), pillow_pixelate(frames, scale))
 
 
+def test_pixelate_is_pillows_column_pass_then_row_pass_on_tall_frames() -> None:
+    """On frames whose height shrinks more than their width, newer Pillow (13) resizes rows first
+    and differs by a level; ours stays the reference's columns-then-rows, every Pillow version's
+    result of two one-axis BOX resizes."""
+    rng = np.random.default_rng(5)
+    for h, w, scale in [(249, 9, 0.5), (300, 94, 0.5)]:
+        frames = rng.integers(0, 256, (1, h, w, 3), dtype=np.uint8)
+        sh, sw = pixelate_size(h, scale), pixelate_size(w, scale)
+        columns = Image.fromarray(frames[0]).resize((sw, h), Image.BOX)
+        want = np.asarray(columns.resize((sw, sh), Image.BOX).resize((w, h), Image.NEAREST))
+        np.testing.assert_array_equal(render_pixelate(frames, scale)[0], want)
+
+
 def test_pixelate_boxes_too_long_for_16_bit_sums_are_summed_in_float() -> None:
     frames = np.random.default_rng(4).integers(200, 256, (1, 3, 700, 3), dtype=np.uint8)
     assert len(box_pass_plan(700, 1, 3, 1)[0]) * 255 >= 2 ** 16             # a 700-pixel box

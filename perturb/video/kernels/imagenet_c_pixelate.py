@@ -3,8 +3,9 @@
 imagecorruptions 1.1.2 shrinks each image to int(side·scale) with Pillow's BOX filter and
 enlarges it back with NEAREST. Both are re-stated here with Pillow's own pixel boxes, fixed-point
 weights and rounding (columns first, then rows, each pass rounded to levels) and its nearest
-map, read off OpenCV integral images: the output equals Pillow's, deterministic and the same on
-every backend (the torch kernel does the same integer work).
+map, with OpenCV gathers: the output equals Pillow's columns-then-rows resize (Pillow's
+only order before its change 9549; Pillow 13.0 takes rows first on some frames taller than wide and
+differs there by a level), deterministic and the same on every backend (the torch kernel does the same integer work).
 """
 from __future__ import annotations
 
