@@ -200,6 +200,17 @@ def test_one_box_pass_equals_box_sums_rounded_in_pillows_fixed_point() -> None:
         np.testing.assert_array_equal(box_reduce(image, box_pass_plan(224, n_out, 5, 1)), want)
 
 
+def test_row_box_pass_picks_whole_rows_of_the_image_with_a_zero_row_below() -> None:
+    image = np.random.default_rng(11).integers(0, 256, (224, 5, 3), dtype=np.uint8)
+    padded = np.concatenate([image, np.zeros((1, 5, 3), np.uint8)])
+    for n_out in (134, 89, 17, 1):
+        start, _, weight = box_ranges(224, n_out)
+        sums = np.add.reduceat(image.astype(np.int64), start, axis=0)
+        out = np.full((n_out, 5, 3), 7, np.uint8)
+        box_reduce(padded, box_pass_plan(224, n_out, 5, 0), out)               # written into ``out``
+        np.testing.assert_array_equal(out, rounded_mean(sums, weight[:, None, None]))
+
+
 # ------------------------------------------------------------------------------------- snow
 def snow_reference(frame: np.ndarray, layer: np.ndarray, blend: float) -> np.ndarray:
     """The greyed-bright blend and the flakes in plain numpy float32, rounded to nearest."""

@@ -14,7 +14,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from .opencv_frames import per_frame_into
+from .opencv_frames import per_frame_into, scratch
 from .imagenet_c import _positive
 
 
@@ -75,9 +75,10 @@ def rounded_mean(sums: np.ndarray, weight: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=16)
 def box_pass_plan(n_in: int, n_out: int, n_across: int, axis: int) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     """One pass of Pillow's BOX reduction along ``axis`` (1: columns, 0: rows) of an image with
-    ``n_across`` pixels the other way, as OpenCV work: per k, a remap map (CV_16SC2) that picks
-    every box's k-th pixel (outside the image, so 0, where the box is shorter), and a gain per
-    box: float32 where :func:`box_gain32` finds one for every box length, else float64
+    ``n_across`` pixels the other way: per k, what picks every box's k-th pixel (a zero where
+    the box is shorter) and a gain per box. Columns are picked by a remap map (CV_16SC2; outside
+    the image, so 0), rows by row numbers (n_in: the zero row below the image; whole rows are
+    copied, cheaper than a remap). The gain is float32 where :func:`box_gain32` finds one for every box length, else float64
     Pillow's weight/2^22 + 2^-40. In double, sum·gain is exact to far below 2^-40, every
     product whose fixed-point value is not a tie lies at least 2^-22 from one, and the 2^-40
     turns ties (boxes of 2^k pixels) upwards: OpenCV's rint of sum·gain equals Pillow's
@@ -87,9 +88,11 @@ def box_pass_plan(n_in: int, n_out: int, n_across: int, axis: int) -> tuple[tupl
     across = np.arange(n_across, dtype=np.int16)
     maps = []
     for k in range(int((stop - start).max())):
-        along = np.where(start + k < stop, start + k, -1).astype(np.int16)
-        x, y = (along[None, :], across[:, None]) if axis == 1 else (across[None, :], along[:, None])
-        maps.append(np.ascontiguousarray(np.stack(np.broadcast_arrays(x, y), axis=-1)))
+        along = np.where(start + k < stop, start + k, -1 if axis == 1 else n_in)
+        if axis == 1:
+            x, y = along.astype(np.int16)[None, :], across[:, None]
+            along = np.ascontiguousarray(np.stack(np.broadcast_arrays(x, y), axis=-1))
+        maps.append(along)
     depth = sum_depth(len(maps))
     gain32 = [box_gain32(int(c), int(wt), depth) for c, wt in zip((stop - start).tolist(), weight.tolist())]
     if all(g is not None for g in gain32):
@@ -97,7 +100,7 @@ def box_pass_plan(n_in: int, n_out: int, n_across: int, axis: int) -> tuple[tupl
     else:                                                    # float64: exact for every box length
         gain = weight / float(1 << PILLOW_BITS) + 2.0 ** -40
     gains = gain[None, :, None] if axis == 1 else gain[:, None, None]
-    shape = maps[0].shape[:2] + (3,)
+    shape = (maps[0].shape[:2] if axis == 1 else (n_out, n_across)) + (3,)
     gains = np.ascontiguousarray(np.broadcast_to(gains, shape))
     for m in maps + [gains]:
         m.setflags(write=False)
@@ -134,15 +137,20 @@ def box_gain32(count: int, weight: int, depth: int) -> np.float32 | None:
     return None
 
 
-def box_reduce(image: np.ndarray, plan: tuple[tuple[np.ndarray, ...], np.ndarray]) -> np.ndarray:
-    """One pass of Pillow's BOX reduction of a uint8 (H, W, 3) image (see :func:`box_pass_plan`)."""
+def box_reduce(image: np.ndarray, plan: tuple[tuple[np.ndarray, ...], np.ndarray],
+               out: np.ndarray | None = None) -> np.ndarray:
+    """One pass of Pillow's BOX reduction of a uint8 (H, W, 3) image (see :func:`box_pass_plan`;
+    for a row pass, ``image`` has a zero row below its H rows), into ``out`` if given."""
     maps, gains = plan
     depth = sum_depth(len(maps))
-    picked = [cv2.remap(image, m, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT) for m in maps]
+    if maps[0].ndim == 1:                                                    # rows
+        picked = [image.take(rows, axis=0, mode="clip") for rows in maps]
+    else:
+        picked = [cv2.remap(image, m, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT) for m in maps]
     sums = picked[0] if len(picked) == 1 else cv2.add(picked[0], picked[1], dtype=depth)
     for more in picked[2:]:
         sums = cv2.add(sums, more, dtype=depth)
-    return cv2.multiply(sums, gains, dtype=cv2.CV_8U)
+    return cv2.multiply(sums, gains, dst=out, dtype=cv2.CV_8U)
 
 
 def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
@@ -161,10 +169,16 @@ def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
     if max(h, w) >= 2 ** 15:
         raise ValueError(f"pixelate: expected frames under 32768 pixels a side (OpenCV remap maps); got {h}x{w}")
     columns, rows = box_pass_plan(w, sw, h, 1), box_pass_plan(h, sh, sw, 0)
+    near_rows = nearest_sources(sh, h)
 
     def pixelate(frame: np.ndarray, _: int, dst: np.ndarray) -> None:
-        small = box_reduce(box_reduce(frame, columns), rows)                # (sh, sw, 3)
-        cv2.resize(small, (w, h), dst=dst, interpolation=cv2.INTER_NEAREST_EXACT)
+        padded = scratch("pixelate.columns", (h + 1, sw, 3), np.uint8)      # the column pass, a zero row
+        padded[h] = 0
+        box_reduce(frame, columns, padded[:h])
+        small = box_reduce(padded, rows)                                     # (sh, sw, 3)
+        wide = scratch("pixelate.wide", (sh, w, 3), np.uint8)                # nearest: columns, then rows
+        cv2.resize(small, (w, sh), dst=wide, interpolation=cv2.INTER_NEAREST_EXACT)
+        wide.take(near_rows, axis=0, out=dst, mode="clip")
 
     return per_frame_into(frames, pixelate)
 
