@@ -170,13 +170,16 @@ def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
     sh, sw = pixelate_size(h, scale), pixelate_size(w, scale)
     if max(h, w) >= 2 ** 15:
         raise ValueError(f"pixelate: expected frames under 32768 pixels a side (OpenCV remap maps); got {h}x{w}")
-    columns, rows = box_pass_plan(w, sw, h, 1), box_pass_plan(h, sh, sw, 0)
+    columns, rows = box_pass_plan(w, sw, h, 0), box_pass_plan(h, sh, sw, 0)   # columns: rows of the transpose
     near_rows = nearest_sources(sh, h)
 
     def pixelate(frame: np.ndarray, _: int, dst: np.ndarray) -> None:
+        turned = scratch("pixelate.turned", (w + 1, h, 3), np.uint8)       # the frame transposed, a zero row
+        turned[w] = 0
+        cv2.transpose(frame, dst=turned[:w])
         padded = scratch("pixelate.columns", (h + 1, sw, 3), np.uint8)      # the column pass, a zero row
         padded[h] = 0
-        box_reduce(frame, columns, padded[:h])
+        cv2.transpose(box_reduce(turned, columns), dst=padded[:h])
         small = box_reduce(padded, rows)                                     # (sh, sw, 3)
         wide = scratch("pixelate.wide", (sh, w, 3), np.uint8)                # nearest: columns, then rows
         cv2.resize(small, (w, sh), dst=wide, interpolation=cv2.INTER_NEAREST_EXACT)
