@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from perturb.video.kernels.blur import zoom_factors
-from perturb.video.kernels.imagenet_c_pixelate import box_pass_plan, pixelate_size, sum_depth
+from perturb.video.kernels.imagenet_c_pixelate import box_pass_plan, box_sums, pixelate_size, with_zero_row
 from perturb.video.kernels.opencv_frames import centre_zoom_matrix, frames_in_threads, scratch
 
 Params = Mapping[str, Any]
@@ -73,14 +73,10 @@ def _saturate_gain(clip: np.ndarray, _: Params) -> Callable[[], None]:
 
 def _pixelate_columns(clip: np.ndarray, params: Params) -> Callable[[], None]:
     _, h, w, _ = clip.shape
-    maps, _ = box_pass_plan(w, pixelate_size(w, params["scale"]), h, 1)
-    depth = sum_depth(len(maps))
+    rows, _ = box_pass_plan(w, pixelate_size(w, params["scale"]), h)
 
     def frame_columns(t: int) -> None:
-        picked = [cv2.remap(clip[t], m, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT) for m in maps]
-        sums = picked[0]
-        for more in picked[1:]:
-            sums = cv2.add(sums, more, dtype=depth)
+        box_sums(with_zero_row(clip[t], "floor.pixelate", transpose=True), rows)
     return lambda: frames_in_threads(len(clip), frame_columns)
 
 
@@ -122,7 +118,7 @@ FLOORS: tuple[Floor, ...] = (
     Floor("saturate", "numpy", ("cv2.split", "max: 2 cv2.max", "min: 2 cv2.min",
                                 "gain: take from the 65,536 table by (max, min)"),
           "S = (V - min)/V of every pixel and its gain S'/S, needed before any channel moves", _saturate_gain),
-    Floor("pixelate", "numpy", ("column gathers: cv2.remap per box position", "column sums: cv2.add (uint16)"),
+    Floor("pixelate", "numpy", ("frame transposed: cv2.transpose", "column sums: a row copy per box position, numpy adds (uint16)"),
           "bounds the OpenCV route to Pillow's exact boxes (the first pass's sums; the row pass, the rounding "
           "and the enlargement left out), not the function: Pillow's C loop computes the same", _pixelate_columns),
     Floor("zoom_blur", "numpy", ("bilinear cv2.warpAffine per zoom factor != 1",),

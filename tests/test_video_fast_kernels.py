@@ -14,7 +14,8 @@ from perturb.video.kernels import jpeg_mpeg
 from perturb.video.kernels.blur import rounded_mean_levels, zoom_blur
 from perturb.video.kernels.imagenet_c import blur_levels, render_gaussian_blur
 from perturb.video.kernels.imagenet_c_pixelate import (box_gain32, box_pass_plan, box_ranges, box_reduce,
-                                                       pixelate_size, render_pixelate, rounded_mean, sum_depth)
+                                                       pixelate_size, render_pixelate, rounded_mean, sum_depth,
+                                                       with_zero_row)
 from perturb.video.kernels.opencv_frames import centre_zoom_matrix, per_frame_into, scratch, to_uint8
 from perturb.video.kernels.rain import composite as rain_composite
 from perturb.video.kernels.rain import composite_frames, lift_table, lifted_table, pull_terms
@@ -108,15 +109,28 @@ def test_pixelate_equals_pillow(scale: float) -> None:
         np.testing.assert_array_equal(render_pixelate(frames, scale), pillow_pixelate(frames, scale))
 
 
+def test_pixelate_is_pillows_column_pass_then_row_pass_on_tall_frames() -> None:
+    """On frames whose height shrinks more than their width, newer Pillow (13) resizes rows first
+    and differs by a level; ours stays the reference's columns-then-rows, every Pillow version's
+    result of two one-axis BOX resizes."""
+    rng = np.random.default_rng(5)
+    for h, w, scale in [(249, 9, 0.5), (300, 94, 0.5)]:
+        frames = rng.integers(0, 256, (1, h, w, 3), dtype=np.uint8)
+        sh, sw = pixelate_size(h, scale), pixelate_size(w, scale)
+        columns = Image.fromarray(frames[0]).resize((sw, h), Image.BOX)
+        want = np.asarray(columns.resize((sw, sh), Image.BOX).resize((w, h), Image.NEAREST))
+        np.testing.assert_array_equal(render_pixelate(frames, scale)[0], want)
+
+
 def test_pixelate_boxes_too_long_for_16_bit_sums_are_summed_in_float() -> None:
     frames = np.random.default_rng(4).integers(200, 256, (1, 3, 700, 3), dtype=np.uint8)
-    assert len(box_pass_plan(700, 1, 3, 1)[0]) * 255 >= 2 ** 16             # a 700-pixel box
+    assert len(box_pass_plan(700, 1, 3)[0]) * 255 >= 2 ** 16             # a 700-pixel box
     np.testing.assert_array_equal(render_pixelate(frames, 0.0015), pillow_pixelate(frames, 0.0015))
 
 
-def test_pixelate_refuses_frames_beyond_remap_coordinates() -> None:
-    with pytest.raises(ValueError, match="under 32768 pixels"):
-        render_pixelate(np.zeros((1, 1, 2 ** 15, 3), np.uint8), 0.5)
+def test_pixelate_takes_frames_wider_than_16_bit_coordinates() -> None:
+    frames = np.random.default_rng(6).integers(0, 256, (1, 1, 2 ** 15 + 3, 3), dtype=np.uint8)
+    np.testing.assert_array_equal(render_pixelate(frames, 0.5), pillow_pixelate(frames, 0.5))
 
 
 # ----------------------------------------------------------------------------------- zoom_blur
@@ -184,7 +198,19 @@ def test_one_box_pass_equals_box_sums_rounded_in_pillows_fixed_point() -> None:
         start, stop, weight = box_ranges(224, n_out)
         sums = np.add.reduceat(image.astype(np.int64), start, axis=1)          # boxes partition the row
         want = rounded_mean(sums, weight[None, :, None])
-        np.testing.assert_array_equal(box_reduce(image, box_pass_plan(224, n_out, 5, 1)), want)
+        turned = box_reduce(with_zero_row(image, "test.columns", transpose=True), box_pass_plan(224, n_out, 5))
+        np.testing.assert_array_equal(turned.transpose(1, 0, 2), want)
+
+
+def test_row_box_pass_picks_whole_rows_of_the_image_with_a_zero_row_below() -> None:
+    image = np.random.default_rng(11).integers(0, 256, (224, 5, 3), dtype=np.uint8)
+    padded = np.concatenate([image, np.zeros((1, 5, 3), np.uint8)])
+    for n_out in (134, 89, 17, 1):
+        start, _, weight = box_ranges(224, n_out)
+        sums = np.add.reduceat(image.astype(np.int64), start, axis=0)
+        out = np.full((n_out, 5, 3), 7, np.uint8)
+        box_reduce(padded, box_pass_plan(224, n_out, 5), out)               # written into ``out``
+        np.testing.assert_array_equal(out, rounded_mean(sums, weight[:, None, None]))
 
 
 # ------------------------------------------------------------------------------------- snow
@@ -304,12 +330,12 @@ def test_pixelate_without_float32_gains_still_equals_pillow(monkeypatch: pytest.
     try:
         frames = np.random.default_rng(14).integers(0, 256, (2, 37, 53, 3), dtype=np.uint8)
         for scale in (0.6, 0.4, 0.25):
-            assert box_pass_plan(53, pixelate_size(53, scale), 37, 1)[1].dtype == np.float64
+            assert box_pass_plan(53, pixelate_size(53, scale), 37)[1].dtype == np.float64
             np.testing.assert_array_equal(render_pixelate(frames, scale), pillow_pixelate(frames, scale))
     finally:
         monkeypatch.undo()
         box_pass_plan.cache_clear()                                          # plans with float32 gains again
-    assert box_pass_plan(224, 134, 224, 1)[1].dtype == np.float32
+    assert box_pass_plan(224, 134, 224)[1].dtype == np.float32
 
 
 def test_zoom_blur_rounded_mean_equals_integer_division_on_every_sum() -> None:

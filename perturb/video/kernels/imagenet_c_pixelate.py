@@ -3,7 +3,9 @@
 imagecorruptions 1.1.2 shrinks each image to int(side·scale) with Pillow's BOX filter and
 enlarges it back with NEAREST. Both are re-stated here with Pillow's own pixel boxes, fixed-point
 weights and rounding (columns first, then rows, each pass rounded to levels) and its nearest
-map, read off OpenCV integral images: the output equals Pillow's, deterministic and the same on
+map, with whole-row copies (the column pass on the transposed frame): the output equals Pillow's
+columns-then-rows resize (Pillow's only order before its change 9549; Pillow 13.0 takes rows first
+on some frames taller than wide and differs there by a level), deterministic and the same on
 every backend (the torch kernel does the same integer work).
 """
 from __future__ import annotations
@@ -13,7 +15,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from .opencv_frames import per_frame_into
+from .opencv_frames import per_frame_into, scratch
 from .imagenet_c import _positive
 
 
@@ -72,41 +74,36 @@ def rounded_mean(sums: np.ndarray, weight: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=16)
-def box_pass_plan(n_in: int, n_out: int, n_across: int, axis: int) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
-    """One pass of Pillow's BOX reduction along ``axis`` (1: columns, 0: rows) of an image with
-    ``n_across`` pixels the other way, as OpenCV work: per k, a remap map (CV_16SC2) that picks
-    every box's k-th pixel (outside the image, so 0, where the box is shorter), and a gain per
-    box: float32 where :func:`box_gain32` finds one for every box length, else float64
-    Pillow's weight/2^22 + 2^-40. In double, sum·gain is exact to far below 2^-40, every
-    product whose fixed-point value is not a tie lies at least 2^-22 from one, and the 2^-40
-    turns ties (boxes of 2^k pixels) upwards: OpenCV's rint of sum·gain equals Pillow's
-    (sum·weight + 2^21) >> 22.
+def box_pass_plan(n_in: int, n_out: int, n_across: int) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """One pass of Pillow's BOX reduction of the rows of an image (n_in rows of ``n_across``
+    pixels; the column pass runs on the transposed frame): per k, the row that is every box's
+    k-th (n_in, a zero row below the image, where the box is shorter; whole rows are copied,
+    far cheaper than OpenCV remaps), and a gain per box: float32 where :func:`box_gain32` finds
+    one for every box length, else float64 Pillow's weight/2^22 + 2^-40. In double, sum·gain
+    is exact to far below 2^-40, every product whose fixed-point value is not a tie lies at
+    least 2^-22 from one, and the 2^-40 turns ties (boxes of 2^k pixels) upwards: OpenCV's rint
+    of sum·gain equals Pillow's (sum·weight + 2^21) >> 22.
     """
     start, stop, weight = box_ranges(n_in, n_out)
-    across = np.arange(n_across, dtype=np.int16)
-    maps = []
-    for k in range(int((stop - start).max())):
-        along = np.where(start + k < stop, start + k, -1).astype(np.int16)
-        x, y = (along[None, :], across[:, None]) if axis == 1 else (across[None, :], along[:, None])
-        maps.append(np.ascontiguousarray(np.stack(np.broadcast_arrays(x, y), axis=-1)))
-    depth = sum_depth(len(maps))
+    rows = [np.where(start + k < stop, start + k, n_in) for k in range(int((stop - start).max()))]
+    depth = sum_depth(len(rows))
     gain32 = [box_gain32(int(c), int(wt), depth) for c, wt in zip((stop - start).tolist(), weight.tolist())]
     if all(g is not None for g in gain32):
         gain = np.array(gain32, np.float32)
     else:                                                    # float64: exact for every box length
         gain = weight / float(1 << PILLOW_BITS) + 2.0 ** -40
-    gains = gain[None, :, None] if axis == 1 else gain[:, None, None]
-    shape = maps[0].shape[:2] + (3,)
-    gains = np.ascontiguousarray(np.broadcast_to(gains, shape))
-    for m in maps + [gains]:
+    gains = np.ascontiguousarray(np.broadcast_to(gain[:, None, None], (n_out, n_across, 3)))
+    for m in rows + [gains]:
         m.setflags(write=False)
-    return tuple(maps), gains
+    return tuple(rows), gains
 
 
 def sum_depth(terms: int) -> int:
     """The OpenCV depth box sums of ``terms`` levels are added in: both are exact for them."""
     return cv2.CV_16U if terms * 255 < 2 ** 16 else cv2.CV_32F
 
+
+SUM_DTYPES = {cv2.CV_16U: np.uint16, cv2.CV_32F: np.float32}   # numpy's adds of uint8 into these: faster than OpenCV's
 
 GAIN32_MAX_COUNT = 256        # longest box whose float32 gain is searched (the check costs 255·count values)
 
@@ -133,37 +130,62 @@ def box_gain32(count: int, weight: int, depth: int) -> np.float32 | None:
     return None
 
 
-def box_reduce(image: np.ndarray, plan: tuple[tuple[np.ndarray, ...], np.ndarray]) -> np.ndarray:
-    """One pass of Pillow's BOX reduction of a uint8 (H, W, 3) image (see :func:`box_pass_plan`)."""
-    maps, gains = plan
-    depth = sum_depth(len(maps))
-    picked = [cv2.remap(image, m, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT) for m in maps]
-    sums = picked[0] if len(picked) == 1 else cv2.add(picked[0], picked[1], dtype=depth)
+def with_zero_row(image: np.ndarray, name: str, transpose: bool = False) -> np.ndarray:
+    """This thread's buffer ``name`` holding ``image`` (or its transpose) and a zero row below:
+    what :func:`box_sums` picks rows from."""
+    h, w = image.shape[:2]
+    rows, across = (w, h) if transpose else (h, w)
+    padded = scratch(name, (rows + 1, across) + image.shape[2:], image.dtype)
+    padded[rows] = 0
+    if transpose:
+        cv2.transpose(image, dst=padded[:rows])
+    else:
+        padded[:rows] = image
+    return padded
+
+
+def box_sums(padded: np.ndarray, rows: tuple[np.ndarray, ...]) -> np.ndarray:
+    """The box sums of a pass (:func:`box_pass_plan`'s rows) over an image with a zero row below
+    (:func:`with_zero_row`): one uint8 row copy per box position, added by numpy (faster than
+    OpenCV's mixed-depth add) in the depth :func:`sum_depth` gives."""
+    picked = [padded.take(r, axis=0, mode="clip") for r in rows]
+    sums = picked[0] if len(picked) == 1 else np.add(picked[0], picked[1], dtype=SUM_DTYPES[sum_depth(len(rows))])
     for more in picked[2:]:
-        sums = cv2.add(sums, more, dtype=depth)
-    return cv2.multiply(sums, gains, dtype=cv2.CV_8U)
+        np.add(sums, more, out=sums)
+    return sums
+
+
+def box_reduce(padded: np.ndarray, plan: tuple[tuple[np.ndarray, ...], np.ndarray],
+               out: np.ndarray | None = None) -> np.ndarray:
+    """One pass of Pillow's BOX reduction of the rows of a uint8 (H, W, 3) image with a zero row
+    below (see :func:`box_pass_plan`), rounded to levels, into ``out`` if given."""
+    rows, gains = plan
+    return cv2.multiply(box_sums(padded, rows), gains, dst=out, dtype=cv2.CV_8U)
 
 
 def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
     """Shrink each frame by ``scale`` (box average) and enlarge it back (nearest): coarse blocks.
 
     The two passes of Pillow's BOX resize (columns, then rows, each rounded to a level) are box
-    sums gathered with OpenCV remaps and rounded exactly as Pillow's fixed point rounds them;
-    the enlargement is OpenCV's nearest-exact (Pillow's map). The output equals Pillow's, and
-    every backend gives the same pixels.
+    sums of whole rows (the column pass on the transposed frame) rounded exactly as Pillow's
+    fixed point rounds them; the enlargement is OpenCV's nearest-exact (Pillow's map) along
+    columns, then row copies into the output frame. The output equals Pillow's columns-then-rows
+    resize, and every backend gives the same pixels.
     """
     scale = _positive("scale", scale, "pixelate")
     if scale > 1:
         raise ValueError(f"pixelate: expected scale in (0, 1]; got {scale!r}")
     _, h, w, _ = frames.shape
     sh, sw = pixelate_size(h, scale), pixelate_size(w, scale)
-    if max(h, w) >= 2 ** 15:
-        raise ValueError(f"pixelate: expected frames under 32768 pixels a side (OpenCV remap maps); got {h}x{w}")
-    columns, rows = box_pass_plan(w, sw, h, 1), box_pass_plan(h, sh, sw, 0)
+    columns, rows = box_pass_plan(w, sw, h), box_pass_plan(h, sh, sw)      # columns: rows of the transpose
+    near_rows = nearest_sources(sh, h)
 
     def pixelate(frame: np.ndarray, _: int, dst: np.ndarray) -> None:
-        small = box_reduce(box_reduce(frame, columns), rows)                # (sh, sw, 3)
-        cv2.resize(small, (w, h), dst=dst, interpolation=cv2.INTER_NEAREST_EXACT)
+        turned = box_reduce(with_zero_row(frame, "pixelate.frame", transpose=True), columns)   # (sw, h, 3)
+        small = box_reduce(with_zero_row(turned, "pixelate.columns", transpose=True), rows)    # (sh, sw, 3)
+        wide = scratch("pixelate.wide", (sh, w, 3), np.uint8)                # nearest: columns, then rows
+        cv2.resize(small, (w, sh), dst=wide, interpolation=cv2.INTER_NEAREST_EXACT)
+        wide.take(near_rows, axis=0, out=dst, mode="clip")
 
     return per_frame_into(frames, pixelate)
 

@@ -58,7 +58,9 @@ register(Spec(
     severities=table("pixelate"), random=False,
     deviation=f"Source: {SOURCE}. Pillow's BOX shrink and NEAREST enlargement re-stated in exact "
               "integers (Pillow's pixel boxes, fixed-point weights and rounding, pass by pass), "
-              "so the output is Pillow's; the small side is at least one pixel (Pillow refuses "
+              "so the output is Pillow's columns-then-rows resize (Pillow 13 resizes rows first "
+              "where the height shrinks by more and then differs by a level on some pixels of "
+              "frames taller than wide); the small side is at least one pixel (Pillow refuses "
               "a zero size)."))
 
 
