@@ -1,14 +1,13 @@
 """Torch clips on the CPU render with the numpy kernels.
 
-On the CPU, OpenCV's frame kernels outrun torch's on every pixel-computing op (benchmarks/README.md,
-"Torch path against the numpy path on the CPU"), so a CPU tensor is read as uint8 levels (a view
-of a uint8 clip; a float clip quantised as :func:`.clip.to_levels` does), rendered by the op's numpy
+On the CPU, OpenCV's frame kernels outrun torch's on almost every pixel-computing op
+(benchmarks/README.md, "The CPU route"), so a CPU tensor is read as uint8 levels (a view of a
+uint8 clip; a float clip quantised as :func:`.clip.to_levels` does), rendered by the op's numpy
 kernel on at most torch's thread count (one in a DataLoader worker) and given back in kind: the
 pixels are the numpy path's, bit for bit. An op whose torch kernel is the faster one on float
 clips says so (``Renderer.cpu_kernel = "torch"``: brightness, static_rotate, elastic_transform,
-translate). The torch kernels render clips on other devices, and on
-the CPU inside :func:`torch_kernels_on_cpu`: how tests and the GPU script's CPU pass run the code a
-GPU runs.
+translate). The torch kernels render clips on other devices, and on the CPU inside
+:func:`torch_kernels_on_cpu`: how tests and the GPU script's CPU pass run the code a GPU runs.
 """
 from __future__ import annotations
 
