@@ -145,3 +145,18 @@ def test_kernels_share_frames_over_torchs_thread_count(monkeypatch: pytest.Monke
         with opencv_frames.at_most_threads(0):
             assert opencv_frames.threads() == 1
         assert opencv_frames.threads() == 2
+
+
+@pytest.mark.parametrize("bad", [float("nan"), -0.01, 1.01, float("inf")])
+def test_a_strided_float_clip_is_range_checked_like_a_contiguous_one(bad: float) -> None:
+    """The range check reads a channels-last or permuted clip in its memory order: same verdicts."""
+    clip = small_clip(2)
+    channels_last = as_float(clip).to(memory_format=torch.channels_last)
+    permuted = torch.from_numpy(clip).to(torch.float32).div(255).permute(0, 3, 1, 2)
+    for x in (channels_last, permuted):
+        assert not x.is_contiguous()
+        assert torch.equal(apply(x, "contrast", 2), apply(as_float(clip), "contrast", 2))
+        x = x.clone(memory_format=torch.preserve_format)
+        x[1, 2, 5, 7] = bad
+        with pytest.raises(ValueError, match=r"\[0, 1\]|NaN or inf"):
+            apply(x, "contrast", 2)
