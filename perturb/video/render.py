@@ -196,7 +196,7 @@ class Draw:
         layout = torch_layout(clip) if _is_torch(clip) else None
         if layout is None:
             clip, _ = to_numpy(clip)
-        return self._render_clip(clip, layout, output_frames(frames, self.n_frames))
+        return self.render_checked(clip, layout, frames)
 
     def render_checked(self, clip: Any, layout: str | None, frames: Sequence[int] | np.ndarray | None = None) -> Any:
         """:meth:`render_clip` of a whole clip its caller already validated: ``layout`` is
