@@ -222,12 +222,6 @@ def frame_masks(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], ids:
     return np.array(streak_masks(drawn, params, ids, h, w, 0))          # a copy: the buffers are reused
 
 
-def frame_mask(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], t: int,
-               h: int, w: int) -> np.ndarray:
-    """(h, w) uint8, 1 on a streak: output frame t's streaks for a frame of h x w pixels."""
-    return frame_masks(drawn, params, np.array([t]), h, w)[0]
-
-
 # ------------------------------------------------------------------------------ compositing
 def lift_table(level_sum: float | np.ndarray, n_values: int) -> np.ndarray:
     """uint8 (256,): what a streak adds to a level, truncated as the reference does:
