@@ -80,7 +80,7 @@ def rain(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> 
     n, c, h, w = x.shape
     mask = torch.from_numpy(frame_masks(drawn, params, ids, h, w)).to(x.device)[:, None]    # uint8
     sums = exact_sums(x, (2, 3), 255)                                                   # (N, C)
-    lift = np.stack([lift_table(float(s), c * h * w) for s in sums.sum(axis=1)]).astype(np.float32)
+    lift = lift_table(sums.sum(axis=1), c * h * w).astype(np.float32)                # (N, 256)
     offset = torch.arange(n, dtype=torch.int32, device=x.device).view(n, 1, 1, 1) * 256
     lifted = _lookup(torch.from_numpy(lift).to(x.device).reshape(-1), x.int().add_(offset))
     blended = _box3_sums(lifted.mul_(mask).add_(x)).div_(9).round_()
