@@ -208,10 +208,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def _run_parts(parts: dict[str, tuple[bool, Callable[[], Any]]], skip: set[str], budget: float, start: float,
-               doc: dict[str, Any]) -> None:
-    """Each part in turn into ``doc``, unless skipped, PyAV-less or past the budget; a failing part is recorded."""
-    no_av = doc["pyav"] if doc["pyav"] != "importable" else None
+def _run_parts(parts: dict[str, tuple[bool, Callable[[], Any]]], skip: set[str], no_av: str | None, budget: float,
+               start: float, doc: dict[str, Any]) -> None:
+    """Each part in turn into ``doc``, unless skipped, PyAV-less (``no_av``: why) or past the budget; a failing
+    part is recorded."""
     for name, (needs_av, run) in parts.items():
         spent = time.perf_counter() - start
         reason = ("--skip" if name in skip else no_av if needs_av and no_av
@@ -267,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     # On the CPU a torch clip renders through the numpy kernels: the dry pass asks for the torch ones
     # (the code a GPU runs); on a GPU they are the path anyway.
     with torch_kernels_on_cpu(args.device == "cpu"):
-        _run_parts(parts, skip, args.budget, start, doc)
+        _run_parts(parts, skip, no_av, args.budget, start, doc)
     doc["wall_s"] = round(time.perf_counter() - start, 1)
     out = args.out or ROOT / "benchmarks" / "results" / f"gpu-{dt.date.today()}-{args.device.replace(':', '')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
