@@ -1,5 +1,4 @@
-"""Measured floors of the ops that still miss their peer: ``python -m benchmarks --sections floors``
-or ``python -m benchmarks.floors`` (same options).
+"""Measured floors of the ops that still miss their peer: ``python -m benchmarks --sections floors``.
 
 For each floor of :mod:`benchmarks.floor_steps` (severity 3, the sample clip), one interleaved run
 times our op through ``perturb.video.apply``, the peer's op (:mod:`benchmarks.library_ops`:
@@ -23,15 +22,11 @@ from perturb.registry import REGISTRY
 from perturb.video.api import apply
 
 from .floor_steps import FLOORS, Floor
-from .harness import Settings, float_clip, interleaved, ms, table, threads_held, timed
+from .harness import Settings, failure, float_clip, interleaved, ms, table, threads_held, timed
 from .library_ops import albumentations_contenders, kornia_contender
 
 SEVERITY = 3
 TORCH_THREADS = 1                       # torch rows: one torch thread and one OpenCV thread
-
-
-def _reason(exc: Exception) -> str:
-    return " ".join(f"{type(exc).__name__}: {exc}".split())[:160]
 
 
 def _peer(floor: Floor, params: Any, source: Any) -> tuple[str, dict[str, Callable], str]:
@@ -48,7 +43,7 @@ def _peer(floor: Floor, params: Any, source: Any) -> tuple[str, dict[str, Callab
             run()                                               # fails here rather than mid-timing
         return name, ways, ""
     except Exception as exc:                                    # noqa: BLE001 - absent or broken: say which
-        return "", {}, _reason(exc)
+        return "", {}, failure(exc)
 
 
 def _path_threads(path: str) -> contextlib.AbstractContextManager:
@@ -87,7 +82,7 @@ def run(clip: np.ndarray, settings: Settings, log=print, ops: list[str] | None =
         try:
             x = float_clip(clip)
         except Exception as exc:                                # noqa: BLE001 - no torch: numpy rows only
-            torch_missing = _reason(exc)
+            torch_missing = failure(exc)
             log(f"  torch rows skipped: {torch_missing}")
     rows, start = [], time.perf_counter()
     for floor in floors:

@@ -128,6 +128,12 @@ def speed_table(rows: Sequence[Mapping[str, Any]], peer: str, equivalence: str) 
     return table(["op", "sev", "ours ms/clip", f"{peer} ms/clip", "speed-up", "target", "met", equivalence], body)
 
 
+def failure(exc: Exception) -> str:
+    """A contender's failure in one line (type and message, at most 160 characters): a peer that
+    is missing or breaks is data, reported beside the tables."""
+    return " ".join(f"{type(exc).__name__}: {exc}".split())[:160]
+
+
 @contextlib.contextmanager
 def threads_held(n: int) -> Iterator[None]:
     """torch and OpenCV (and so perturb's frame threads) held to ``n`` threads, then restored:

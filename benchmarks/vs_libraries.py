@@ -22,7 +22,7 @@ import numpy as np
 from perturb.registry import REGISTRY
 from perturb.video.api import apply
 
-from .harness import Settings, float_clip, interleaved, ms, table, threads_held, timed
+from .harness import Settings, failure, float_clip, interleaved, ms, table, threads_held, timed
 from .library_ops import albumentations_contenders, kornia_contender
 
 SEVERITIES = (1, 3, 5)
@@ -48,7 +48,7 @@ def _guarded(build: Callable[[], Any]) -> tuple[Any, str]:
     try:
         return build(), ""
     except Exception as exc:                             # noqa: BLE001 - a peer's failure is data
-        return None, " ".join(f"{type(exc).__name__}: {exc}".split())[:160]
+        return None, failure(exc)
 
 
 def _contenders(name: str, severity: int, clip: np.ndarray, x: Any) -> tuple[dict[str, Callable], dict[str, Any]]:
