@@ -8,15 +8,17 @@ tasks never sits in a scheduler at once.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 import threading
 import time
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator
 
-from .errors import MissingResourceError
+from .errors import MissingResourceError, PlacementError
 
 BACKENDS = ("loky", "dask", "ray")
+DEFAULT_CONNECT_TIMEOUT = 5.0    # seconds to reach a Dask scheduler or a Ray cluster before giving up
 IN_FLIGHT_PER_WORKER = 2
 MODEL_MEMORY = 16 * 2**30        # a loky worker may grow by this much (NLP models it keeps) before a restart
 PARENT_POLL_SECONDS = 0.5        # how soon a loky worker notices its build was killed
@@ -31,8 +33,10 @@ def default_jobs() -> int:
 
 
 def run(fn: Callable[[Any], Any], tasks: Iterable[Any], *, backend: str = "loky",
-        jobs: int | None = None, scheduler: str | None = None) -> Iterator[Any]:
-    """Yield ``fn(task)`` for every task, in completion order, on the chosen backend."""
+        jobs: int | None = None, scheduler: str | None = None,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> Iterator[Any]:
+    """Yield ``fn(task)`` for every task, in completion order, on the chosen backend (a ``scheduler``
+    that does not answer within ``connect_timeout`` seconds is a PlacementError)."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     if jobs is not None and jobs < 1:
@@ -41,9 +45,9 @@ def run(fn: Callable[[Any], Any], tasks: Iterable[Any], *, backend: str = "loky"
         raise ValueError("--scheduler needs --backend dask or ray")
     jobs = jobs or default_jobs()
     if backend == "dask":
-        return _dask(fn, tasks, jobs, scheduler)
+        return _dask(fn, tasks, jobs, scheduler, connect_timeout)
     if backend == "ray":
-        return _ray(fn, tasks, jobs, scheduler)
+        return _ray(fn, tasks, jobs, scheduler, connect_timeout)
     if jobs == 1:
         return _in_process(fn, tasks)
     return _loky(fn, tasks, jobs)
@@ -136,7 +140,7 @@ def _bounded(submit: Callable[[Any], Any], wait_one: Callable[[], Any], tasks: I
 
 
 def _dask(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
-          scheduler: str | None) -> Iterator[Any]:
+          scheduler: str | None, connect_timeout: float) -> Iterator[Any]:
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError as e:
@@ -144,7 +148,7 @@ def _dask(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
                                    "pip install 'dask[distributed]'") from e
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        client = connect_dask(scheduler, connect_timeout)
     else:
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                dashboard_address=None)
@@ -169,25 +173,75 @@ def _dask(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
             cluster.close()
 
 
-def start_ray(scheduler: str | None, **local: Any) -> tuple[Any, bool]:
-    """Ray, connected to ``scheduler`` or started here with ``local`` ``ray.init`` options unless
-    this process already is; whether it was started now (then the caller shuts it down)."""
+def _unreachable(named: str, what: str, timeout: float, why: str) -> PlacementError:
+    return PlacementError(f"{named}: cannot reach a {what} there ({why}; waited up to {timeout:g} s); check "
+                          f"the address and that it is running, or wait longer with --connect-timeout SECONDS")
+
+
+def _why(error: BaseException) -> str:
+    """A connection failure in a few words: the OS's reason, else "no answer"."""
+    reason = getattr(error, "strerror", None)
+    if reason:
+        return str(reason).lower()
+    return "no answer" if isinstance(error, TimeoutError) or "timed out" in str(error).lower() else type(error).__name__
+
+
+def connect_dask(scheduler: str, timeout: float = DEFAULT_CONNECT_TIMEOUT) -> Any:
+    """A Dask client of ``scheduler``, reached within ``timeout`` seconds; else a PlacementError in one line."""
+    from distributed import Client
+
+    try:
+        return Client(scheduler, timeout=timeout)
+    except (OSError, TimeoutError) as e:
+        raise _unreachable(f"--scheduler {scheduler}", "Dask scheduler", timeout, _why(e)) from None
+    except ValueError as e:
+        raise PlacementError(f"--scheduler {scheduler}: not a Dask scheduler address ({e}); expected "
+                             "tcp://HOST:PORT") from None
+
+
+def ray_address(scheduler: str | None) -> str | None:
+    """The Ray cluster a run joins: ``scheduler``, else ``RAY_ADDRESS`` (as ``ray.init`` reads it), else None."""
+    return scheduler or os.environ.get("RAY_ADDRESS") or None
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """(host, port) of ``HOST:PORT`` or ``ray://HOST:PORT``; None for ``auto`` and other forms Ray resolves."""
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    return (host.strip("[]") or "127.0.0.1", int(port)) if sep and port.isdigit() else None
+
+
+def start_ray(scheduler: str | None, timeout: float = DEFAULT_CONNECT_TIMEOUT, **local: Any) -> tuple[Any, bool]:
+    """Ray, connected to ``scheduler`` (else ``RAY_ADDRESS``) or started here with ``local`` ``ray.init``
+    options, unless this process already is; whether it was started now (then the caller shuts it
+    down). A cluster whose address does not answer within ``timeout`` seconds is a PlacementError,
+    where Ray itself would retry for minutes."""
     try:
         import ray
     except ImportError as e:
         raise MissingResourceError("--backend ray needs Ray: pip install ray") from e
     if ray.is_initialized():
         return ray, False
-    if scheduler:
-        ray.init(address=scheduler, log_to_driver=False)
-    else:
+    address = ray_address(scheduler)
+    if address is None:
         ray.init(log_to_driver=False, **local)
+        return ray, True
+    named = f"--scheduler {address}" if scheduler else f"RAY_ADDRESS={address}"
+    where = _host_port(address)
+    if where is not None:
+        try:
+            socket.create_connection(where, timeout=timeout).close()
+        except OSError as e:
+            raise _unreachable(named, "Ray cluster", timeout, _why(e)) from None
+    try:
+        ray.init(address=address, log_to_driver=False)
+    except ConnectionError as e:
+        raise PlacementError(f"{named}: {e}") from None
     return ray, True
 
 
 def _ray(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
-         scheduler: str | None) -> Iterator[Any]:
-    ray, started = start_ray(scheduler, num_cpus=jobs, include_dashboard=False)
+         scheduler: str | None, connect_timeout: float) -> Iterator[Any]:
+    ray, started = start_ray(scheduler, connect_timeout, num_cpus=jobs, include_dashboard=False)
     try:
         remote = ray.remote(num_cpus=1)(call_single_threaded)
         workers = max(1, int(ray.cluster_resources().get("CPU", jobs)))

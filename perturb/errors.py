@@ -32,3 +32,8 @@ class UsageError(PerturbError):
 class GateInputError(PerturbError, ValueError):
     """An unreadable or off-schema results file, an unknown metric or name, or a malformed rule
     (``perturb check``/``compare`` exit with status 2)."""
+
+
+class PlacementError(PerturbError, ValueError):
+    """Work that cannot be placed where it would run: a device option the machine or cluster cannot
+    honour, or a scheduler that does not answer. Raised before any work; the CLI exits with status 2."""

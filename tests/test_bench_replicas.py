@@ -145,8 +145,8 @@ def test_dry_run_prints_the_plan_and_loads_nothing(tmp_path, monkeypatch, log, c
     assert main(args + ["--json"]) == 0
     plan = json.loads(capsys.readouterr().out)
     assert plan["engine"] == "loky" and plan["driver_model"] is None and plan["texts"] == "replicas"
-    assert [(r["device"], r["shards"]) for r in plan["replicas"]] == [("cuda:0", 3), ("cuda:1", 3)]
-    assert plan["shards"] == 6 and plan["items"] == 4 and plan["configurations"] == 2     # 2 caption sets, 4 shards
+    assert [(r["device"], r["shards"]) for r in plan["replicas"]] == [("cuda:0", 4), ("cuda:1", 3)]
+    assert plan["shards"] == 7 and plan["items"] == 4 and plan["configurations"] == 2  # model, 2 caption sets, 4 videos
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "replica 1: cuda:1 on" in text and "the driver holds no model" in text

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ..engines import DEFAULT_CONNECT_TIMEOUT
 from ..results import Metric, gamma_metric, measured_names
 from ..selection import SEVERITY_LEVELS
 from .adapters.factory import load_model, parse_spec
@@ -15,7 +16,8 @@ from .cache import EmbeddingCache
 from .contrast_eval import evaluate_entailment, evaluate_mc
 from .data import BenchData
 from .encoder import Encoder, Settings
-from .placement import default_engine, replica_options, replica_perturb_device
+from .placement import (IN_PROCESS_ENGINE, check_devices, default_engine, gpu_request, local_gpus, replica_options,
+                        replica_perturb_device)
 from .plan import plan
 from .replica_tasks import ContrastTask, Describe, WorkerContext, for_replicas
 from .replicas import open_replicas
@@ -81,7 +83,8 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
               stats: dict[str, Any] | None = None, mc: str | None = None,
               entailment: str | None = None, cache_key: str | None = None, rerank: int | None = None,
               first_stage: Model | Any | str | None = None,
-              baseline_errors: str | dict[str, Any] | None = None) -> dict[str, Any]:
+              baseline_errors: str | dict[str, Any] | None = None,
+              connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> dict[str, Any]:
     """Run clean + every configuration and return the results.json document.
 
     ``model`` is a :class:`Model`, any encoder object, or a spec string (``clip:...``,
@@ -100,6 +103,9 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     embedding cache keys the model by (else its checkpoint, revision, ``cache_version`` or name).
     Video runs are also grouped by suite (top-level ``suites``, :mod:`perturb.bench.suite_summary`);
     ``baseline_errors`` (a JSON path or mapping of a baseline model's errors) adds ImageNet-C's mCE.
+    The device options (``model_options["device"]``, ``source.device``) are checked before any work
+    against the GPUs where it runs (:func:`~.devices.check_devices`): a PlacementError (a ValueError)
+    in one line, as is a ``scheduler`` that does not answer within ``connect_timeout`` seconds.
     """
     settings = settings or Settings(seed=data.seed)
     metric = gamma_metric(metric)            # parsed once, here (a Metric passes through)
@@ -107,6 +113,8 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     spec = model if isinstance(model, str) else None
     source = source or OnTheFly(seed=settings.seed)
     options = model_options or {}
+    perturb_device = getattr(source, "device", None)
+    request = gpu_request(options.get("device"), perturb_device)
     if backend and spec is None:
         raise ValueError("sharding needs the model as a spec string (e.g. callable:MODULE:ATTR)")
     if backend is None and spec is not None:           # several GPUs here: one local replica each
@@ -119,10 +127,11 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
               measured_names(metric.key, judged=data.extra_positives > 0), stats)
     kw = dict(mc=mc, entailment=entailment, bootstrap=bootstrap, level=level, cache_key=cache_key)
     if not backend or parse_spec(spec)[0] == "precomputed":      # embeddings read from files: no replicas
+        check_devices(request, IN_PROCESS_ENGINE, local_gpus())
         m = load_model(model, **options) if spec else wrap(model, _default_id(model))
         return run.execute(m, plan(video, text, severities, pairs), rerank=rerank, first_stage=first_stage,
                            model_options=model_options, **kw)
-    with open_replicas(backend, scheduler, n_workers, options.get("device"), getattr(source, "device", None)) as pool:
+    with open_replicas(backend, scheduler, n_workers, options.get("device"), perturb_device, connect_timeout) as pool:
         ctx = for_replicas(WorkerContext(spec, {}, data, source, cache_dir, settings, run.measured),
                            replica_options(options, pool.replicas),
                            replica_perturb_device(getattr(source, "device", None), pool.replicas))

@@ -10,7 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import PerturbError, UsageError
+from ..engines import DEFAULT_CONNECT_TIMEOUT
+from ..errors import PerturbError, PlacementError, UsageError
 from ..fileio import remove_if_empty, write_atomic
 from ..metric_names import gamma_forms
 from ..selection import add_selection_arguments
@@ -82,11 +83,17 @@ def register(subparsers: Any) -> None:
                    "without cache_version or GET /info); change it whenever the model changes")
     p.add_argument("--backend", choices=("dask", "ray", "loky"), help="shard configurations over this engine "
                    "(default: one loky replica per GPU where --device cuda/auto sees several, else this process)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler / Ray cluster")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler / Ray cluster "
+                   "(Ray: default RAY_ADDRESS)")
+    p.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT, metavar="SECONDS",
+                   help=f"give up on a --scheduler that does not answer within this time (default "
+                        f"{DEFAULT_CONNECT_TIMEOUT:g})")
     p.add_argument("--jobs", type=int, help="model replicas (default: one per GPU, else 2 CPU workers)")
     p.add_argument("--dry-run", action="store_true", help="print the plan (engine, replicas with device and "
                    "host, shards, where texts and cross-encoders run) and exit, loading no model")
     p.add_argument("--json", action="store_true", help="with --dry-run: the plan as JSON")
+    p.add_argument("--gpus", type=int, metavar="N", help="with --dry-run: preview the plan for N GPUs from any "
+                   "machine (a local one, or a cluster with --scheduler), counting and asking nothing")
     p.add_argument("--ties", choices=("pessimistic", "optimistic"), default="pessimistic",
                    help="a negative scored like the positive ranks before it (pessimistic, default) or "
                         "after it; recorded in results.json, and compare refuses to mix the two")
@@ -172,7 +179,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .encoder import Settings
     from .plan import plan
     from .options import check_bench, check_per_frame_option
-    from .dry_run import check_devices, print_plan, run_engine
+    from .dry_run import check_placement, print_plan, run_engine
     from .sources import Built
     from .suite_summary import load_baseline
     from ..text.availability import left_out_line
@@ -191,7 +198,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             check_built(built, data, plan(video, text, severities, pairs))
         if args.baseline_errors is not None:
             load_baseline(args.baseline_errors)
-        check_devices(args)
+        check_placement(args)
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e)) from e
     if left_out:
@@ -223,8 +230,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         write_json(doc, out / "results.json")
         write_csv(doc, out / "results.csv")
         paths = write_reports([doc], out)
-    except ModelSpecError as e:          # e.g. an hf checkpoint refusing an option: nothing ran
-        if created:
+    except (ModelSpecError, PlacementError) as e:   # an hf checkpoint refusing an option, a cluster
+        if created:                                  # without GPUs or not answering: nothing ran
             remove_if_empty(out)
         raise UsageError(str(e)) from None
     except UsageError:
@@ -273,7 +280,8 @@ def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, metric: Any,
                      level=args.level, source=source, cache_dir=cache_dir, settings=settings,
                      backend=engine, scheduler=args.scheduler, n_workers=args.jobs,
                      model_options=options, stats=stats, mc=args.mc, entailment=args.entailment,
-                     rerank=args.rerank, first_stage=args.first_stage, baseline_errors=args.baseline_errors)
+                     rerank=args.rerank, first_stage=args.first_stage, baseline_errors=args.baseline_errors,
+                     connect_timeout=args.connect_timeout)
 
 
 HUB_BARS_ENV = "HF_HUB_DISABLE_PROGRESS_BARS"

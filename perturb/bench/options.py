@@ -17,7 +17,7 @@ from ..results import Metric, gamma_kinds, gamma_metric
 AT_LEAST = (("--seed", "seed", 0), ("--bootstrap", "bootstrap", 0), ("--batch-size", "batch_size", 1),
             ("--model-batch", "model_batch", 0), ("--frames", "frames", 1), ("--workers", "workers", 1),
             ("--subset", "subset", 1), ("--max-frames", "max_frames", 1), ("--jobs", "jobs", 1),
-            ("--rerank", "rerank", 1))
+            ("--rerank", "rerank", 1), ("--gpus", "gpus", 0))
 
 
 def check_numbers(args: argparse.Namespace) -> None:
@@ -28,7 +28,7 @@ def check_numbers(args: argparse.Namespace) -> None:
             raise UsageError(f"{option} must be an integer >= {floor}; got {value}")
     if not 0 < args.level < 1:
         raise UsageError(f"--level must be a confidence level between 0 and 1, exclusive; got {args.level}")
-    for option, name in (("--fps", "fps"), ("--timeout", "timeout")):
+    for option, name in (("--fps", "fps"), ("--timeout", "timeout"), ("--connect-timeout", "connect_timeout")):
         value = getattr(args, name, None)
         if value is not None and not (math.isfinite(value) and value > 0):
             raise UsageError(f"{option} must be > 0, a finite number; got {value}")

@@ -2,9 +2,11 @@
 (one per GPU, else ``--jobs`` CPU replicas), how videos are cut into shards, and the plan that
 ``perturb bench --dry-run`` prints.
 
-GPUs are counted through :func:`device_count` alone (tests patch it), so placement is decided,
-and testable, on a machine without one. A replica's model is always built for its own first
-visible device (``cuda:0`` in a worker pinned to one GPU), never for the driver's numbering.
+This machine's GPUs are those torch counts, numbered as ``CUDA_VISIBLE_DEVICES`` names them
+(:func:`local_gpus`); ``--gpus N`` stands in for them in a preview. They are counted through
+:func:`device_count` alone (tests patch it), so placement is decided, and testable, on a machine
+without one. A replica's model is always built for its own first visible device (``cuda:0`` in a
+worker pinned to one GPU), never for the driver's numbering.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from .adapters.kinds import KINDS
+from .devices import GpuRequest, Gpus, check_devices, gpu_request  # noqa: F401  (placement's vocabulary)
 
 DEFAULT_JOBS = 2               # CPU replicas of a local engine when --jobs is not given
 SHARDS_PER_CPU = 2             # CPU replicas: about two shards each, of whole batches
@@ -45,48 +48,20 @@ def visible_gpus() -> list[str]:
     return ids[:count]
 
 
-def _index(option: str, value: str | None) -> int | None:
-    if value is None or not value.startswith("cuda:"):
-        return None
-    number = value[5:]
-    if not number.isdigit():
-        raise ValueError(f"{option} {value}: expected cuda:N with N a GPU number")
-    return int(number)
+PREVIEW_ADVICE = "preview the plan for N GPUs from this machine with --dry-run --gpus N"
 
 
-@dataclass(frozen=True)
-class GpuRequest:
-    """What ``--device`` and ``--perturb-device`` ask of the GPUs."""
-
-    model: bool                 # the model runs on a GPU (cuda, cuda:N; auto where GPUs exist)
-    perturb: bool               # perturbations run on a GPU (--perturb-device cuda[:N])
-    auto: bool                  # --device auto: GPUs when the engine has them, else the CPU
-    index: int | None = None    # cuda:N named one GPU
-
-    @property
-    def any(self) -> bool:
-        return self.model or self.perturb
-
-    def on_gpus(self, available: bool, engine: str, hint: str) -> bool:
-        """Whether replicas hold GPUs: asked for (``auto`` only where ``available``); a ValueError
-        naming ``hint`` when CUDA is asked for and the engine has none."""
-        wanted = self.any and (available or not self.auto or self.perturb)
-        if wanted and not available:
-            raise ValueError(f"--backend {engine} was asked for CUDA but {hint}")
-        return wanted
-
-
-def gpu_request(device: str | None, perturb_device: str | None) -> GpuRequest:
-    """Parse the two device options (``auto`` counts as a model GPU request, resolved by the engine)."""
-    device = device or "auto"
-    if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
-        raise ValueError(f"--device must be auto, cpu or cuda[:N]; got {device!r}")
-    indices = {i for i in (_index("--device", device), _index("--perturb-device", perturb_device)) if i is not None}
-    if len(indices) > 1:
-        raise ValueError(f"--device {device} and --perturb-device {perturb_device} name different GPUs; "
-                         "a replica perturbs on the GPU its model uses")
-    return GpuRequest(model=device != "cpu", perturb=str(perturb_device or "").startswith("cuda"),
-                      auto=device == "auto", index=indices.pop() if indices else None)
+def local_gpus(preview: int | None = None) -> Gpus:
+    """The GPUs of this machine (:func:`visible_gpus`), or ``preview`` GPUs numbered 0..N-1 for a
+    ``--gpus N`` dry run. Where ``CUDA_VISIBLE_DEVICES`` names more GPUs than torch counts (a login
+    node without any), only those torch counts are usable, and ``counted`` says so."""
+    if preview is not None:
+        return Gpus(tuple(str(i) for i in range(preview)), "the previewed machine", f"--gpus {preview}")
+    ids = tuple(visible_gpus())
+    named = [e for e in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if e.strip()]
+    counted = Gpus(()).counted if len(named) <= len(ids) else \
+        f"CUDA_VISIBLE_DEVICES names {len(named)}, but torch counts {len(ids)} here"
+    return Gpus(ids, "this machine", counted, PREVIEW_ADVICE)
 
 
 @dataclass
@@ -104,31 +79,29 @@ def this_host() -> str:
     return socket.gethostname()
 
 
-def local_replicas(request: GpuRequest, jobs: int | None, engine: str) -> list[Replica]:
-    """One replica per visible GPU (capped by ``jobs``; the named one for ``cuda:N``), or ``jobs``
-    CPU replicas when no GPU is asked for or, under ``--device auto``, none is visible."""
-    gpus = visible_gpus()
-    host = this_host()
-    if request.on_gpus(bool(gpus), engine, "this machine shows no GPU (CUDA_VISIBLE_DEVICES / torch); "
-                       "pass --device cpu"):
-        if request.index is not None:
-            if request.index >= len(gpus):
-                raise ValueError(f"cuda:{request.index}: this machine shows {len(gpus)} GPU(s) "
-                                 f"(CUDA_VISIBLE_DEVICES / torch); expected cuda:0 .. cuda:{len(gpus) - 1}")
-            gpus = [gpus[request.index]]
-        return [Replica(str(i), f"cuda:{g}", host, g) for i, g in enumerate(gpus[:jobs or len(gpus)])]
+def local_replicas(request: GpuRequest, jobs: int | None, engine: str, gpus: Gpus | None = None,
+                   host: str | None = None) -> list[Replica]:
+    """One replica per GPU of ``gpus`` (default :func:`local_gpus`; capped by ``jobs``; the named one
+    for ``cuda:N``), or ``jobs`` CPU replicas when no GPU is asked for or, under ``--device auto``,
+    there is none; the devices checked first (:func:`~.devices.check_devices`)."""
+    gpus = gpus or local_gpus()
+    host = host or this_host()
+    if check_devices(request, engine, gpus):
+        ids = list(gpus.ids) if request.index is None else [gpus.ids[request.index]]
+        return [Replica(str(i), f"cuda:{g}", host, g) for i, g in enumerate(ids[:jobs or len(ids)])]
     return [Replica(str(i), "cpu", host) for i in range(jobs or DEFAULT_JOBS)]
 
 
 IN_PROCESS = "this process"
+IN_PROCESS_ENGINE = "in-process"       # a plan's engine when the driver runs the model itself
 
 
 def default_engine(kind: str, device: str | None, jobs: int | None, *, device_map: str | None = None,
-                   rerank: bool = False) -> tuple[str | None, str]:
+                   rerank: bool = False, gpus: Gpus | None = None) -> tuple[str | None, str]:
     """The engine of a run given no ``--backend``, and why, in one line: ``"loky"`` (one local
     replica per GPU) where a ``kind`` model goes on ``--device cuda`` or ``auto`` (its row's
-    :attr:`~.adapters.kinds.Kind.on_device`) and more than one GPU is usable here; else None (this
-    process, as on one GPU or on the CPU)."""
+    :attr:`~.adapters.kinds.Kind.on_device`) and more than one GPU is usable (``gpus``, default
+    :func:`local_gpus`); else None (this process, as on one GPU or on the CPU)."""
     device = device or "auto"
     if device not in ("auto", "cuda"):
         return None, f"--device {device}: {IN_PROCESS}"
@@ -138,15 +111,15 @@ def default_engine(kind: str, device: str | None, jobs: int | None, *, device_ma
         return None, f"--device-map {device_map} spreads one model over the GPUs: {IN_PROCESS}"
     if rerank:
         return None, f"--rerank runs in {IN_PROCESS}"
-    gpus = visible_gpus()                     # last: counting GPUs imports torch
-    if len(gpus) < 2:
-        return None, f"{len(gpus)} GPU(s) usable here (CUDA_VISIBLE_DEVICES / torch): {IN_PROCESS}"
+    gpus = gpus or local_gpus()               # last: counting GPUs imports torch
+    n = len(gpus.ids)
+    if n < 2:
+        return None, f"{n} GPU(s) {gpus.usable()}: {IN_PROCESS}"
     if jobs == 1:
         return None, f"--jobs 1: {IN_PROCESS}"
-    used = min(len(gpus), jobs or len(gpus))
-    return "loky", (f"no --backend, --device {device} and {len(gpus)} GPUs usable here (CUDA_VISIBLE_DEVICES / "
-                    f"torch): {used} local loky replicas, one per GPU (--device cuda:0 keeps one GPU in "
-                    f"{IN_PROCESS})")
+    used = min(n, jobs or n)
+    return "loky", (f"no --backend, --device {device} and {n} GPUs {gpus.usable()}: {used} local loky "
+                    f"replicas, one per GPU (--device cuda:0 keeps one GPU in {IN_PROCESS})")
 
 
 def on_gpus(replicas: Sequence[Replica]) -> bool:
@@ -200,7 +173,7 @@ class Plan:
         replica as dealt out evenly (a replica that finishes early takes the next one)."""
         n = len(self.replicas) or 1
         dealt = [self.tasks // n + (i < self.tasks % n) for i in range(n)]
-        remote = self.engine != "in-process"
+        remote = self.engine != IN_PROCESS_ENGINE
         return {
             "engine": self.engine, "reason": self.reason, "scheduler": self.scheduler,
             "replicas": [{"replica": r.name, "device": r.device, "host": r.host, "shards": k}

@@ -18,21 +18,15 @@ from contextlib import contextmanager
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from ..engines import _bounded, call_in_loky_worker, call_single_threaded, start_ray
+from ..engines import (DEFAULT_CONNECT_TIMEOUT, _bounded, call_in_loky_worker, call_single_threaded, connect_dask,
+                       ray_address, start_ray)
 from ..errors import MissingResourceError
-from .placement import (DEFAULT_JOBS, GpuRequest, Replica, gpu_request, local_replicas, on_gpus,
-                        this_host, visible_gpus)
+from .placement import (DEFAULT_JOBS, GpuRequest, Gpus, Replica, check_devices, gpu_request, local_gpus,
+                        local_replicas, on_gpus, this_host)
 
 IN_FLIGHT = 2                   # tasks held by one replica at a time
 RETRIES = 3                     # a killed Ray replica is restarted, and its task retried, this often
 REPLICA_ENV = "PERTURB_REPLICA"  # a worker's replica name, as results.json's provenance gives it
-
-
-def refuse_index(engine: str, request: GpuRequest) -> None:
-    """A cluster engine gives each replica the GPU its worker owns: ``cuda:N`` is refused in one line."""
-    if request.index is not None:
-        raise ValueError(f"--backend {engine} cannot pick cuda:{request.index}: each {engine} replica "
-                         "serves the GPU its worker owns; pass --device cuda to use every GPU")
 
 
 def _pull(submitters: Sequence[Callable[[Any], Any]], wait_one: Callable[[list[Any]], Any],
@@ -62,7 +56,8 @@ class LokyReplicas:
 
     engine = "loky"
 
-    def __init__(self, request: GpuRequest, jobs: int | None, scheduler: str | None = None) -> None:
+    def __init__(self, request: GpuRequest, jobs: int | None, scheduler: str | None = None,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> None:
         from joblib.externals.loky import ProcessPoolExecutor
 
         if scheduler is not None:
@@ -114,16 +109,18 @@ class DaskReplicas:
 
     engine = "dask"
 
-    def __init__(self, request: GpuRequest, jobs: int | None, scheduler: str | None = None) -> None:
+    def __init__(self, request: GpuRequest, jobs: int | None, scheduler: str | None = None,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError as e:
             raise MissingResourceError("--backend dask needs dask.distributed: "
                                        "pip install 'dask[distributed]'") from e
-        refuse_index(self.engine, request)
+        check_devices(request, self.engine, None)
         self.cluster = None
+        self.where = f"the Dask cluster at {scheduler}" if scheduler else "the local Dask cluster"
         if scheduler:
-            self.client = Client(scheduler)
+            self.client = connect_dask(scheduler, connect_timeout)
         else:
             local = local_replicas(request, jobs, self.engine)
             self.cluster = _dask_gpu_cluster(local) if on_gpus(local) else LocalCluster(
@@ -140,8 +137,9 @@ class DaskReplicas:
         workers = self.client.scheduler_info(n_workers=-1)["workers"]
         places = self.client.run(worker_place)
         gpu = {a: w for a, w in workers.items() if (w.get("resources") or {}).get("GPU", 0) >= 1}
-        use_gpu = request.on_gpus(bool(gpu), self.engine, "no worker declares a GPU resource; start one "
-                                  "worker per GPU with `dask worker ADDRESS --resources GPU=1`")
+        use_gpu = check_devices(request, self.engine, Gpus(
+            tuple(gpu), self.where, "its workers' GPU resources",
+            "start one worker per GPU with `dask worker ADDRESS --resources GPU=1`"))
         return [Replica(str(w.get("name", a)), places[a][1] if use_gpu else "cpu", places[a][0])
                 for a, w in sorted((gpu if use_gpu else workers).items())], use_gpu
 
@@ -183,14 +181,16 @@ class RayReplicas:
 
     engine = "ray"
 
-    def __init__(self, request: GpuRequest, jobs: int | None, scheduler: str | None = None) -> None:
-        refuse_index(self.engine, request)
-        gpus_here = request.any and bool(visible_gpus())                # else 2 CPU replicas, as before
-        ray, self.started = start_ray(scheduler, num_cpus=jobs or (None if gpus_here else DEFAULT_JOBS),
-                                      include_dashboard=False)
+    def __init__(self, request: GpuRequest, jobs: int | None, scheduler: str | None = None,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> None:
+        check_devices(request, self.engine, None)
+        here = local_gpus().ids                     # a Ray started here has this machine's GPUs
+        gpus_here = request.any and bool(here)      # else 2 CPU replicas, as before
+        ray, self.started = start_ray(scheduler, connect_timeout, include_dashboard=False, num_gpus=len(here),
+                                      num_cpus=jobs or (None if gpus_here else DEFAULT_JOBS))
         self.actors: list[Any] = []
         try:
-            self.replicas, self.gpu = ray_replicas(request, jobs)
+            self.replicas, self.gpu = ray_replicas(request, jobs, ray_address(scheduler))
             options = {"num_gpus": 1, "num_cpus": 0} if self.gpu else {"num_cpus": 1}
             actor = ray.remote(max_restarts=RETRIES, max_task_retries=RETRIES, **options)(RayActor)
             self.actors = [actor.remote(r.name) for r in self.replicas]
@@ -213,16 +213,17 @@ class RayReplicas:
             ray.shutdown()
 
 
-def ray_replicas(request: GpuRequest, jobs: int | None) -> tuple[list[Replica], bool]:
-    """The replicas a connected Ray cluster gives: its GPUs node by node (``jobs`` at most), else
-    ``jobs`` (or its CPU count) CPU replicas."""
+def ray_replicas(request: GpuRequest, jobs: int | None, address: str | None) -> tuple[list[Replica], bool]:
+    """The replicas the connected Ray cluster (at ``address``; None: started here) gives: its GPUs
+    node by node (``jobs`` at most), else ``jobs`` (or its CPU count) CPU replicas."""
     import ray
 
     nodes = sorted((n for n in ray.nodes() if n.get("Alive")), key=lambda n: n["NodeManagerAddress"])
     gpus = [(n.get("NodeManagerHostname") or n["NodeManagerAddress"], g) for n in nodes
             for g in range(int(n["Resources"].get("GPU", 0)))]
-    if request.on_gpus(bool(gpus), "ray", "the Ray cluster has no GPU (start its nodes with "
-                       "`ray start ... --num-gpus N`)"):
+    where = f"the Ray cluster at {address}" if address else "the Ray instance of this process"
+    if check_devices(request, "ray", Gpus(tuple(f"{h}:{g}" for h, g in gpus), where, "its nodes' GPU resources",
+                                          "start its nodes with `ray start ... --num-gpus N`")):
         return [Replica(str(i), f"cuda:{g}", host) for i, (host, g) in enumerate(gpus[:jobs or len(gpus)])], True
     n = jobs or max(1, int(ray.cluster_resources().get("CPU", DEFAULT_JOBS)))
     return [Replica(str(i), "cpu", "any node") for i in range(n)], False
@@ -233,13 +234,14 @@ ENGINES = {"loky": LokyReplicas, "dask": DaskReplicas, "ray": RayReplicas}
 
 @contextmanager
 def open_replicas(engine: str, scheduler: str | None, jobs: int | None, device: str | None,
-                  perturb_device: str | None) -> Iterator[Any]:
-    """The replicas of ``engine`` for these device options, closed (workers stopped) on exit."""
+                  perturb_device: str | None, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> Iterator[Any]:
+    """The replicas of ``engine`` for these device options, closed (workers stopped) on exit; a
+    device they cannot honour, or a scheduler that does not answer, is a PlacementError first."""
     if engine not in ENGINES:
         raise ValueError(f"unknown backend {engine!r}; expected one of {', '.join(ENGINES)}")
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs must be a positive number of replicas; got {jobs}")
-    pool = ENGINES[engine](gpu_request(device, perturb_device), jobs, scheduler)
+    pool = ENGINES[engine](gpu_request(device, perturb_device), jobs, scheduler, connect_timeout)
     try:
         yield pool
     except BaseException:
@@ -257,20 +259,24 @@ def _ray_running() -> bool:
 
 
 def planned_replicas(engine: str, scheduler: str | None, jobs: int | None, device: str | None,
-                     perturb_device: str | None) -> list[Replica]:
+                     perturb_device: str | None, *, preview: int | None = None,
+                     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> list[Replica]:
     """The replicas a run would place, found without starting a worker: a local engine's from the
-    GPUs here; an existing cluster's by asking it (Dask's workers, Ray's nodes)."""
+    GPUs here; an existing cluster's (``scheduler``, or ``RAY_ADDRESS`` for Ray) by asking it
+    (Dask's workers, Ray's nodes); ``preview`` GPUs (``--gpus N``) asking nothing."""
     request = gpu_request(device, perturb_device)
-    if engine != "loky":
-        refuse_index(engine, request)
-    if engine == "loky" or (scheduler is None and not (engine == "ray" and _ray_running())):
+    address = ray_address(scheduler) if engine == "ray" else scheduler
+    if preview is not None:
+        return local_replicas(request, jobs, engine, local_gpus(preview), "any node" if address else None)
+    if engine == "loky" or (address is None and not (engine == "ray" and _ray_running())):
         return local_replicas(request, jobs, engine)
     if engine == "dask":
-        with open_replicas(engine, scheduler, jobs, device, perturb_device) as pool:
+        with open_replicas(engine, scheduler, jobs, device, perturb_device, connect_timeout) as pool:
             return list(pool.replicas)
-    ray, started = start_ray(scheduler)
+    check_devices(request, engine, None)
+    ray, started = start_ray(scheduler, connect_timeout)
     try:
-        return ray_replicas(request, jobs)[0]
+        return ray_replicas(request, jobs, address)[0]
     finally:
         if started:
             ray.shutdown()
