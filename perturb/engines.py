@@ -186,11 +186,28 @@ def _why(error: BaseException) -> str:
     return "no answer" if isinstance(error, TimeoutError) or "timed out" in str(error).lower() else type(error).__name__
 
 
+def _dask_hello(scheduler: str, timeout: float) -> None:
+    """Open and close one connection to ``scheduler``, handshake included, within ``timeout`` seconds
+    (a Dask client waits for the handshake without a limit: a silent address would hang it)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect
+
+    async def hello() -> None:
+        comm = await asyncio.wait_for(connect(scheduler, timeout=timeout), timeout)
+        await comm.close()
+
+    with ThreadPoolExecutor(1) as thread:            # its own event loop, whatever runs in this thread
+        thread.submit(asyncio.run, hello()).result()
+
+
 def connect_dask(scheduler: str, timeout: float = DEFAULT_CONNECT_TIMEOUT) -> Any:
     """A Dask client of ``scheduler``, reached within ``timeout`` seconds; else a PlacementError in one line."""
     from distributed import Client
 
     try:
+        _dask_hello(scheduler, timeout)
         return Client(scheduler, timeout=timeout)
     except (OSError, TimeoutError) as e:
         raise _unreachable(f"--scheduler {scheduler}", "Dask scheduler", timeout, _why(e)) from None
@@ -210,6 +227,29 @@ def _host_port(address: str) -> tuple[str, int] | None:
     return (host.strip("[]") or "127.0.0.1", int(port)) if sep and port.isdigit() else None
 
 
+# An HTTP/2 client's opening (preface, then an empty SETTINGS frame): a gRPC server, as Ray's GCS and
+# Ray Client are, answers with its own SETTINGS frame at once (frame type 4, the header's 4th byte).
+HTTP2_OPENING = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+HTTP2_SETTINGS = 4
+
+
+def grpc_silence(where: tuple[str, int], timeout: float) -> str | None:
+    """Why no gRPC server answered at ``where`` (host, port) within ``timeout`` seconds; None if one did.
+    Ray's own connection retries for minutes against an address that is closed, silent or not Ray."""
+    try:
+        with socket.create_connection(where, timeout=timeout) as conn:
+            conn.sendall(HTTP2_OPENING)
+            head = b""
+            while len(head) < 4:
+                chunk = conn.recv(9)
+                if not chunk:
+                    return "it closed the connection: not a Ray cluster's address?"
+                head += chunk
+    except OSError as e:
+        return _why(e)
+    return None if head[3] == HTTP2_SETTINGS else "it does not speak gRPC: not a Ray cluster's address?"
+
+
 def start_ray(scheduler: str | None, timeout: float = DEFAULT_CONNECT_TIMEOUT, **local: Any) -> tuple[Any, bool]:
     """Ray, connected to ``scheduler`` (else ``RAY_ADDRESS``) or started here with ``local`` ``ray.init``
     options, unless this process already is; whether it was started now (then the caller shuts it
@@ -227,11 +267,10 @@ def start_ray(scheduler: str | None, timeout: float = DEFAULT_CONNECT_TIMEOUT, *
         return ray, True
     named = f"--scheduler {address}" if scheduler else f"RAY_ADDRESS={address}"
     where = _host_port(address)
-    if where is not None:
-        try:
-            socket.create_connection(where, timeout=timeout).close()
-        except OSError as e:
-            raise _unreachable(named, "Ray cluster", timeout, _why(e)) from None
+    tls = os.environ.get("RAY_USE_TLS", "").lower() in ("1", "true")      # a TLS server awaits its handshake
+    silence = grpc_silence(where, timeout) if where is not None and not tls else None
+    if silence is not None:
+        raise _unreachable(named, "Ray cluster", timeout, silence)
     try:
         ray.init(address=address, log_to_driver=False)
     except ConnectionError as e:

@@ -12,6 +12,7 @@ from bench_fixtures import tiny_data, write_tiny_dataset
 from perturb.bench import placement
 from perturb.bench.api import benchmark
 from perturb.bench.replicas import planned_replicas
+from perturb.cli import main
 from perturb.bench.report import model_tables
 from perturb.bench.encoder import Settings
 from replica_models import KILL_ENV, LOG_ENV, builds
@@ -129,7 +130,6 @@ def test_loky_cuda_n_selects_that_gpu_and_refuses_one_it_lacks(monkeypatch):
 
 def test_dry_run_prints_the_plan_and_loads_nothing(tmp_path, monkeypatch, log, capsys):
     from perturb.bench.sources import OnTheFly
-    from perturb.cli import main
 
     def no_decoding(*_a, **_k):
         raise AssertionError("a dry run decodes nothing")
@@ -157,9 +157,25 @@ def test_dry_run_prints_the_plan_and_loads_nothing(tmp_path, monkeypatch, log, c
                                                     "use every GPU")
 
 
+@pytest.mark.parametrize("model, kinds", [
+    (MODEL, "1 model description, 2 caption set(s), 1 video shard(s)"),
+    ("callable:replica_models:score", "1 model description, 3 configuration(s), clean included")],
+    ids=["dual", "cross"])
+def test_the_dry_run_counts_every_shard_the_run_records(model, kinds, tmp_path, capsys):
+    captions = write_tiny_dataset(tmp_path / "data", n=4)
+    args = ["bench", "--model", model, "--dataset", str(captions), "--out", str(tmp_path / "out"),
+            "--video-perturbations", "translate", "--severities", "2", "--text-perturbations", "Typos",
+            "--bootstrap", "0", "--no-progress", "--backend", "loky", "--device", "cpu", "--jobs", "1"]
+    assert main(args + ["--dry-run", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert main(args) == 0, capsys.readouterr().err
+    ran = json.loads((tmp_path / "out" / "results.json").read_text())["provenance"]["shards"]
+    assert (plan["shards"], plan["shard_kind"]) == (len(ran), f"shards ({kinds})")
+    assert ran[0]["shard"] == "model" and [r["shards"] for r in plan["replicas"]] == [len(ran)]
+
+
 def test_dry_run_without_a_backend_plans_local_replicas_on_several_gpus_and_says_why(tmp_path, monkeypatch,
                                                                                       log, capsys):
-    from perturb.cli import main
 
     _gpus(monkeypatch, 2)
     captions = write_tiny_dataset(tmp_path / "data", n=4)
