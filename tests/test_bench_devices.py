@@ -104,7 +104,7 @@ def test_gpus_n_previews_a_plan_from_a_machine_without_any(machine, bench, monke
     assert [r["device"] for r in plan["replicas"]] == ["cuda:0", "cuda:1", "cuda:2", "cuda:3"]
     assert plan["reason"] == ("no --backend, --device cuda and 4 GPUs usable on the previewed machine (--gpus 4): "
                               "4 local loky replicas, one per GPU (--device cuda:0 keeps one GPU in this process)")
-    assert plan["notes"] == ["a preview for 4 GPU(s) (--gpus): no GPU or cluster was asked"]
+    assert plan["notes"] == ["a preview for --gpus 4: no GPU was counted and no cluster asked"]
     for engine, scheduler in (("ray", "10.9.8.7:6379"), ("dask", "tcp://10.9.8.7:8786")):
         code, out, _ = bench("--backend", engine, "--scheduler", scheduler, "--gpus", "2", "--dry-run", "--json")
         plan = json.loads(out)

@@ -176,7 +176,6 @@ def test_the_dry_run_counts_every_shard_the_run_records(model, kinds, tmp_path, 
 
 def test_dry_run_without_a_backend_plans_local_replicas_on_several_gpus_and_says_why(tmp_path, monkeypatch,
                                                                                       log, capsys):
-
     _gpus(monkeypatch, 2)
     captions = write_tiny_dataset(tmp_path / "data", n=4)
     args = ["bench", "--model", MODEL, "--dataset", str(captions), "--out", str(tmp_path / "out"),

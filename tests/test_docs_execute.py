@@ -265,6 +265,29 @@ def test_doc_runs_as_written(doc, sandbox_template, tiny_models, tmp_path, monke
     assert run_file(blocks, cwd, tiny_models) == sum(b.runnable for b in blocks)
 
 
+def test_the_many_gpus_plan_is_what_its_command_prints(sandbox_template, tiny_models, tmp_path, monkeypatch, capsys):
+    """docs/benchmark.md's dry-run listing is what the commands above it print, run as written (the hub
+    checkpoint aside, and no CPU substitution: ``--gpus`` previews GPUs anywhere) on a machine named node1."""
+    from perturb.bench import placement
+    from perturb.cli import main
+
+    blocks = BLOCKS["docs/benchmark.md"]
+    at = next(k for k, b in enumerate(blocks) if b.lang == "text" and b.code.startswith("perturb bench --dry-run:"))
+    *setup, command = blocks[at - 1].commands
+    cwd = tmp_path / "work"
+    shutil.copytree(sandbox_template, cwd, symlinks=True)
+    monkeypatch.chdir(cwd)
+    monkeypatch.setattr(placement, "this_host", lambda: "node1")
+    for step in setup:
+        run_command(blocks[at - 1], step, step.text, cwd)
+    model = next(name for name in HUB_MODELS if name in command.text)
+    local = str(tiny_models(HUB_MODELS[model]))
+    capsys.readouterr()
+    assert main(shlex.split(command.text.replace(model, local))[1:]) == 0
+    printed = capsys.readouterr().out.replace(local, model)
+    assert printed.splitlines() == blocks[at].code.rstrip("\n").splitlines()
+
+
 def test_every_block_is_run_or_marked():
     problems = []
     for blocks in BLOCKS.values():

@@ -65,7 +65,7 @@ def bench_plan(args: argparse.Namespace, n_items: int, jobs: Sequence[Job]) -> P
     texts = caption_sets(jobs)
     notes = [] if kind else ["the model's kind (dual or cross) is known only once built; planned as a dual encoder"]
     if args.gpus is not None:
-        notes.append(f"a preview for {args.gpus} GPU(s) (--gpus): no GPU or cluster was asked")
+        notes.append(f"a preview for --gpus {args.gpus}: no GPU was counted and no cluster asked")
     engine, reason = run_engine(args)
     if engine is None:
         gpus = local_gpus(args.gpus)
