@@ -219,3 +219,16 @@ def test_a_silent_address_is_given_up_after_connect_timeout(dataset):
                                 "--connect-timeout", "1"), dataset.parent)
             line = one_line_refusal(done, time.monotonic() - t0)
             assert f"--scheduler {address}: cannot reach a" in line and "waited up to 1 s" in line
+
+
+def test_build_gives_up_on_an_unreachable_scheduler_too(dataset, tmp_path, capsys):
+    pytest.importorskip("distributed")
+    from perturb.cli import main
+
+    address = f"tcp://127.0.0.1:{free_ports(1)[0]}"
+    assert main(["build", str(dataset), "--out", str(tmp_path / "built"), "--backend", "dask", "--scheduler", address,
+                 "--connect-timeout", "1", "--video-perturbations", "translate", "--severities", "1",
+                 "--text-perturbations", "none", "--no-progress"]) == 2
+    assert capsys.readouterr().err == (f"perturb build: error: --scheduler {address}: cannot reach a Dask scheduler "
+                                       "there (no answer; waited up to 1 s); check the address and that it is "
+                                       "running, or wait longer with --connect-timeout SECONDS\n")

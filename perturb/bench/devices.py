@@ -87,9 +87,11 @@ def check_devices(request: GpuRequest, engine: str, gpus: Gpus | None) -> bool:
     wanted = request.perturb or (request.model and (bool(gpus.ids) or not request.auto))
     if wanted and not gpus.ids:
         asked = request.asked()
+        options = " and ".join(f"{option} {value}" for option, value in asked)
         fix = " and ".join(f"{option} cpu" for option, _ in asked)
-        raise PlacementError(f"{' and '.join(f'{o} {v}' for o, v in asked)} asks for CUDA, but {gpus.where} "
-                             f"shows no GPU ({gpus.counted}); pass {fix}" + (f", or {gpus.advice}" if gpus.advice else ""))
+        advice = f", or {gpus.advice}" if gpus.advice else ""
+        raise PlacementError(f"{options} {'ask' if len(asked) > 1 else 'asks'} for CUDA, but {gpus.where} shows "
+                             f"no GPU ({gpus.counted}); pass {fix}{advice}")
     if wanted and request.index is not None and request.index >= len(gpus.ids):
         option = next(f"{o} {v}" for o, v in request.asked() if v.startswith("cuda:"))
         raise PlacementError(f"{option}: {gpus.where} shows {len(gpus.ids)} GPU(s) ({gpus.counted}); "

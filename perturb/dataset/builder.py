@@ -178,7 +178,8 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
           jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
           format: str = "lossless", short_side: int | None = None, fps: float | None = None,
           limit: int | None = None, verify: bool = True, parquet: bool = False,
-          progress: bool = True, command: str | None = None, per_frame: bool = False) -> BuildResult:
+          progress: bool = True, command: str | None = None, per_frame: bool = False,
+          connect_timeout: float = engines.DEFAULT_CONNECT_TIMEOUT) -> BuildResult:
     """Build a perturbed copy of ``dataset`` in ``out``; resumes what an earlier run left.
 
     ``dataset`` is a path (reader inferred unless given) or a list of :class:`Item`.
@@ -186,6 +187,7 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
     'none' or Spec objects; a suite's members come under the suite's tables. Per-output seeds come
     from ``item_seed(seed, item_id, perturbation, severity)``, so the bytes do not depend on
     backend, worker count or order; ``per_frame`` redraws weather ops every frame (dataset.json).
+    A ``scheduler`` that does not answer within ``connect_timeout`` seconds is a PlacementError.
     """
     t0 = time.perf_counter()
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
@@ -218,7 +220,8 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
                                         verify, progress)
         write_json(root / "dataset.json", {**info, "status": "running"})
         try:
-            _run(tasks, order, result, manifest, root, backend, jobs, scheduler, parquet, progress)
+            _run(tasks, order, result, manifest, root, backend, jobs, scheduler, parquet, progress,
+                 connect_timeout)
         except BaseException as e:          # never leave "running" behind a build that stopped
             stopped = "interrupted" if isinstance(e, KeyboardInterrupt) else "failed"
             write_json(root / "dataset.json", {**info, "status": stopped,
@@ -236,11 +239,12 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
 
 
 def _run(tasks: list[Any], order: list[str], result: BuildResult, manifest: Manifest, root: Path,
-         backend: str, jobs: int | None, scheduler: str | None, parquet: bool, progress: bool) -> None:
+         backend: str, jobs: int | None, scheduler: str | None, parquet: bool, progress: bool,
+         connect_timeout: float) -> None:
     """Run the pending tasks, recording each row in the manifest (and the Parquet export)."""
     with manifest:
         for rows in _progress(engines.run(run_task, tasks, backend=backend, jobs=jobs,
-                                          scheduler=scheduler),
+                                          scheduler=scheduler, connect_timeout=connect_timeout),
                               sum(t.size for t in tasks), progress):
             for row in rows:
                 manifest.append(row)
