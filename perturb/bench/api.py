@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..engines import DEFAULT_CONNECT_TIMEOUT
+from ..clusters import DEFAULT_CONNECT_TIMEOUT
 from ..results import Metric, gamma_metric, measured_names
 from ..selection import SEVERITY_LEVELS
 from .adapters.factory import load_model, parse_spec

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..engines import DEFAULT_CONNECT_TIMEOUT
+from ..clusters import DEFAULT_CONNECT_TIMEOUT
 from ..errors import PerturbError, PlacementError, UsageError
 from ..fileio import remove_if_empty, write_atomic
 from ..metric_names import gamma_forms

@@ -8,7 +8,7 @@ import argparse
 import json
 from typing import Any, Sequence
 
-from ..engines import DEFAULT_CONNECT_TIMEOUT, ray_address
+from ..clusters import ray_address
 from ..errors import UsageError
 from .adapters.factory import parse_spec
 from .adapters.kinds import KINDS

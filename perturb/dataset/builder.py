@@ -30,6 +30,7 @@ from ..registry import REGISTRY, Spec
 from ..selection import DEFAULT_VIDEO_SELECTION, parse_severities
 from ..rng import item_seed
 from .. import engines
+from ..clusters import DEFAULT_CONNECT_TIMEOUT
 from . import encode
 from .items import Item
 from .manifest import Manifest, row_key, to_parquet
@@ -179,7 +180,7 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
           format: str = "lossless", short_side: int | None = None, fps: float | None = None,
           limit: int | None = None, verify: bool = True, parquet: bool = False,
           progress: bool = True, command: str | None = None, per_frame: bool = False,
-          connect_timeout: float = engines.DEFAULT_CONNECT_TIMEOUT) -> BuildResult:
+          connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> BuildResult:
     """Build a perturbed copy of ``dataset`` in ``out``; resumes what an earlier run left.
 
     ``dataset`` is a path (reader inferred unless given) or a list of :class:`Item`.

@@ -15,6 +15,7 @@ from ..errors import MissingResourceError, PlacementError, UnknownPerturbationEr
 from ..options import check_output, int_at_least, positive_number
 from ..selection import add_selection_arguments, parse_severities
 from .. import engines
+from ..clusters import DEFAULT_CONNECT_TIMEOUT
 from . import encode
 
 FAILED_LISTED = 20
@@ -64,7 +65,7 @@ def register(subparsers: Any) -> None:
                    help="dask scheduler (tcp://host:8786) or ray address to run on a cluster")
     p.add_argument("--connect-timeout", type=positive_number, metavar="SECONDS",
                    help=f"give up on a --scheduler that does not answer within this time (default "
-                        f"{engines.DEFAULT_CONNECT_TIMEOUT:g})")
+                        f"{DEFAULT_CONNECT_TIMEOUT:g})")
     p.add_argument("--format", default="lossless", choices=sorted({*encode.FORMATS, *encode.ALIASES}),
                    help="output format: lossless (FFV1/MKV, default), x264 (qp 0), npy, npz")
     p.add_argument("--short-side", type=int_at_least(1), metavar="PX",
@@ -132,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
                            short_side=short, fps=fps, limit=args.limit, verify=not args.no_verify,
                            parquet=args.parquet, progress=not args.no_progress,
                            command=command_line(args), per_frame=args.per_frame,
-                           connect_timeout=args.connect_timeout or engines.DEFAULT_CONNECT_TIMEOUT)
+                           connect_timeout=args.connect_timeout or DEFAULT_CONNECT_TIMEOUT)
     except (DatasetFormatError, FileNotFoundError, MissingResourceError, BuildConflictError, PlacementError) as e:
         raise UsageError(str(e)) from None
     print(result.summary())
