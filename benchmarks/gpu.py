@@ -179,7 +179,7 @@ def cuda_tests(log=print) -> dict[str, Any]:
     files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py") if "cuda" in p.read_text())
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "cuda", "-rfEs", "--tb=line", *files]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)})
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH")) if p)})
     lines = proc.stdout.strip().splitlines()
     summary = next((ln for ln in reversed(lines) if re.search(r"passed|failed|skipped|deselected|error", ln)), "")
     log(f"  {' '.join(files)}: {summary}")

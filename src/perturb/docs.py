@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from .measured import Measured, load
 from .registry import REGISTRY, Spec
 
-DEFAULT_PATH = Path(__file__).resolve().parents[1] / "docs" / "perturbations.md"
+DEFAULT_PATH = Path(__file__).resolve().parents[2] / "docs" / "perturbations.md"
 MODALITIES = (("video", "Video perturbations"), ("text", "Text perturbations"))
 
 HEADER = """\

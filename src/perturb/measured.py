@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 # result sections that time an op against a reference, and who that reference is when the
 # section does not name it
 SECTIONS = {"visual": "the reference", "kinetics": "the reference",
