@@ -14,6 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+_sleep = time.sleep        # the server's own waits, untouched when a test stubs out the client's
+
 
 class Handler(BaseHTTPRequestHandler):
     mode = "ok"            # ok | flaky | slow | notjson | badshape | missing | client_error | busy | cut | trickle | down
@@ -26,14 +28,16 @@ class Handler(BaseHTTPRequestHandler):
     width = 3              # embedding width (rows are zero-padded past the first three values)
     video_width = None     # /encode_videos rows of another width (None: ``width``)
     first_width = None     # the first /encode_texts batch's width (None: ``width``)
+    faults: list = []      # one per POST, in order: "503", "429", "cut", "slow" (0.5 s) or "ok"
     videos_before_down = 1
     trickled = 0
+    url = ""               # the running server's base URL
 
     @classmethod
     def reset(cls) -> None:
         cls.mode, cls.hits, cls.items, cls.version, cls.trickled = "ok", [], [], None, 0
         cls.info_width, cls.info_failures, cls.info_hits = None, 0, 0
-        cls.width, cls.video_width, cls.first_width = 3, None, None
+        cls.width, cls.video_width, cls.first_width, cls.faults = 3, None, None, []
 
     def do_GET(self):
         if self.path == "/info":
@@ -66,6 +70,13 @@ class Handler(BaseHTTPRequestHandler):
         payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         Handler.hits.append(self.path)
         mode = Handler.mode
+        fault = Handler.faults.pop(0) if Handler.faults else "ok"
+        if fault in ("503", "429"):
+            return self._send(int(fault), b'{"error": "try again"}')
+        if fault == "cut":
+            mode = "cut"
+        if fault == "slow":
+            _sleep(0.5)
         if mode == "flaky" and len(Handler.hits) % 2 == 1:
             return self._send(503, b'{"error": "warming up"}')
         if mode in ("busy", "unavailable") and len(Handler.hits) == 1:
@@ -74,7 +85,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "2")
             self.end_headers()
             return self.wfile.write(b"{}")
-        if mode == "cut" and len(Handler.hits) == 1:
+        if mode == "cut" and (fault == "cut" or len(Handler.hits) == 1):
             self.send_response(200)
             self.send_header("Content-Length", "1000")
             self.end_headers()
@@ -94,7 +105,7 @@ class Handler(BaseHTTPRequestHandler):
                     self.wfile.write(b" " if mode == "trickle" else b"X-Slow: 1\r\n")
                     self.wfile.flush()
                     Handler.trickled += 1
-                    time.sleep(0.05)
+                    _sleep(0.05)
             except OSError:
                 pass                                  # the client gave up: the point of the test
             return None
@@ -102,7 +113,7 @@ class Handler(BaseHTTPRequestHandler):
             if sum(e == "/encode_videos" for e, _ in Handler.items) >= Handler.videos_before_down:
                 return self._send(503, b'{"error": "down"}')
         if mode == "slow":
-            time.sleep(0.5)
+            _sleep(0.5)
         if mode == "client_error":
             return self._send(400, b'{"error": "bad request"}')
         if mode == "notjson":
@@ -125,7 +136,10 @@ class Handler(BaseHTTPRequestHandler):
         if Handler.version == "b":
             emb = [[-x for x in row] for row in emb]         # "another model" behind the same URL
         Handler.items.append((self.path, len(emb)))
-        return self._send(200, json.dumps({"embeddings": emb}).encode())
+        try:
+            return self._send(200, json.dumps({"embeddings": emb}).encode())
+        except OSError:
+            return None                               # the client gave up (a timeout under test)
 
 
 @pytest.fixture()
@@ -135,6 +149,7 @@ def server():
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    Handler.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    yield Handler.url
     httpd.shutdown()
     httpd.server_close()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -161,19 +162,22 @@ class Run:
         if rerank is not None:
             encoder = _two_stage(m, rerank, first_stage, encoder, model_options)
         t0 = time.perf_counter()
-        before = m.forward_passes()
-        clean, runs, skipped = run_jobs(encoder, jobs, sharded=sharded)
+        before, retried = m.forward_passes(), m.retries()
         boot = {"n": bootstrap, "seed": settings.seed, "level": level} if bootstrap else None
-        extra: dict[str, Any] = {"skipped": skipped} if skipped else {}
-        for kind, path in (("mc", mc), ("entailment", entailment)):
-            if not path:
-                continue
-            boot_mc = boot if kind == "mc" else None
-            if sharded is not None:
-                extra[kind] = sharded.call(ContrastTask(sharded.ctx, kind, path, boot_mc))
-            else:
-                extra[kind] = evaluate_mc(encoder, path, boot_mc) if kind == "mc" else \
-                    evaluate_entailment(encoder, path)
+        try:
+            clean, runs, skipped = run_jobs(encoder, jobs, sharded=sharded)
+            extra: dict[str, Any] = {"skipped": skipped} if skipped else {}
+            for kind, path in (("mc", mc), ("entailment", entailment)):
+                if not path:
+                    continue
+                boot_mc = boot if kind == "mc" else None
+                if sharded is not None:
+                    extra[kind] = sharded.call(ContrastTask(sharded.ctx, kind, path, boot_mc))
+                else:
+                    extra[kind] = evaluate_mc(encoder, path, boot_mc) if kind == "mc" else \
+                        evaluate_entailment(encoder, path)
+        finally:
+            encoder.flush()                  # a batch still waiting for its width to be agreed
         if rerank is not None:
             extra["rerank"] = encoder.describe()
         if hasattr(source, "describe"):
@@ -185,5 +189,7 @@ class Run:
         doc["suites"] = summarize_suites(doc, self.baseline)
         if stats is not None:
             passes = m.forward_passes() - before + (sharded.passes if sharded is not None else 0)
-            stats.update(seconds=round(time.perf_counter() - t0, 2), forward_passes=passes, configs=len(jobs))
+            retries = m.retries() - retried + (sharded.retries if sharded is not None else Counter())
+            stats.update(seconds=round(time.perf_counter() - t0, 2), forward_passes=passes, configs=len(jobs),
+                         retries=dict(retries))
         return doc

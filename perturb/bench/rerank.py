@@ -94,6 +94,10 @@ class RerankEncoder(Encoder):
             self.memo[key] = merge(first, top, self._rescore(job, top))
         return self.memo[key]
 
+    def flush(self) -> None:
+        super().flush()
+        self.first.flush()
+
     def describe(self) -> dict[str, Any]:
         """The ``rerank`` block of results.json."""
         return {"k": self.k, "first_stage": self.first.model.id, "pairs_scored": self.pairs_scored,

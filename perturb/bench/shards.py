@@ -5,6 +5,7 @@ one :class:`~perturb.bench.encoder.Encoder`, which ranks.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -31,6 +32,7 @@ class Sharded:
         self.pool, self.ctx = pool, ctx
         self.ledger: list[dict[str, Any]] = []
         self.passes = 0
+        self.retries: Counter[str] = Counter()   # the replicas' model retries, by cause
         self.finished: list[str] = []          # the run's progress list: shards done, for a failure's message
 
     def serve(self, tasks: Sequence[Task], desc: str, progress: bool) -> list[Any]:
@@ -45,6 +47,7 @@ class Sharded:
         out.sort(key=lambda r: r[0])
         for _, _, at in out:
             self.passes += at["passes"]
+            self.retries.update(at.get("retries", {}))
             self.ledger.append({"shard": at["shard"], **replica_record(at)})
         return [result for _, result, _ in out]
 
