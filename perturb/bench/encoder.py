@@ -239,6 +239,11 @@ class Encoder:
             self.memo[memo_key] = emb
         return self.memo[memo_key]
 
+    def release_texts(self, perturbation: str) -> None:
+        """Forget a caption set's embeddings once no job needs them (they stay cached on disk)."""
+        for memo in (self.memo, self.units):
+            memo.pop(("text", perturbation, None), None)
+
     def _cross(self, job: Job) -> np.ndarray:
         texts = self.captions(job.text)
         key = self._key("cross", f"{job.video}|{job.text}", job.severity)

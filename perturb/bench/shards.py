@@ -89,7 +89,9 @@ def _rank_all(encoder: Encoder, jobs: Iterable[Job], done: dict[Job, Ranked],
     from ..progress import bar
 
     rest = [j for j in jobs if j not in done and j not in skipped]
-    for job in bar(rest, total=len(rest), desc="configs", enabled=encoder.settings.progress and bool(rest)):
+    last = {j.text: k for k, j in enumerate(rest)}               # each caption set's last job
+    for k, job in enumerate(bar(rest, total=len(rest), desc="configs",
+                                enabled=encoder.settings.progress and bool(rest))):
         if job.text in missing:
             skipped[job] = skip_record(job, missing[job.text])
             continue
@@ -97,6 +99,8 @@ def _rank_all(encoder: Encoder, jobs: Iterable[Job], done: dict[Job, Ranked],
             done[job] = encoder.rank(job)
         except MissingResourceError as e:
             skipped[job] = skip_record(job, e)
+        if last[job.text] == k and job.text != CLEAN:
+            encoder.release_texts(job.text)      # held for the rest of the run, Q x D rows per set would add up
 
 
 def run_jobs(encoder: Encoder, jobs: Sequence[Job], *,
