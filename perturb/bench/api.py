@@ -95,9 +95,9 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     ``bootstrap=0`` turns confidence intervals off. ``mc`` / ``entailment`` name contrast-set
     files evaluated on the clean videos (top-level ``mc`` and ``entailment`` keys). ``rerank=K`` with a
     dual-encoder ``first_stage`` re-scores only each caption's top K videos with the cross-encoder
-    ``model`` (see :mod:`perturb.bench.rerank`). ``stats``, if given, receives the run time and
-    the number of forward passes made (here and on replicas), and (also when the run fails) under
-    ``progress`` the configurations finished and rows cached. ``cache_key`` pins the version the
+    ``model`` (see :mod:`perturb.bench.rerank`). ``stats``, if given, receives the run time, the
+    number of forward passes and the model's retries by cause (here and on replicas), and (also
+    when the run fails) under ``progress`` the configurations finished and rows cached. ``cache_key`` pins the version the
     embedding cache keys the model by (else its checkpoint, revision, ``cache_version`` or name).
     Video runs are also grouped by suite (top-level ``suites``, :mod:`perturb.bench.suite_summary`);
     ``baseline_errors`` (a JSON path or mapping of a baseline model's errors) adds ImageNet-C's mCE.

@@ -6,7 +6,9 @@ version, severity, seed and decoding options. Each encoded batch is one ``part-*
 ids, rows and each row's item fingerprint (video file identity or caption text), so an edited
 caption or a replaced video re-encodes only itself; an interrupted run resumes at the last
 finished batch and a subset reuses rows of a larger run. Rows come checked from the model
-(:func:`~perturb.bench.adapters.protocol.check_rows`) and are checked again as they are read back; parts are written atomically (fsync, rename); a damaged part is named and recomputed.
+(:func:`~perturb.bench.adapters.protocol.check_rows`, and at the run's one width by
+:mod:`perturb.bench.widths`) and are checked again as they are read back; parts are written
+atomically (fsync, rename); a damaged part is named and recomputed.
 Rows that another run on the same cache stored meanwhile are not stored again, so two
 concurrent runs share their rows instead of each keeping a copy.
 """

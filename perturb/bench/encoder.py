@@ -121,7 +121,7 @@ class Encoder:
 
     def _load(self, key: CacheKey, ids: Sequence[str], fingerprints: dict[str, str] | None,
               desc: str) -> dict[str, np.ndarray]:
-        """Cached rows; a dual encoder's fix or must match the run's width."""
+        """Cached rows of ``ids``; a dual encoder's set the run's width or must match it."""
         if self.widths is None:
             return self.cache.load(key, ids, fingerprints)
         rows = self.cache.load(key, ids, fingerprints, width=self.widths.declared)

@@ -93,8 +93,8 @@ class WidthCheck:
                     f"other batch agrees with either")
         else:
             said = f"{what} {'have' if cached else 'returned'} width {width}; expected {basis.width}, the width of {basis.what}"
-        kept = "nothing of either batch is cached" if held else (
-            "these rows are not used" if cached else "nothing of this batch is cached")
+        kept = ("the cached rows are not used" if cached else
+                "nothing of either batch is cached" if held else "nothing of this batch is cached")
         out = f"model {self.model_id}: {said}; {kept}"
         if self.cache_root is not None and (basis.cached or cached) and basis.modality is not None:
             wrong = f"the rows of width {width if cached else basis.width}"
