@@ -151,9 +151,11 @@ def test_a_server_answering_info_without_a_version_is_versionless(bench, info):
 
 def test_a_run_reports_its_retries_by_cause(bench, sleeps):
     Handler.version, Handler.faults = "v1", ["503", "slow", "cut", "ok", "503", "ok", "429"]
+    Handler.info_failures = 1                                              # GET /info's retry counts too
     code, err, _ = bench("run", "--timeout", "0.3")
     assert code == 0, err
-    assert err[-1] == "perturb bench: note: http model: 5 retries (2× HTTP 503, 1× timeout, 1× cut body, 1× HTTP 429)"
+    assert err[-1] == ("perturb bench: note: http model: 6 retries (2× HTTP 503, 1× HTTP 500, 1× timeout, "
+                       "1× cut body, 1× HTTP 429)")
     Handler.faults = []
     code, err, _ = bench("again")
     assert code == 0 and not any("retr" in e for e in err)

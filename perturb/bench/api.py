@@ -150,6 +150,7 @@ class Run:
                 level: float, cache_key: str | None, rerank: int | None = None, first_stage: Any = None,
                 model_options: dict[str, Any] | None = None, sharded: Sharded | None = None) -> dict[str, Any]:
         settings, stats, source = self.settings, self.stats, self.source
+        retried = m.retries()                # GET /info's included: it is asked below
         if cache_key is not None:
             m.cache_key = cache_key
         if self.cache_dir is not None and m.needs_media:
@@ -162,7 +163,7 @@ class Run:
         if rerank is not None:
             encoder = _two_stage(m, rerank, first_stage, encoder, model_options)
         t0 = time.perf_counter()
-        before, retried = m.forward_passes(), m.retries()
+        before = m.forward_passes()
         boot = {"n": bootstrap, "seed": settings.seed, "level": level} if bootstrap else None
         try:
             clean, runs, skipped = run_jobs(encoder, jobs, sharded=sharded)
