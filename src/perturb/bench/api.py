@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -94,9 +95,9 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     ``bootstrap=0`` turns confidence intervals off. ``mc`` / ``entailment`` name contrast-set
     files evaluated on the clean videos (top-level ``mc`` and ``entailment`` keys). ``rerank=K`` with a
     dual-encoder ``first_stage`` re-scores only each caption's top K videos with the cross-encoder
-    ``model`` (see :mod:`perturb.bench.rerank`). ``stats``, if given, receives the run time and
-    the number of forward passes made (here and on replicas), and (also when the run fails) under
-    ``progress`` the configurations finished and rows cached. ``cache_key`` pins the version the
+    ``model`` (see :mod:`perturb.bench.rerank`). ``stats``, if given, receives the run time, the
+    number of forward passes and the model's retries by cause (here and on replicas), and (also
+    when the run fails) under ``progress`` the configurations finished and rows cached. ``cache_key`` pins the version the
     embedding cache keys the model by (else its checkpoint, revision, ``cache_version`` or name).
     Video runs are also grouped by suite (top-level ``suites``, :mod:`perturb.bench.suite_summary`);
     ``baseline_errors`` (a JSON path or mapping of a baseline model's errors) adds ImageNet-C's mCE.
@@ -149,6 +150,7 @@ class Run:
                 level: float, cache_key: str | None, rerank: int | None = None, first_stage: Any = None,
                 model_options: dict[str, Any] | None = None, sharded: Sharded | None = None) -> dict[str, Any]:
         settings, stats, source = self.settings, self.stats, self.source
+        retried = m.retries()                # GET /info's included: it is asked below
         if cache_key is not None:
             m.cache_key = cache_key
         if self.cache_dir is not None and m.needs_media:
@@ -162,18 +164,21 @@ class Run:
             encoder = _two_stage(m, rerank, first_stage, encoder, model_options)
         t0 = time.perf_counter()
         before = m.forward_passes()
-        clean, runs, skipped = run_jobs(encoder, jobs, sharded=sharded)
         boot = {"n": bootstrap, "seed": settings.seed, "level": level} if bootstrap else None
-        extra: dict[str, Any] = {"skipped": skipped} if skipped else {}
-        for kind, path in (("mc", mc), ("entailment", entailment)):
-            if not path:
-                continue
-            boot_mc = boot if kind == "mc" else None
-            if sharded is not None:
-                extra[kind] = sharded.call(ContrastTask(sharded.ctx, kind, path, boot_mc))
-            else:
-                extra[kind] = evaluate_mc(encoder, path, boot_mc) if kind == "mc" else \
-                    evaluate_entailment(encoder, path)
+        try:
+            clean, runs, skipped = run_jobs(encoder, jobs, sharded=sharded)
+            extra: dict[str, Any] = {"skipped": skipped} if skipped else {}
+            for kind, path in (("mc", mc), ("entailment", entailment)):
+                if not path:
+                    continue
+                boot_mc = boot if kind == "mc" else None
+                if sharded is not None:
+                    extra[kind] = sharded.call(ContrastTask(sharded.ctx, kind, path, boot_mc))
+                else:
+                    extra[kind] = evaluate_mc(encoder, path, boot_mc) if kind == "mc" else \
+                        evaluate_entailment(encoder, path)
+        finally:
+            encoder.flush()                  # a batch still waiting for its width to be agreed
         if rerank is not None:
             extra["rerank"] = encoder.describe()
         if hasattr(source, "describe"):
@@ -185,5 +190,7 @@ class Run:
         doc["suites"] = summarize_suites(doc, self.baseline)
         if stats is not None:
             passes = m.forward_passes() - before + (sharded.passes if sharded is not None else 0)
-            stats.update(seconds=round(time.perf_counter() - t0, 2), forward_passes=passes, configs=len(jobs))
+            retries = m.retries() - retried + (sharded.retries if sharded is not None else Counter())
+            stats.update(seconds=round(time.perf_counter() - t0, 2), forward_passes=passes, configs=len(jobs),
+                         retries=dict(retries))
         return doc

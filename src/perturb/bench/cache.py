@@ -6,7 +6,9 @@ version, severity, seed and decoding options. Each encoded batch is one ``part-*
 ids, rows and each row's item fingerprint (video file identity or caption text), so an edited
 caption or a replaced video re-encodes only itself; an interrupted run resumes at the last
 finished batch and a subset reuses rows of a larger run. Rows come checked from the model
-(:func:`~perturb.bench.adapters.protocol.check_rows`) and are checked again as they are read back; parts are written atomically (fsync, rename); a damaged part is named and recomputed.
+(:func:`~perturb.bench.adapters.protocol.check_rows`, and at the run's one width by
+:mod:`perturb.bench.widths`) and are checked again as they are read back; parts are written
+atomically (fsync, rename); a damaged part is named and recomputed.
 Rows that another run on the same cache stored meanwhile are not stored again, so two
 concurrent runs share their rows instead of each keeping a copy.
 """
@@ -122,12 +124,13 @@ class EmbeddingCache:
             rows.update(zip(ids, fps))
         return rows
 
-    def load(self, key: CacheKey, ids: Sequence[str],
-             fingerprints: Mapping[str, str] | None = None) -> dict[str, np.ndarray]:
+    def load(self, key: CacheKey, ids: Sequence[str], fingerprints: Mapping[str, str] | None = None,
+             width: int | None = None) -> dict[str, np.ndarray]:
         """Cached rows for those of ``ids`` present with the same fingerprint (when given).
 
-        A damaged part, or one whose width disagrees with the rest, is named in a warning,
-        removed and its rows recomputed.
+        A damaged part, or one whose width disagrees with ``width`` (the model's declared
+        width; None: the width most rows have), is named in a warning, removed and its rows
+        recomputed.
         """
         if self.root is None:
             return {}
@@ -146,10 +149,11 @@ class EmbeddingCache:
                 continue
             parts.append((part, got_ids, rows, fps))
             widths[rows.shape[1]] = widths.get(rows.shape[1], 0) + len(rows)
-        width = max(widths, key=widths.get) if widths else None
+        if width is None:
+            width = max(widths, key=widths.get) if widths else None
         for part, got_ids, rows, fps in parts:
             if rows.shape[1] != width:
-                _discard(part, f"inconsistent (width {rows.shape[1]}, the others {width})")
+                _discard(part, f"inconsistent (width {rows.shape[1]}, expected {width})")
                 continue
             for i, row, fp in zip(got_ids, rows, fps):
                 if i in wanted and (fingerprints is None or fingerprints.get(i) == fp):

@@ -166,6 +166,7 @@ def _data(args: argparse.Namespace):
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and write results and reports."""
     from .adapters.factory import check_available, parse_spec
+    from .adapters.http import retries_note
     from .adapters.protocol import ModelSpecError
     from .report import print_summary, write_reports
     from ..results import write_csv, write_json
@@ -241,6 +242,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"re-ranked top {r['k']} of {r['first_stage']}: {r['pairs_scored']} pairs scored ({r['note']})")
     print(f"{stats['configs']} configurations in {stats['seconds']} s, {stats['forward_passes']} forward "
           f"passes; wrote {out / 'results.json'}, results.csv, {paths['md'].name}, {paths['html'].name}")
+    retried = retries_note(stats.get("retries", {}))
+    if retried:
+        print(f"perturb bench: note: {retried}", file=sys.stderr)
     return _skips_status(doc.get("skipped", []), args.allow_skips)
 
 

@@ -25,6 +25,7 @@ from .plan import Job
 from .prefetch import batched, prefetch
 from .schedule import Config, video_batches
 from .sources import CLEAN, OnTheFly
+from .widths import WidthCheck, batch_label
 
 @dataclass
 class Settings:
@@ -84,7 +85,7 @@ class Encoder:
         self.settings, self.measured = settings, tuple(measured)      # metric names, per direction
         self.memo: dict[tuple[str, str, int | None], np.ndarray] = {}
         self.units: dict[tuple[str, str, int | None], np.ndarray] = {}   # memo rows at unit length
-        self.width: int | None = None       # embedding width seen so far (video and text agree)
+        self.widths = WidthCheck(model.id, model.declared_width, cache.root) if model.kind == "dual" else None
         self.progress: dict[str, Any] = {"finished": [], "rows_cached": 0}
         self._item_fps: dict[str, str] | None = None
 
@@ -112,29 +113,54 @@ class Encoder:
         extra = {it.item_id: identity(it, perturbation, severity) for it in self.data.items}
         return {i: digest(fp, extra[i]) if extra[i] else fp for i, fp in base.items()}
 
+    def _save(self, key: CacheKey, ids: Sequence[str], rows: np.ndarray,
+              fingerprints: dict[str, str] | None) -> None:
+        self.cache.save(key, ids, rows, fingerprints)
+        if self.cache.root is not None:
+            self.progress["rows_cached"] += len(ids)
+
+    def _load(self, key: CacheKey, ids: Sequence[str], fingerprints: dict[str, str] | None,
+              desc: str) -> dict[str, np.ndarray]:
+        """Cached rows of ``ids``; a dual encoder's set the run's width or must match it."""
+        if self.widths is None:
+            return self.cache.load(key, ids, fingerprints)
+        rows = self.cache.load(key, ids, fingerprints, width=self.widths.declared)
+        if rows:
+            self.widths.cached(key.modality, len(next(iter(rows.values()))), desc)
+        return rows
+
+    def _keep(self, key: CacheKey, ids: list[str], rows: np.ndarray, fingerprints: dict[str, str] | None,
+              desc: str, width: int | None) -> int:
+        """Cache a checked batch: a dual encoder's once its width is agreed (:class:`WidthCheck`),
+        a cross-encoder's score rows at one width per key; returns that width."""
+        if self.widths is None:
+            width = check_width(rows, width, f"model {self.model.id} ({desc})").shape[1]
+            self._save(key, ids, rows, fingerprints)
+            return width
+        self.widths.admit(key.modality, rows.shape[1], batch_label(desc, ids),
+                          lambda: self._save(key, ids, rows, fingerprints))
+        return rows.shape[1]
+
+    def flush(self) -> None:
+        """Cache what waits for a width to be agreed (at the end of a run, or when it fails)."""
+        if self.widths is not None:
+            self.widths.flush()
+
     def _fill(self, key: CacheKey, ids: Sequence[str], inputs: Callable[[list[int]], Iterator[Any]],
               encode: Callable[[list[Any]], np.ndarray], desc: str,
               fingerprints: dict[str, str] | None = None) -> np.ndarray:
-        rows = self.cache.load(key, ids, fingerprints)
-        width = self.width if key.modality != "cross" else None
-        if rows and width is None:
-            width = len(next(iter(rows.values())))
+        rows = self._load(key, ids, fingerprints, desc)
+        width = None
         todo = [k for k, i in enumerate(ids) if i not in rows]
         if todo:
             with _bar(len(todo), desc, self.settings.progress) as bar:
                 for batch in batched(zip(todo, inputs(todo)), self.settings.batch_size):
                     got = [ids[k] for k, _ in batch]
-                    out = check_width(encode([x for _, x in batch]), width,    # checked as they came in;
-                                      f"model {self.model.id} ({desc})")   # one width before caching
-                    width = out.shape[1]
-                    self.cache.save(key, got, out, fingerprints)
-                    if self.cache.root is not None:
-                        self.progress["rows_cached"] += len(got)
+                    out = encode([x for _, x in batch])             # count and finiteness checked
+                    width = self._keep(key, got, out, fingerprints, desc, width)   # the width, before caching
                     rows.update(zip(got, out))
                     bar.update(len(batch))
         out = np.stack([rows[i] for i in ids]).astype(np.float32, copy=False)
-        if key.modality != "cross":
-            self.width = out.shape[1]
         self.progress["finished"].append(desc)
         return out
 
@@ -153,10 +179,7 @@ class Encoder:
         ids = self.data.item_ids
         wanted = [ids[k] for k in positions]
         fps = {cfg: self.video_fingerprints(*cfg) for cfg in configs}
-        rows = {cfg: self.cache.load(self._key("video", *cfg), wanted, fps[cfg]) for cfg in configs}
-        for by_id in rows.values():
-            if by_id and self.width is None:
-                self.width = len(next(iter(by_id.values())))
+        rows = {cfg: self._load(self._key("video", *cfg), wanted, fps[cfg], _video_desc(cfg)) for cfg in configs}
         todo = {cfg: {k for k in positions if ids[k] not in rows[cfg]} for cfg in configs}
         total = sum(map(len, todo.values()))
         if total:
@@ -167,12 +190,8 @@ class Encoder:
                     if not getattr(self.model.impl, "accepts_tensors", False):
                         frames = [_host(f) for f in frames]
                     got = [ids[k] for k in ks]
-                    out = check_width(self.model.encode_videos(frames), self.width,    # one width
-                                      f"model {self.model.id} ({_video_desc(cfg)})")   # before caching
-                    self.width = out.shape[1]
-                    self.cache.save(self._key("video", *cfg), got, out, fps[cfg])
-                    if self.cache.root is not None:
-                        self.progress["rows_cached"] += len(got)
+                    out = self.model.encode_videos(frames)                 # count and finiteness checked
+                    self._keep(self._key("video", *cfg), got, out, fps[cfg], _video_desc(cfg), None)
                     rows[cfg].update(zip(got, out))
                     bar.update(len(ks))
         self.progress["finished"] += [_video_desc(cfg) for cfg in configs]
@@ -219,6 +238,11 @@ class Encoder:
                                  self.model.encode_texts, f"texts {perturbation}", fps)
             self.memo[memo_key] = emb
         return self.memo[memo_key]
+
+    def release_texts(self, perturbation: str) -> None:
+        """Forget a caption set's embeddings once no job needs them (they stay cached on disk)."""
+        for memo in (self.memo, self.units):
+            memo.pop(("text", perturbation, None), None)
 
     def _cross(self, job: Job) -> np.ndarray:
         texts = self.captions(job.text)

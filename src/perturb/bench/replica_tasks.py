@@ -167,11 +167,16 @@ class Describe(Task):
 
 
 def run_task(task: Task) -> tuple[Any, dict[str, Any]]:
-    """Run ``task`` in this replica: its result, and where it ran with the forward passes it made."""
+    """Run ``task`` in this replica: its result, and where it ran with the forward passes and
+    retries it made."""
     enc = task.ctx.encoder()
-    before = enc.model.forward_passes()
-    result = task.compute(enc)
-    return result, {**where(task.ctx), "shard": task.label(), "passes": enc.model.forward_passes() - before}
+    before, retried = enc.model.forward_passes(), enc.model.retries()
+    try:
+        result = task.compute(enc)
+    finally:
+        enc.flush()
+    return result, {**where(task.ctx), "shard": task.label(), "passes": enc.model.forward_passes() - before,
+                    "retries": dict(enc.model.retries() - retried)}
 
 
 def for_replicas(ctx: WorkerContext, options: dict[str, Any], perturb_device: str | None) -> WorkerContext:

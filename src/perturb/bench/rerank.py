@@ -94,6 +94,14 @@ class RerankEncoder(Encoder):
             self.memo[key] = merge(first, top, self._rescore(job, top))
         return self.memo[key]
 
+    def flush(self) -> None:
+        super().flush()
+        self.first.flush()
+
+    def release_texts(self, perturbation: str) -> None:
+        super().release_texts(perturbation)
+        self.first.release_texts(perturbation)
+
     def describe(self) -> dict[str, Any]:
         """The ``rerank`` block of results.json."""
         return {"k": self.k, "first_stage": self.first.model.id, "pairs_scored": self.pairs_scored,

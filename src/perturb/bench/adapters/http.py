@@ -4,10 +4,12 @@ Endpoints under the base URL (see docs/benchmark.md):
 ``POST /encode_texts``  ``{"texts": [...]}`` → ``{"embeddings": [[...], ...]}``;
 ``POST /encode_videos`` ``{"format": "jpeg"|"npy", "videos": [[b64 frame, ...], ...]}`` →
 ``{"embeddings": ...}``; with a ``#cross`` URL suffix, ``POST /score`` ``{"videos", "texts"}`` →
-``{"scores": [...]}``; ``GET /info`` may answer ``{"version": ...}`` (part of the cache key).
+``{"scores": [...]}``; ``GET /info`` may answer ``{"version": ..., "width": ...}`` (the version is
+part of the cache key; every row is checked against the width before it is cached).
 Timeouts (a whole-request deadline), 5xx, 429, connection errors and truncated replies are
-retried with backoff (``Retry-After`` honoured, capped); other 4xx and malformed replies fail at
-once. Every :class:`HttpModelError` names the URL.
+retried with backoff (``Retry-After`` honoured, capped), ``GET /info`` included; other 4xx and
+malformed replies fail at once. Every :class:`HttpModelError` names the URL; the retries made
+are counted by cause (:attr:`HttpAdapter.retried`, :func:`retries_note`).
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ import threading
 import time
 import http.client
 import urllib.parse
-from typing import Any, Sequence
+from collections import Counter
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -29,6 +32,10 @@ from .frames import frame_indices
 
 class HttpModelError(PerturbError, RuntimeError):
     """The model server could not be reached or answered something unexpected."""
+
+
+NO_INFO = (404, 405, 501)        # GET /info answered this way: the server has none (no version, no width)
+INFO_FORM = '{"version": "...", "width": 512}'
 
 
 def _shut(sock: socket.socket) -> None:
@@ -42,6 +49,28 @@ def _describe(e: BaseException) -> str:
     if isinstance(e, http.client.IncompleteRead):
         return f"reply cut short ({len(e.partial)} bytes read, {e.expected} more expected)"
     return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
+def _cause(e: BaseException) -> str:
+    """What a retried failure was, as a retry count names it."""
+    if isinstance(e, http.client.IncompleteRead):
+        return "cut body"
+    if isinstance(e, TimeoutError):
+        return "timeout"
+    if isinstance(e, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(e, ConnectionResetError):
+        return "connection reset"
+    return type(e).__name__
+
+
+def retries_note(counts: Mapping[str, int]) -> str | None:
+    """One line for the retries an http model made, by cause, most frequent first; None for none."""
+    total = sum(counts.values())
+    if not total:
+        return None
+    causes = ", ".join(f"{n}× {cause}" for cause, n in sorted(counts.items(), key=lambda kv: -kv[1]) if n)
+    return f"http model: {total} {'retry' if total == 1 else 'retries'} ({causes})"
 
 
 def _retry_after(value: str | None, limit: float) -> float | None:
@@ -90,6 +119,7 @@ class HttpAdapter:
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
         self.max_retry_after = max_retry_after
         self.frames, self.frame_format = frames, frame_format
+        self.retried: Counter[str] = Counter()     # retries made, by cause ("HTTP 503", "timeout"...)
         if kind == "cross":
             self.score = self._score          # becomes a cross-encoder
         else:
@@ -141,21 +171,27 @@ class HttpAdapter:
                 watchdog.cancel()
             conn.close()
 
-    def _post(self, endpoint: str, payload: dict[str, Any]) -> dict[str, Any]:
+    def _call(self, method: str, endpoint: str, payload: dict[str, Any] | None = None,
+              expected: str = '{"embeddings": [[...], ...]}', absent: tuple[int, ...] = ()) -> Any:
+        """The JSON reply of one call, retried on timeouts, connection errors, cut replies, 5xx
+        (except a status in ``absent``) and 429; None for a status in ``absent``; else HttpModelError."""
         url = f"{self.url}/{endpoint}"
-        body = json.dumps(payload).encode("utf-8")
-        last, retry_after = "", None
+        body = None if payload is None else json.dumps(payload).encode("utf-8")
+        last, cause, retry_after = "", "", None
         for attempt in range(self.retries + 1):
             if attempt:
+                self.retried[cause] += 1
                 time.sleep(max(self.backoff * 2 ** (attempt - 1), retry_after or 0.0))
             retry_after = None
             try:
-                status, headers, raw = self._request("POST", url, body, time.monotonic() + self.timeout)
+                status, headers, raw = self._request(method, url, body, time.monotonic() + self.timeout)
             except (TimeoutError, ConnectionError, OSError, http.client.HTTPException) as e:
-                last = _describe(e)                  # truncated replies included: retried
+                last, cause = _describe(e), _cause(e)     # truncated replies included: retried
                 continue
+            if status in absent:
+                return None
             if status == 429 or status >= 500:
-                last = f"HTTP {status}: {raw[:200]!r}"
+                last, cause = f"HTTP {status}: {raw[:200]!r}", f"HTTP {status}"
                 retry_after = _retry_after(headers.get("retry-after"), self.max_retry_after)
                 continue
             if status >= 400:
@@ -164,24 +200,38 @@ class HttpAdapter:
                 return json.loads(raw)
             except ValueError as e:
                 raise HttpModelError(f"{url} did not answer JSON (got {raw[:80]!r}); expected an "
-                                     f"object like {{\"embeddings\": [[...], ...]}}") from e
+                                     f"object like {expected}") from e
         raise HttpModelError(f"{url} failed after {self.retries + 1} attempts "
                              f"(timeout {self.timeout}s per request): {last}")
 
+    def _post(self, endpoint: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return self._call("POST", endpoint, payload)
+
+    def info(self) -> dict[str, Any]:
+        """``GET /info``, asked once and retried like every request: {} when the server has no
+        such endpoint (HTTP 404, 405 or 501); HttpModelError when it cannot be had."""
+        if not hasattr(self, "_info"):
+            reply = self._call("GET", "info", expected=INFO_FORM, absent=NO_INFO)
+            if reply is not None and not isinstance(reply, dict):
+                raise HttpModelError(f"{self.url}/info: expected a JSON object like {INFO_FORM}; "
+                                     f"got {type(reply).__name__}")
+            self._info = reply or {}
+        return self._info
+
     @property
     def cache_version(self) -> str | None:
-        """The server's model version from ``GET /info`` (``{"version": ...}``), asked once; None if absent."""
-        if not hasattr(self, "_version"):
-            self._version = None
-            try:
-                status, _, raw = self._request("GET", f"{self.url}/info", None,
-                                               time.monotonic() + min(self.timeout, 10.0))
-                info = json.loads(raw) if status == 200 else {}
-                version = info.get("version") if isinstance(info, dict) else None
-                self._version = None if version in (None, "") else f"info:{version}"
-            except (TimeoutError, OSError, http.client.HTTPException, ValueError):
-                pass
-        return self._version
+        """The server's model version from ``GET /info``; None when it answers without one."""
+        version = self.info().get("version")
+        return None if version in (None, "") else f"info:{version}"
+
+    @property
+    def embedding_width(self) -> int | None:
+        """The embedding width ``GET /info`` declares; None when it declares none."""
+        width = self.info().get("width")
+        if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 1):
+            raise HttpModelError(f"{self.url}/info: 'width' must be a positive integer (the embedding "
+                                 f"width); got {width!r}")
+        return width
 
     def _field(self, reply: Any, key: str, n: int, ndim: int) -> np.ndarray:
         if not isinstance(reply, dict) or key not in reply:

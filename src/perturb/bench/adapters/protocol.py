@@ -11,6 +11,7 @@ forward calls.
 from __future__ import annotations
 
 import inspect
+from collections import Counter
 from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -108,6 +109,13 @@ class Model:
         return None if version is None or version == "" else str(version)
 
     @property
+    def declared_width(self) -> int | None:
+        """The embedding width the implementation declares (its ``embedding_width``, e.g. an http
+        server's ``GET /info``): every row is checked against it before it is cached. None: any."""
+        width = getattr(self.impl, "embedding_width", None)
+        return width if isinstance(width, int) and not isinstance(width, bool) and width > 0 else None
+
+    @property
     def needs_media(self) -> bool:
         """False when embeddings come from files (the runner then skips decoding)."""
         return not hasattr(self.impl, "load_embeddings")
@@ -133,6 +141,10 @@ class Model:
     def forward_passes(self) -> int:
         """Total number of encode/score calls so far."""
         return sum(self.calls.values())
+
+    def retries(self) -> Counter[str]:
+        """The retries the implementation made so far, by cause (its ``retried``; an http model's)."""
+        return Counter(getattr(self.impl, "retried", None) or {})
 
 
 class _ScoreFunction:
