@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..errors import UsageError
+from ..extras import missing_line, of_resources, require
 from ..names import normalize
 from ..registry import REGISTRY, SUITE_PREFIX, Spec
 from . import models
@@ -45,6 +46,16 @@ def runnable(selection: str | Iterable[str],
                          f"{'; '.join(models.how_to_configure(n) for n in named)} ({WHERE}), or leave "
                          f"{'it' if len(named) == 1 else 'them'} out of the selection")
     return [s for s in specs if s not in cannot], [left_out(s) for s in cannot]
+
+
+def check_extras(names: Iterable[str]) -> None:
+    """UsageError before any work when a text perturbation of ``names`` needs an extra that is not
+    installed (spaCy's ``text``, ...), naming the extra and the perturbations that need it."""
+    specs = [REGISTRY.get(n, "text") for n in dict.fromkeys(names)]
+    lacking = [e for e in dict.fromkeys(e for s in specs for e in of_resources(s.resources)) if missing_line([e])]
+    needing = [s.name for s in specs if set(of_resources(s.resources)) & set(lacking)]
+    shown = ", ".join(needing[:4]) + (f" and {len(needing) - 4} more" if len(needing) > 4 else "")
+    require(lacking, why=f"for the text perturbation{'s' if len(needing) > 1 else ''} {shown}")
 
 
 def left_out(spec: Spec) -> dict[str, Any]:
