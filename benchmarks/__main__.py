@@ -14,7 +14,8 @@ against the parent commit, with its defaults; run that script directly for its o
 A section whose module declares the command-line peers it needs (``NEEDS = ("ffmpeg",)``) is
 skipped up front, with the install hint, when one is not on PATH; the other sections still run and
 the results file is still written (the README's tables are left as they were). ``--device cuda``
-instead times the torch path per op in frames/s, and says so and stops when there is no such device. Prints the tables, writes ``benchmarks/results/<date>-<machine>.json``
+instead times the torch path per op in frames/s, and says so and stops when there is no such
+device. Prints the tables, writes ``benchmarks/results/<date>-<machine>.json``
 (``...-torch-<device>.json`` for a device run) and, after a full run, the tables into
 ``benchmarks/README.md``.
 """

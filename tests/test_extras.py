@@ -102,7 +102,7 @@ def test_a_parallel_build_without_joblib_names_the_dataset_extra(capsys, tmp_pat
     code, _, err = run(capsys, "build", str(data), "--out", str(tmp_path / "b"), "--video-perturbations",
                        "gaussian_noise", "--severities", "1", "--text-perturbations", "Typos", "--jobs", "2")
     assert code == 2 and not (tmp_path / "b").exists()
-    one_line(err, "perturb build", "needs perturb's dataset extra for parallel workers on loky (--jobs 1 needs "
+    one_line(err, "perturb build", "needs perturb's dataset extra for workers on loky (--jobs 1 needs "
                                    f"none) (no module named 'joblib'): {PIP['dataset']}")
 
 

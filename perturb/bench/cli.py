@@ -175,6 +175,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .dry_run import check_devices, print_plan, run_engine
     from .sources import Built
     from .suite_summary import load_baseline
+    from ..engines import BACKEND_MODULES
     from ..extras import require
     from ..text.availability import check_extras, left_out_line
 
@@ -186,7 +187,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         built = Built(args.built, seed=args.seed) if args.built else None
         severities, video, text, left_out = _selection(args, built)
         check_extras(text + [t for _, t in pairs])
-        require(["dataset"] if args.backend else [], why=f"for --backend {args.backend}")
+        require(modules=[BACKEND_MODULES[args.backend]] if args.backend else [], why=f"for --backend {args.backend}")
         require(["bench"] if not (args.dry_run or args.json) else [], why="to draw the report's figures")
         if args.per_frame:
             check_per_frame_option(video, built)

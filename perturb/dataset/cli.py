@@ -116,9 +116,10 @@ def run(args: argparse.Namespace) -> int:
         video = resolve(args.video_perturbations, "video")
         text, left_out = runnable(args.text_perturbations)
         check_extras(t.name for t in text)
-        parallel = args.backend != "loky" or (args.jobs or engines.default_jobs()) > 1
-        require(["dataset"] if parallel or args.parquet else [],
-                why="for --parquet" if not parallel else f"for parallel workers on {args.backend} (--jobs 1 needs none)")
+        if args.backend != "loky" or (args.jobs or engines.default_jobs()) > 1:
+            require(modules=[engines.BACKEND_MODULES[args.backend]],
+                    why=f"for workers on {args.backend} (--jobs 1 needs none)")
+        require(modules=["pyarrow"] if args.parquet else [], why="for --parquet")
         if args.per_frame:
             check_per_frame(video)
     except (UnknownPerturbationError, ValueError) as e:

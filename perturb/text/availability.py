@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..errors import UsageError
-from ..extras import missing_line, of_resources, require
+from .. import extras
 from ..names import normalize
 from ..registry import REGISTRY, SUITE_PREFIX, Spec
 from . import models
@@ -49,13 +49,13 @@ def runnable(selection: str | Iterable[str],
 
 
 def check_extras(names: Iterable[str]) -> None:
-    """UsageError before any work when a text perturbation of ``names`` needs an extra that is not
-    installed (spaCy's ``text``, ...), naming the extra and the perturbations that need it."""
-    specs = [REGISTRY.get(n, "text") for n in dict.fromkeys(names)]
-    lacking = [e for e in dict.fromkeys(e for s in specs for e in of_resources(s.resources)) if missing_line([e])]
-    needing = [s.name for s in specs if set(of_resources(s.resources)) & set(lacking)]
+    """UsageError before any work when a text perturbation of ``names`` needs a module of an extra
+    that is not installed (spaCy of ``text``, ...), naming the extra and the perturbations."""
+    needs = {s.name: extras.of_resources(s.resources) for s in (REGISTRY.get(n, "text") for n in dict.fromkeys(names))}
+    absent = {m for ms in needs.values() for m in ms if not extras.found(m)}
+    needing = [name for name, ms in needs.items() if absent & set(ms)]
     shown = ", ".join(needing[:4]) + (f" and {len(needing) - 4} more" if len(needing) > 4 else "")
-    require(lacking, why=f"for the text perturbation{'s' if len(needing) > 1 else ''} {shown}")
+    extras.require(modules=sorted(absent), why=f"for the text perturbation{'s' if len(needing) > 1 else ''} {shown}")
 
 
 def left_out(spec: Spec) -> dict[str, Any]:
