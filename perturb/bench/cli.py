@@ -188,7 +188,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         severities, video, text, left_out = _selection(args, built)
         check_extras(text + [t for _, t in pairs])
         require(modules=[BACKEND_MODULES[args.backend]] if args.backend else [], why=f"for --backend {args.backend}")
-        require(["bench"] if not (args.dry_run or args.json) else [], why="to draw the report's figures")
+        require(modules=[] if args.dry_run or args.json else ["matplotlib"], why="to draw the report's figures")
         if args.per_frame:
             check_per_frame_option(video, built)
         data = _data(args)

@@ -27,7 +27,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .report import print_summary, write_reports
     from .suite_summary import load_baseline, summarize_suites
 
-    require(["bench"], why="to draw the report's figures")
+    require(modules=["matplotlib"], why="to draw the report's figures")
     check_output(args.out, args.results, "--out", kind="dir")
     try:
         docs = [dict(load_results(p)) for p in args.results]     # validated, then extended below
