@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Iterator
 from .errors import MissingResourceError
 
 BACKENDS = ("loky", "dask", "ray")
+BACKEND_MODULES = {"loky": "joblib", "dask": "distributed", "ray": "ray"}     # what each imports (dataset extra)
 IN_FLIGHT_PER_WORKER = 2
 MODEL_MEMORY = 16 * 2**30        # a loky worker may grow by this much (NLP models it keeps) before a restart
 PARENT_POLL_SECONDS = 0.5        # how soon a loky worker notices its build was killed

@@ -51,6 +51,19 @@ def write_atomic(path: str | os.PathLike, data: bytes | str) -> Path:
         raise
 
 
+def write_if_changed(path: str | os.PathLike, data: bytes | str) -> bool:
+    """Write ``data`` atomically unless the file already holds exactly these bytes: then it is left
+    alone, so its mtime and inode (which caches and build tools look at) stay. Whether it wrote."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        if Path(path).read_bytes() == payload:
+            return False
+    except OSError:
+        pass
+    write_atomic(path, payload)
+    return True
+
+
 def write_json(path: str | os.PathLike, obj: Any, *, indent: int | None = 2) -> Path:
     """Atomically write ``obj`` as UTF-8 JSON (newline-terminated)."""
     return write_atomic(path, json.dumps(obj, indent=indent, ensure_ascii=False, default=str) + "\n")

@@ -21,6 +21,7 @@ from .errors import GateInputError
 from .fileio import write_atomic
 from .metric_names import (DIRECTIONS, GAMMAS, Metric, gamma_kinds, gamma_metric, is_fraction,  # noqa: F401
                            measured_names, metric_names, parse_metric)
+from .shapes import ANY_OBJECT, COUNT, INTEGER, INTERVAL, NUMBER, TEXT, ListOf, MapOf, Nullable, Obj
 
 SCHEMA_VERSION = "1.2"         # 1.1 added "ties"; 1.2 "chance", "flags", summary.modality.*.ci
 KNOWN_SCHEMA_VERSIONS = ("1.0", SCHEMA_VERSION)   # later minor versions (1.x) are read too
@@ -31,6 +32,32 @@ RUN_TEXT_KEYS = ("modality", "perturbation", "category")
 SUMMARY_KINDS = ("perturbation", "category", "modality")
 SUMMARY_TOLERANCE = 1e-6          # a summary mean may differ from its runs' mean by float rounding only
 CSV_FIELDS = ("model", "dataset", "modality", "perturbation", "category", "severity", "measure", "value")
+
+# The keys around the scores (checked by hand in validate()) that check, compare and report read, in
+# the shapes they read them: a file off these is refused in one line instead of failing in a reader.
+GAMMA_AGGREGATE = Obj(optional={f"{g}_{s}": NUMBER for g in GAMMAS for s in ("mean", "std")})
+SIDE_TASK = {"file": TEXT, "n": COUNT, "missing": COUNT}
+FIELDS = Obj(
+    required={"model": Obj({"id": TEXT}, {"kind": TEXT, "card": ANY_OBJECT}),
+              "dataset": Obj({"name": TEXT, "n_items": COUNT}, {"subset": Nullable(COUNT),
+                                                                "seed": Nullable(INTEGER)})},
+    optional={
+        "bootstrap": Nullable(Obj({"n": COUNT, "seed": INTEGER, "level": NUMBER})),
+        "chance": Nullable(MapOf(MapOf(NUMBER))),
+        "flags": ListOf(Obj({"kind": TEXT, "message": TEXT})),
+        "skipped": Nullable(ListOf(Obj({"modality": TEXT, "perturbation": TEXT, "reason": TEXT},
+                                       {"severity": Nullable(INTEGER)}))),
+        "left_out": Nullable(ListOf(Obj({"perturbation": TEXT}))),
+        "suites": MapOf(Obj({"operations": ListOf(TEXT), "members": COUNT, "configurations": COUNT,
+                             "category": MapOf(GAMMA_AGGREGATE)},
+                            {**GAMMA_AGGREGATE.optional,
+                             "figures": Nullable(Obj(optional={"mPC": NUMBER, "rPC": NUMBER, "mCE": NUMBER,
+                                                               "CE": MapOf(NUMBER)}))})),
+        "mc": Nullable(Obj({**SIDE_TASK, "accuracy": NUMBER}, {"ci": INTERVAL, "chance": NUMBER})),
+        "entailment": Nullable(Obj(SIDE_TASK, {"roc_auc": NUMBER, "chance": NUMBER})),
+        "rerank": Nullable(Obj({"first_stage": TEXT, "k": COUNT, "pairs_scored": COUNT, "note": TEXT})),
+        "provenance": Nullable(Obj({"engine": TEXT, "replicas": ListOf(ANY_OBJECT)})),
+    })
 
 
 @dataclass(frozen=True)
@@ -218,16 +245,12 @@ def validate(data: Any, source: str = "<results>") -> Results:
     _metric(data, source)
     if data.get("ties", DEFAULT_TIES) not in TIES:
         raise GateInputError(f"{source}: ties must be one of {', '.join(TIES)}; got {data['ties']!r}")
-    for key in ("model", "dataset"):
-        if data.get(key) is not None:
-            _require(data[key], (), f"{source}: {key}")
-    bootstrap = data.get("bootstrap")
-    if bootstrap is not None:
-        _require(bootstrap, (), f"{source}: bootstrap")
-        level = bootstrap.get("level")
-        _number(level, "bootstrap.level", source)
-        if level is not None and not 0 < level < 1:
-            raise GateInputError(f"{source}: bootstrap.level must be in (0, 1); got {level!r}")
+    problem = FIELDS.problem(data, "")
+    if problem:
+        raise GateInputError(f"{source}: {problem}")
+    level = (data.get("bootstrap") or {}).get("level")
+    if level is not None and not 0 < level < 1:
+        raise GateInputError(f"{source}: bootstrap.level must be in (0, 1); got {level!r}")
     if not isinstance(data["runs"], list):
         raise GateInputError(f"{source}: 'runs' must be a list; got {type(data['runs']).__name__}")
     for i, run in enumerate(data["runs"]):

@@ -176,7 +176,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .dry_run import check_devices, print_plan, run_engine
     from .sources import Built
     from .suite_summary import load_baseline
-    from ..text.availability import left_out_line
+    from ..engines import BACKEND_MODULES
+    from ..extras import require
+    from ..text.availability import check_extras, left_out_line
 
     pairs = _pairs(args.pairs)
     metric = check_bench(args, pairs)        # every option, before any work
@@ -185,6 +187,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         check_available(args.model)          # an hf model cached or reachable, its tokenizer there
         built = Built(args.built, seed=args.seed) if args.built else None
         severities, video, text, left_out = _selection(args, built)
+        check_extras(text + [t for _, t in pairs])
+        require(modules=[BACKEND_MODULES[args.backend]] if args.backend else [], why=f"for --backend {args.backend}")
+        require(modules=[] if args.dry_run or args.json else ["matplotlib"], why="to draw the report's figures")
         if args.per_frame:
             check_per_frame_option(video, built)
         data = _data(args)

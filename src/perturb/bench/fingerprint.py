@@ -1,9 +1,10 @@
 """Cheap fingerprints of what embeddings depend on: checkpoints, hub revisions, videos, captions, perturbations.
 
 A fingerprint changes whenever the numbers could: a checkpoint's files (size, mtime, its configs,
-safetensors headers and a sample of blocks spread over every weight file), a video file (size,
-mtime and a sample of blocks spread over it), a caption's text, a perturbation's parameters and
-implementation version.
+safetensors headers and a sample of blocks spread over every weight file), a video file (size and
+its bytes; for a file past 16 MiB, a sample of blocks spread over it and its mtime), a caption's
+text, a perturbation's parameters and implementation version. A video rewritten with the same
+bytes keeps its identity, so its cached embeddings are read, not computed again.
 
 Content is always read, never trusted from a timestamp: a file restored with ``touch -r`` has the
 old size and mtime. Sampling bounds the cost: at most WEIGHT_SAMPLES x BLOCK (4 MiB) per weight
@@ -108,13 +109,16 @@ _FILE_MEMO: dict[tuple[str, int, int, int, int], str] = {}
 
 
 def file_identity(path: str | os.PathLike) -> str:
-    """Size, mtime and a hash of blocks sampled over the whole file (memoised within a process on
-    its stat, ctime and inode included, which a rewrite changes)."""
+    """Size and a hash of the file's bytes: the same bytes give the same identity, however often
+    the file is rewritten or copied. A file larger than is hashed whole (VIDEO_SAMPLES x VIDEO_BLOCK)
+    is hashed in blocks sampled over it, and its mtime is added for the edits between the blocks.
+    Memoised within a process on its stat (ctime and inode included, which a rewrite changes)."""
     st = os.stat(path)
     memo = (os.fspath(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     if memo not in _FILE_MEMO:
-        sample = sampled_blocks(path, VIDEO_SAMPLES, VIDEO_BLOCK)
-        _FILE_MEMO[memo] = digest(st.st_size, st.st_mtime_ns, hashlib.sha256(sample).hexdigest())
+        sample = hashlib.sha256(sampled_blocks(path, VIDEO_SAMPLES, VIDEO_BLOCK)).hexdigest()
+        sampled = st.st_size > VIDEO_SAMPLES * VIDEO_BLOCK
+        _FILE_MEMO[memo] = digest(st.st_size, st.st_mtime_ns, sample) if sampled else digest(st.st_size, sample)
     return _FILE_MEMO[memo]
 
 

@@ -181,7 +181,7 @@ def _md_headline(doc: dict[str, Any]) -> list[str]:
 
 def _title(doc: dict[str, Any]) -> str:
     ds = doc["dataset"]
-    sub = f", subset {ds['subset']} (seed {ds['seed']})" if ds.get("subset") else ""
+    sub = f", subset {ds['subset']} (seed {ds.get('seed')})" if ds.get("subset") else ""
     return f"{doc['model']['id']} on {ds['name']} ({ds['n_items']} items{sub})"
 
 

@@ -5,6 +5,7 @@ import argparse
 from typing import Any
 
 from ..errors import UsageError
+from ..extras import require
 from ..options import check_output
 
 
@@ -26,6 +27,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .report import print_summary, write_reports
     from .suite_summary import load_baseline, summarize_suites
 
+    require(modules=["matplotlib"], why="to draw the report's figures")
     check_output(args.out, args.results, "--out", kind="dir")
     try:
         docs = [dict(load_results(p)) for p in args.results]     # validated, then extended below

@@ -168,10 +168,10 @@ def _f(x: float | None, digits: int = 3) -> str:
 def _figures(entry: Mapping[str, Any], figures: Sequence[str]) -> str:
     got = entry.get("figures") or {}
     if "mPC" in got:
-        return f"mPC {_f(got['mPC'])}, rPC {_f(got['rPC'])} (rPC = mean γr)"
+        return f"mPC {_f(got['mPC'])}, rPC {_f(got.get('rPC'))} (rPC = mean γr)"
     if "mCE" in got:
         return (f"mCE {_f(None if got['mCE'] is None else 100 * got['mCE'], 1)}% over "
-                f"{len(got['CE'])} corruptions with baseline errors")
+                f"{len(got.get('CE') or {})} corruptions with baseline errors")
     if "mCE" in figures:
         return "mCE: needs a baseline model's errors (--baseline-errors)"
     return ""

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MissingResourceError, UsageError
+from ..extras import require
 from ..options import check_distinct_outputs, check_output
 from ..text.inputs import check_captions
 from .types import TYPES
@@ -62,6 +63,7 @@ def _type(value: str) -> str:
 
 def cmd_contrast(args: Any) -> int:
     from .api import generate_batch
+    require(["text"], why="to parse captions with spaCy")
     captions = args.caption or [ln.rstrip("\n") for ln in sys.stdin if ln.strip()]
     if not captions:
         raise _cli_error("give a caption (or captions on standard input)")

@@ -103,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
     """Run a build; print the summary and the failed outputs."""
     from .builder import PAPER_PREPROCESS, BuildConflictError, build, resolve
     from .readers import DatasetFormatError
-    from ..text.availability import left_out_line, runnable
+    from ..extras import require
+    from ..text.availability import check_extras, left_out_line, runnable
     from ..video.api import check_per_frame
 
     _check(args)
@@ -114,6 +115,11 @@ def run(args: argparse.Namespace) -> int:
         parse_severities(args.severities)
         video = resolve(args.video_perturbations, "video")
         text, left_out = runnable(args.text_perturbations)
+        check_extras(t.name for t in text)
+        if args.backend != "loky" or (args.jobs or engines.default_jobs()) > 1:
+            require(modules=[engines.BACKEND_MODULES[args.backend]],
+                    why=f"for workers on {args.backend} (--jobs 1 needs none)")
+        require(modules=["pyarrow"] if args.parquet else [], why="for --parquet")
         if args.per_frame:
             check_per_frame(video)
     except (UnknownPerturbationError, ValueError) as e:

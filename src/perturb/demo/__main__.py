@@ -12,9 +12,14 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from ..errors import UsageError
+from ..extras import require
 from .gallery import gallery_demo, summary_lines
 
 DESCRIPTION = __doc__.splitlines()[0]
+# the demo's benchmark: text perturbations (spaCy), the bundled MiniLM, scikit-image photographs and
+# the report's figures, and torch to train the demo model
+DEMO_EXTRAS = ("text", "models", "bench")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -27,6 +32,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=None, help="use only the first N sample frames")
     parser.add_argument("--gallery-only", action="store_true", help="skip the robustness benchmark")
     args = parser.parse_args(argv)
+    if not args.gallery_only:                    # before any work, not after the gallery
+        try:
+            require(DEMO_EXTRAS, ["torch"], why="for its benchmark (--gallery-only needs none)")
+        except UsageError as e:
+            parser.exit(2, f"{parser.prog}: error: {e}\n")
     path, scores = gallery_demo(args.out, args.seed, args.frames)
     print("\n".join(summary_lines(scores)))
     print(f"gallery: {path}")

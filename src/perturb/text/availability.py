@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..errors import UsageError
+from .. import extras
 from ..names import normalize
 from ..registry import REGISTRY, SUITE_PREFIX, Spec
 from . import models
@@ -45,6 +46,16 @@ def runnable(selection: str | Iterable[str],
                          f"{'; '.join(models.how_to_configure(n) for n in named)} ({WHERE}), or leave "
                          f"{'it' if len(named) == 1 else 'them'} out of the selection")
     return [s for s in specs if s not in cannot], [left_out(s) for s in cannot]
+
+
+def check_extras(names: Iterable[str]) -> None:
+    """UsageError before any work when a text perturbation of ``names`` needs a module of an extra
+    that is not installed (spaCy of ``text``, ...), naming the extra and the perturbations."""
+    needs = {s.name: extras.of_resources(s.resources) for s in (REGISTRY.get(n, "text") for n in dict.fromkeys(names))}
+    absent = {m for ms in needs.values() for m in ms if not extras.found(m)}
+    needing = [name for name, ms in needs.items() if absent & set(ms)]
+    shown = ", ".join(needing[:4]) + (f" and {len(needing) - 4} more" if len(needing) > 4 else "")
+    extras.require(modules=sorted(absent), why=f"for the text perturbation{'s' if len(needing) > 1 else ''} {shown}")
 
 
 def left_out(spec: Spec) -> dict[str, Any]:

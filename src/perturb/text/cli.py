@@ -6,6 +6,7 @@ import sys
 from typing import Any
 
 from ..errors import MissingResourceError, UsageError
+from .availability import check_extras
 from .inputs import check_captions
 
 MODEL_HINT = "(needs a model: --model NAME_OR_PATH)"
@@ -60,6 +61,7 @@ def cmd_text(args: argparse.Namespace) -> int:
         spec.params(args.severity)
     except ValueError as e:
         raise UsageError(str(e)) from e
+    check_extras([spec.name])
     captions = _checked(sys.stdin.read().splitlines() if args.caption == "-" else [args.caption])
     try:
         results = apply_batch(captions, spec.name, seed=args.seed, severity=args.severity,

@@ -4,7 +4,8 @@ codec and back, in memory). The public calls are handed on here: ``perturb.video
 from __future__ import annotations
 
 from .decode import iter_frames, read, read_frames
-from .encode import VideoWriter, to_bytes, write
+from .encode import VideoWriter, to_bytes, write, write_unless_same
 from .probe import VideoInfo, probe
 
-__all__ = ["VideoInfo", "VideoWriter", "iter_frames", "probe", "read", "read_frames", "to_bytes", "write"]
+__all__ = ["VideoInfo", "VideoWriter", "iter_frames", "probe", "read", "read_frames", "to_bytes", "write",
+           "write_unless_same"]

@@ -220,6 +220,24 @@ def write(path: PathLike, clip: np.ndarray, fps: float, codec: str = "ffv1",
         w.write(clip)
 
 
+def write_unless_same(path: PathLike, clip: np.ndarray, fps: float) -> bool:
+    """Write a clip losslessly (``ffv1``) unless ``path`` already decodes to exactly it at ``fps``:
+    then the file is left alone, as whatever keys on it (an embedding cache) expects; a container
+    holds a random segment id, so rewriting the same frames would not give the same bytes.
+    Whether it wrote."""
+    from .decode import read
+
+    clip = np.asarray(clip)
+    try:
+        old, old_fps = read(path)
+        if old_fps == fps and old.shape == clip.shape and np.array_equal(old, clip):
+            return False
+    except (OSError, ValueError, av.error.FFmpegError):       # missing or unreadable: written anew
+        pass
+    write(path, clip, fps)
+    return True
+
+
 def to_bytes(clip: np.ndarray, fps: float, codec: str = "ffv1", format: str = "matroska",
              **kwargs: Any) -> bytes:
     """Encode a clip into an in-memory container (no temporary files)."""
