@@ -6,6 +6,7 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("skimage")
@@ -68,3 +69,20 @@ def test_a_video_rewritten_with_the_same_bytes_keeps_its_identity(tmp_path):
     before = file_identity(big)
     os.utime(big, ns=(10**18, 10**18))
     assert file_identity(big) != before
+
+
+def test_the_trained_demo_model_is_saved_and_loaded_not_trained_again(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    from perturb.demo import model as demo
+
+    path = tmp_path / "model" / "seed0.npz"
+    first = demo.trained(path, seed=0)
+    clips = [np.random.default_rng(1).integers(0, 256, (12, 32, 32, 3), dtype=np.uint8)]
+    monkeypatch.setattr(demo, "train", lambda **_: pytest.fail("trained again"))
+    again = demo.trained(path, seed=0)
+    assert again.cache_version == first.cache_version and again.id == first.id
+    assert np.array_equal(again.encode_videos(clips), first.encode_videos(clips))
+    assert np.array_equal(again.encode_texts(["a dog runs"]), first.encode_texts(["a dog runs"]))
+    monkeypatch.setattr(demo, "recipe", lambda seed: "another recipe")
+    with pytest.raises(pytest.fail.Exception, match="trained again"):   # a saved model of another recipe
+        demo.trained(path, seed=0)

@@ -9,8 +9,10 @@ really retrieves, not a general model.
 from __future__ import annotations
 
 import hashlib
+import io
 from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -129,6 +131,14 @@ class DemoModel:
         return self._embed(self.text_net, text_features(texts))
 
 
+def _nets(video_in: int, text_in: int) -> tuple[Any, Any]:
+    """The demo model's two untrained towers for feature widths ``video_in`` and ``text_in``."""
+    import torch
+
+    video_net = torch.nn.Sequential(torch.nn.Linear(video_in, 128), torch.nn.ReLU(), torch.nn.Linear(128, EMBED_DIM))
+    return video_net, torch.nn.Sequential(torch.nn.Linear(text_in, EMBED_DIM))
+
+
 def train(seed: int = 0, steps: int = 100, renders: int = 3, frames: int = 12,
           size: int = 64) -> DemoModel:
     """Train the demo model deterministically from ``seed`` (a few seconds on 2 CPU cores)."""
@@ -143,9 +153,7 @@ def train(seed: int = 0, steps: int = 100, renders: int = 3, frames: int = 12,
     x_t = torch.from_numpy(text_features(texts))
     same = torch.from_numpy(labels[:, None] == labels[None, :]).float()
     gen = torch.Generator().manual_seed(int(np.random.default_rng(seed).integers(2**31)))
-    video_net = torch.nn.Sequential(torch.nn.Linear(x_v.shape[1], 128), torch.nn.ReLU(),
-                                    torch.nn.Linear(128, EMBED_DIM))
-    text_net = torch.nn.Sequential(torch.nn.Linear(x_t.shape[1], EMBED_DIM))
+    video_net, text_net = _nets(x_v.shape[1], x_t.shape[1])
     for p in [*video_net.parameters(), *text_net.parameters()]:
         with torch.no_grad():
             p.copy_(torch.randn(p.shape, generator=gen) * (0.02 if p.ndim == 1 else p.shape[1] ** -0.5))
@@ -174,6 +182,44 @@ def _dropout(text_net, x, gen):
     import torch
     keep = (torch.rand(x.shape, generator=gen) > 0.2).float() / 0.8
     return text_net(x * keep)
+
+
+def recipe(seed: int) -> str:
+    """What the trained weights follow: the seed, torch's version and this module's and the
+    training data's code (a saved model trained by another recipe is trained again)."""
+    import torch
+
+    from . import data
+
+    code = (Path(__file__).read_bytes(), Path(data.__file__).read_bytes())
+    return hashlib.sha256(repr((seed, torch.__version__, code)).encode()).hexdigest()[:16]
+
+
+def trained(path: str | Path, seed: int = 0) -> DemoModel:
+    """The demo model saved at ``path`` by this recipe, else trained now and saved there (atomically),
+    so that a second demo run trains nothing."""
+    import torch
+
+    from ..fileio import write_atomic
+
+    path, made = Path(path), recipe(seed)
+    if path.is_file():
+        with np.load(path) as saved:
+            if str(saved["recipe"]) == made:
+                arrays = {k: saved[k] for k in saved.files}
+                video_net, text_net = _nets(arrays["video.0.weight"].shape[1], arrays["text.0.weight"].shape[1])
+                for prefix, net in (("video.", video_net), ("text.", text_net)):
+                    net.load_state_dict({k[len(prefix):]: torch.from_numpy(v) for k, v in arrays.items()
+                                         if k.startswith(prefix)})
+                return DemoModel(video_net, text_net, arrays["mean"], arrays["std"], seed)
+    model = train(seed=seed)
+    arrays = {f"{prefix}{k}": v.detach().numpy() for prefix, net in (("video.", model.video_net), ("text.", model.text_net))
+              for k, v in net.state_dict().items()}
+    buf = io.BytesIO()
+    np.savez(buf, recipe=np.str_(made), mean=model.mean, std=model.std, **arrays)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, buf.getvalue())
+    return model
 
 
 @lru_cache(maxsize=1)

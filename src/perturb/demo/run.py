@@ -35,7 +35,8 @@ def run_demo(out: str | Path, seed: int = 0, video: Sequence[str] | str = DEFAUL
              text: Sequence[str] | None = None, severities: Sequence[int] = SEVERITY_LEVELS,
              pairs: Sequence[tuple[str, str]] = DEMO_PAIRS, bootstrap: int = 1000,
              progress: bool = True) -> tuple[dict[str, Any], dict[str, Path]]:
-    """Build the demo data, train the demo model, benchmark it, write results and reports."""
+    """Build the demo data, train the demo model (or load the one an earlier run saved), benchmark it,
+    write results and reports."""
     from ..dataset.readers import read_dataset
     from ..registry import REGISTRY
     from ..bench.api import benchmark
@@ -44,12 +45,12 @@ def run_demo(out: str | Path, seed: int = 0, video: Sequence[str] | str = DEFAUL
     from ..bench.report import print_summary, write_reports
     from ..results import write_csv, write_json
     from .data import write_dataset
-    from .model import train
+    from .model import trained
 
     out = Path(out)
     t0 = time.perf_counter()
     captions = write_dataset(out / "data", seed=seed + 1)
-    model = train(seed=seed)
+    model = trained(out / "model" / f"seed{seed}.npz", seed)
     print(f"demo data and model ready in {time.perf_counter() - t0:.1f} s")
     data = make_data(read_dataset(captions), "demo", str(captions), seed=seed)
     video_names = [s.ref for s in REGISTRY.resolve(video, "video")]
