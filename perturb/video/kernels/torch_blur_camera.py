@@ -26,14 +26,6 @@ ROUNDER = 1.5 * 2**23        # y + ROUNDER rounds y in [0, 2^22) half to even, t
 ROUNDER_BITS = 0x4B400000    # the int32 bits of float32 ROUNDER
 
 
-def float_levels(x: torch.Tensor) -> torch.Tensor:
-    """A float clip in [0, 1] as float32 levels, quantised as :func:`.clip.to_levels` (a new,
-    contiguous tensor, whatever the clip's strides)."""
-    if x.dtype == torch.float32:
-        return torch.mul(x, 255.0, out=torch.empty(x.shape, dtype=torch.float32, device=x.device)).round_()
-    return x.to(torch.float32, memory_format=torch.contiguous_format).mul_(255.0).round_()
-
-
 def int_levels(levels: torch.Tensor) -> torch.Tensor:
     """Float32 integer levels as int32, in place: the same memory viewed through its bits."""
     return levels.add_(ROUNDER).view(torch.int32).sub_(ROUNDER_BITS)
