@@ -17,6 +17,11 @@ class MissingResourceError(PerturbError, RuntimeError):
     """An optional resource (NLP model, WordNet, HF model) is absent; says how to install it."""
 
 
+class CaptionTypeError(PerturbError, ValueError, TypeError):
+    """A caption that is not a str, or captions that are not a sequence of str: a ValueError, as
+    every bad input to perturb is, and a TypeError, as Python raises for a value of the wrong type."""
+
+
 class NotApplicableError(PerturbError, ValueError):
     """A perturbation cannot apply to this input (raised only when strict=True)."""
 

@@ -1,6 +1,8 @@
 """How the builder produces one output within bounded memory: its :class:`Strategy`.
 
-Each output gets a :class:`Strategy`, chosen once per process by :func:`strategy`:
+Each output gets a :class:`Strategy`, chosen once per process by :func:`strategy` for each op,
+version, severity and parameters (a per-frame weather or rain op has other parameters, and
+another mode, than the same op at the same severity without it):
 
 - ``render``: an op whose output frame t reads input frame t only and whose draw does not
   depend on the clip's length (the noise ops: one key per clip). Its parameters are drawn once
@@ -37,7 +39,10 @@ from ..rng import derive_seed
 
 CHUNK = 64            # frames decoded at a time; every window is a multiple of it
 WINDOWS = (CHUNK,)             # per-frame ops and temporal segments of up to 64 frames
-PROBE_HW = (24, 32)
+# The probe's frame size: large enough that every op draws something on every frame at every
+# level (per-frame rain has one streak per 770 px at level 1: none at all on 24 x 32 frames, so
+# a new sheet per window went unseen and per-frame rain streamed in windows unlike apply()).
+PROBE_HW = (48, 64)
 
 
 def perturb(spec: Spec, clip: np.ndarray, rng: np.random.Generator, params: dict[str, Any]) -> np.ndarray:
@@ -59,12 +64,13 @@ class Strategy:
     window: int | None = None
 
 
-_STRATEGIES: dict[tuple[str, int, int], Strategy] = {}
+_STRATEGIES: dict[tuple[str, int, int, tuple[tuple[str, str], ...]], Strategy] = {}
 
 
 def strategy(spec: Spec, severity: int) -> Strategy:
-    """The :class:`Strategy` for ``spec`` at ``severity`` (cached per process; see the module doc)."""
-    key = (spec.ref, spec.version, severity)
+    """The :class:`Strategy` for ``spec`` at ``severity`` (cached per process, keyed by everything
+    that changes the mode: the op, its version, the severity and its parameters; see the module doc)."""
+    key = (spec.ref, spec.version, severity, _params_key(spec.params(severity)))
     if key not in _STRATEGIES:
         found = Strategy("whole")
         reads = getattr(spec.render, "reads", None)
@@ -80,6 +86,11 @@ def strategy(spec: Spec, severity: int) -> Strategy:
                 found = Strategy("windowed", CHUNK)
         _STRATEGIES[key] = found
     return _STRATEGIES[key]
+
+
+def _params_key(params: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Parameters as a hashable key: name and repr of every value (1, 1.0 and True stay apart)."""
+    return tuple(sorted((k, repr(v)) for k, v in params.items()))
 
 
 def _length_free_draw(spec: Spec, severity: int) -> bool:

@@ -26,15 +26,28 @@ TAG = 0x7065727475726274        # b"perturbt": the transforms' own branch of eve
 SEED_BOUND = 2 ** 63             # recorded seeds are ints in [0, 2**63)
 
 
+KEYS_FORMS = "a list, tuple or range, or a 1-D numpy array or torch tensor"
+
+
 def check_key(key: Any) -> int | str:
-    """A sample key as a plain int or str; anything else (bool, float, bytes, None...) refused."""
+    """A sample key as a plain int or str of valid Unicode; anything else (bool, float, bytes,
+    None, a str with a lone surrogate...) refused."""
     if isinstance(key, (bool, np.bool_)) or not isinstance(key, (numbers.Integral, str)):
         raise ValueError(f"a sample key must be {KEY_TYPES}; got {type(key).__name__} {key!r}")
-    return key if isinstance(key, str) else int(key)
+    if isinstance(key, str):
+        try:
+            key.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ValueError(f"a sample key str must be valid Unicode text; got {key!r}, with "
+                             f"{e.reason} at position {e.start}") from None
+        return key
+    return int(key)
 
 
 def check_keys(keys: Any, n: int | None = None) -> list[int | str]:
-    """Keys as a list of int / str, one per sample: a sequence, a 1-D numpy array or torch tensor."""
+    """Keys as a list of int / str, one per sample, in the samples' order: a sequence, a 1-D numpy
+    array or torch tensor. Sets (no order), mappings and one-shot iterators (a generator) are
+    refused: the i-th key must be the i-th sample's, and a draw must be repeatable."""
     if isinstance(keys, (str, bytes)):
         raise ValueError(f"keys must be a sequence with one key per sample; got the single "
                          f"{type(keys).__name__} {keys!r} (write [{keys!r}])")
@@ -42,11 +55,10 @@ def check_keys(keys: Any, n: int | None = None) -> list[int | str]:
         if len(keys.shape) != 1:
             raise ValueError(f"keys must be 1-D, one key per sample; got shape {tuple(keys.shape)}")
         keys = keys.tolist()
-    try:
-        items = list(keys)
-    except TypeError:
-        raise ValueError(f"keys must be a sequence with one key per sample, each {KEY_TYPES}; "
-                         f"got {type(keys).__name__}") from None
+    if not isinstance(keys, Sequence):
+        raise ValueError(f"keys must be {KEYS_FORMS}, one key per sample in order, each {KEY_TYPES}; "
+                         f"got {type(keys).__name__}")
+    items = list(keys)
     if n is not None and len(items) != n:
         raise ValueError(f"expected {n} keys, one per sample in the batch; got {len(items)}")
     return [check_key(k) for k in items]
@@ -75,13 +87,30 @@ def check_p(p: Any) -> float:
     return float(p)
 
 
+def _weight(value: Any) -> float:
+    """A weight as a float: NaN for what is not a real number (a bool, a str, a list), inf for an
+    int too large for a float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        return np.nan
+    try:
+        return float(value)
+    except OverflowError:
+        return np.inf
+
+
 def probabilities(weights: Iterable[Any], what: str) -> np.ndarray:
-    """Weights as probabilities: finite, non-negative, summing to more than 0."""
-    w = np.array([float(v) if isinstance(v, numbers.Real) and not isinstance(v, bool) else np.nan
-                  for v in weights], dtype=np.float64)
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-        raise ValueError(f"{what} must be finite numbers >= 0 with a positive sum; got {w.tolist()}")
-    return w / w.sum()
+    """Weights as probabilities: each a finite real number >= 0 (bools refused), their sum finite
+    and > 0 (a sum that overflows would make every probability 0, and the last entry always drawn)."""
+    given = [v.tolist() if isinstance(v, (np.ndarray, np.generic)) else v for v in weights]
+    w = np.array([_weight(v) for v in given], dtype=np.float64)
+    each = bool(np.all(np.isfinite(w)) and np.all(w >= 0))
+    with np.errstate(over="ignore"):
+        total = float(w.sum()) if each else np.nan
+    if not (np.isfinite(total) and total > 0):
+        sum_of = "" if not each else f", whose sum is {total:g}"
+        raise ValueError(f"{what} must be finite numbers >= 0 (not bools) whose sum is finite and > 0; "
+                         f"got {given!r}{sum_of}")
+    return w / total
 
 
 def severity_weights(severity: Any) -> tuple[tuple[int, ...], np.ndarray] | None:
@@ -97,7 +126,8 @@ def severity_weights(severity: Any) -> tuple[tuple[int, ...], np.ndarray] | None
             raise ValueError(f"{expected}; got {severity!r}")
         return (int(severity),), np.ones(1)
     if isinstance(severity, Mapping):
-        bad = [k for k in severity if isinstance(k, bool) or k not in SEVERITY_LEVELS]
+        bad = [k for k in severity if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral)
+               or k not in SEVERITY_LEVELS]
         if bad or not severity:
             raise ValueError(f"{expected}; got levels {sorted(map(repr, severity))}")
         levels = tuple(sorted(int(k) for k in severity))

@@ -98,7 +98,7 @@ def to_numpy(clip: Any) -> tuple[np.ndarray, ClipKind]:
         kind = ClipKind("torch", clip.dtype, layout, clip.device)
         if layout == "THWC":
             return np.ascontiguousarray(clip.detach().cpu().numpy()), kind
-        arr = (clip.detach().float().permute(0, 2, 3, 1) * 255.0).round().clamp(0, 255).to(torch.uint8)
+        arr = to_uint8_frames(clip, layout)
         return np.ascontiguousarray(arr.cpu().numpy()), kind
     if isinstance(clip, np.ndarray):
         got = f"numpy {clip.dtype} array"
@@ -126,12 +126,27 @@ def from_numpy(arr: np.ndarray, kind: ClipKind) -> Any:
 
 def to_levels(clip: Any, layout: str) -> Any:
     """A validated torch clip (:func:`torch_layout`) as float32 (T, 3, H, W) holding integer
-    levels 0..255 (float clips quantised: values in [0, 1] need no clipping)."""
+    levels 0..255 (float clips quantised by :func:`float_levels`)."""
     import torch
 
     if layout == "THWC":                     # planar, so that kernels read contiguous frames
         return clip.detach().permute(0, 3, 1, 2).to(torch.float32, memory_format=torch.contiguous_format)
-    return (clip.detach().to(torch.float32) * 255.0).round_()
+    return float_levels(clip.detach())
+
+
+def float_levels(x: Any) -> Any:
+    """A float clip in [0, 1] as float32 levels rint(value·255), rounded half to even (a new,
+    contiguous tensor, whatever the clip's strides). The product is float64 for a float64 clip
+    (as ``np.rint(v * 255)`` reads it) and float32 otherwise (exact for float16 and bfloat16):
+    float32 would read nextafter(0.5/255, 1) in float64 as level 0. Values in [0, 1] need no
+    clipping. The one quantiser of float clips: every route reads the same levels."""
+    import torch
+
+    work = torch.float64 if x.dtype == torch.float64 else torch.float32
+    out = torch.empty(x.shape, dtype=work, device=x.device)
+    levels = torch.mul(x, 255.0, out=out).round_() if x.dtype == work else \
+        out.copy_(x).mul_(255.0).round_()
+    return levels if work == torch.float32 else levels.to(torch.float32)
 
 
 def from_levels(x: Any, layout: str, dtype: Any, out: Any = None) -> Any:

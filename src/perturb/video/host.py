@@ -2,7 +2,7 @@
 
 On the CPU, OpenCV's frame kernels outrun torch's on almost every pixel-computing op
 (benchmarks/README.md, "The CPU route"), so a CPU tensor is read as uint8 levels (a view of a
-uint8 clip; a float clip quantised as :func:`.clip.to_levels` does), rendered by the op's numpy
+uint8 clip; a float clip quantised as :func:`.clip.float_levels` does), rendered by the op's numpy
 kernel on at most torch's thread count (one in a DataLoader worker) and given back in kind: the
 pixels are the numpy path's, bit for bit. An op whose torch kernel is the faster one on float
 clips says so (``Renderer.cpu_kernel = "torch"``: brightness, static_rotate, elastic_transform,
@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
-from .clip import from_uint8_frames
+from .clip import from_uint8_frames, to_uint8_frames
 from .kernels.opencv_frames import at_most_threads, float_planes_to_frames, frames_to_float_planes
 
 _torch_on_cpu: ContextVar[bool] = ContextVar("perturb_torch_kernels_on_cpu", default=False)
@@ -44,11 +44,14 @@ def renders_on_host(clip: Any, layout: str, cpu_kernel: str = "numpy") -> bool:
 
 def host_frames(clip: Any, layout: str) -> np.ndarray:
     """A validated CPU torch clip as uint8 (T, H, W, 3) numpy (shares a uint8 clip's memory:
-    kernels never write to their input)."""
+    kernels never write to their input). A float clip is quantised as :func:`.clip.float_levels`
+    does: by OpenCV in float32, by torch in float64 for a float64 clip."""
     import torch
 
     if layout == "THWC":
         return np.ascontiguousarray(clip.detach().numpy())
+    if clip.dtype == torch.float64:
+        return to_uint8_frames(clip, layout).numpy()
     return float_planes_to_frames(clip.detach().to(torch.float32).contiguous().numpy())
 
 

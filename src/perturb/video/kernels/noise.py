@@ -176,7 +176,7 @@ def render_values_torch(frames: Any, frame_indices: Sequence[int], key: int,
     group = max(1, TORCH_GROUP // max(values, 1))
     out = torch.empty(frames.shape, dtype=frames.dtype, device=frames.device)
     if floating:
-        from .torch_blur_camera import float_levels
+        from ..clip import float_levels
     for a in range(0, len(seeds), group):
         if floating:
             part = frames[a:a + group]

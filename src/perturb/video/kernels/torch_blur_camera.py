@@ -26,14 +26,6 @@ ROUNDER = 1.5 * 2**23        # y + ROUNDER rounds y in [0, 2^22) half to even, t
 ROUNDER_BITS = 0x4B400000    # the int32 bits of float32 ROUNDER
 
 
-def float_levels(x: torch.Tensor) -> torch.Tensor:
-    """A float clip in [0, 1] as float32 levels, quantised as :func:`.clip.to_levels` (a new,
-    contiguous tensor, whatever the clip's strides)."""
-    if x.dtype == torch.float32:
-        return torch.mul(x, 255.0, out=torch.empty(x.shape, dtype=torch.float32, device=x.device)).round_()
-    return x.to(torch.float32, memory_format=torch.contiguous_format).mul_(255.0).round_()
-
-
 def int_levels(levels: torch.Tensor) -> torch.Tensor:
     """Float32 integer levels as int32, in place: the same memory viewed through its bits."""
     return levels.add_(ROUNDER).view(torch.int32).sub_(ROUNDER_BITS)
@@ -122,35 +114,79 @@ def motion_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor
     return out
 
 
-def _source_grid(inverse: np.ndarray, h: int, w: int, device: torch.device) -> torch.Tensor:
-    """grid_sample grid (align_corners=True) of per-frame pixel maps dst (x, y) -> src = A·(x, y, 1).
+def _canvas_side(n: int) -> int:
+    """The side of the canvas that a frame side of n pixels is sampled on: 2^k + 1 >= n (n itself
+    when n <= 2). grid_sample reads a grid value g back as the position (g + 1)·(side - 1)/2 in
+    float32; with side - 1 a power of two that product is exact, so every position a float32
+    grid value can hold (every half pixel among them) is read back as it was written."""
+    return n if n <= 2 else (1 << (n - 2).bit_length()) + 1
 
-    Built on the device, in float64 where the device has it, so positions round as OpenCV's do:
-    each coordinate is a row term plus a column term, scaled, one add per grid value.
+
+def _fold(position: torch.Tensor, n: int, border: str) -> torch.Tensor:
+    """Positions on an axis of n pixels brought into [0, n - 1] as OpenCV's border reads them:
+    "reflect" folds them the reflect-101 way (bilinear weights mirror with the neighbours, so the
+    sample is the same), "replicate" clamps them. Exact in floating point: every step subtracts
+    from a position a whole number no larger than it."""
+    if n == 1:
+        return torch.zeros_like(position)
+    if border == "replicate":
+        return position.clamp(0, n - 1)
+    period = 2 * (n - 1)
+    position = position.abs()
+    position = position - period * torch.floor(position / period)
+    return torch.where(position > n - 1, period - position, position)
+
+
+def _source_grid(inverse: np.ndarray, h: int, w: int, device: torch.device, border: str = "reflect") -> torch.Tensor:
+    """grid_sample grid (align_corners=True, on the :func:`_canvas_side` canvas) of per-frame
+    pixel maps dst (x, y) -> src = A·(x, y, 1), read by OpenCV's ``border``.
+
+    Built on the device, in float64 where the device has it: each position a row term plus a
+    column term, rounded once to float32 as OpenCV's warpAffine holds it, folded into the frame
+    (:func:`_fold`), then scaled to the canvas exactly. So grid_sample samples where OpenCV does
+    (positions below a quarter of the canvas to within 2^-25 of its half side): a half-pixel
+    position, all a 90° turn of a frame with one odd side has, stays a half pixel, and a value
+    halfway between two levels is exactly that and rounds half to even as OpenCV's does. Scaled
+    to the frame itself, the read-back missed half pixels by an ulp and rounded 3-6% of such a
+    turn's values the other way. (grid_sample still sums the four weighted neighbours in its
+    own order, not OpenCV's two interpolations: a value a hair from a half can round apart, on
+    about 0.01-0.07% of values at other angles.)
     """
     dtype = torch.float32 if device.type == "mps" else torch.float64
     mats = torch.tensor(np.asarray(inverse), dtype=dtype, device=device)       # (N, 2, 3)
     xs = torch.arange(w, dtype=dtype, device=device)
     ys = torch.arange(h, dtype=dtype, device=device)
-    scale = torch.tensor([2.0 / max(w - 1, 1), 2.0 / max(h - 1, 1)], dtype=dtype, device=device)
-    mats = mats * scale[None, :, None]                                       # rows scaled
     col = mats[:, None, :, 0] * xs[None, :, None]                            # (N, W, 2)
-    row = mats[:, None, :, 1] * ys[None, :, None] + (mats[:, None, :, 2] - 1)   # (N, H, 2)
+    row = mats[:, None, :, 1] * ys[None, :, None] + mats[:, None, :, 2]      # (N, H, 2)
     grid = torch.empty((len(mats), h, w, 2), dtype=torch.float32, device=device)
-    for k in range(2):                   # per coordinate: whole rows of W per step; added in dtype, stored as float32
-        torch.add(row[:, :, None, k], col[:, None, :, k], out=grid[..., k])
+    for k, n in enumerate((w, h)):       # per coordinate: whole rows of W per step, in dtype; stored as float32
+        position = torch.add(row[:, :, None, k], col[:, None, :, k]).to(torch.float32).to(dtype)
+        scale = 2.0 / max(_canvas_side(n) - 1, 1)
+        grid[..., k] = _fold(position, n, border).mul_(scale).sub_(1)
     return grid
 
 
-def warp(x: torch.Tensor, inverse: np.ndarray, padding: str = "reflection") -> torch.Tensor:
+def _on_canvas(x: torch.Tensor) -> torch.Tensor:
+    """(N, C, H, W) frames on their :func:`_canvas_side` canvas: zeros past the frame, which the
+    folded positions read with weight 0 at most."""
+    h, w = x.shape[-2:]
+    return F.pad(x, (0, _canvas_side(w) - w, 0, _canvas_side(h) - h))
+
+
+def _sample(x: torch.Tensor, grid: torch.Tensor) -> torch.Tensor:
+    """Frames sampled bilinearly at a :func:`_source_grid` grid (one per frame, or one expanded)."""
+    return F.grid_sample(_on_canvas(x), grid.expand(len(x), -1, -1, -1), mode="bilinear",
+                         padding_mode="border", align_corners=True)
+
+
+def warp(x: torch.Tensor, inverse: np.ndarray, border: str = "reflect") -> torch.Tensor:
     """Frame t sampled bilinearly at inverse[t]·(x, y, 1) (pixel coordinates), as cv2.warpAffine would.
 
-    ``inverse`` is (T, 2, 3), or (1, 2, 3) for one map shared by every frame. ``padding="reflection"``
-    is OpenCV's reflect-101, ``"border"`` its replicate.
+    ``inverse`` is (T, 2, 3), or (1, 2, 3) for one map shared by every frame. ``border="reflect"``
+    is OpenCV's reflect-101, ``"replicate"`` its replicate.
     """
-    t, _, h, w = x.shape
-    grid = _source_grid(inverse, h, w, x.device).expand(t, -1, -1, -1)
-    return F.grid_sample(x, grid, mode="bilinear", padding_mode=padding, align_corners=True)
+    _, _, h, w = x.shape
+    return _sample(x, _source_grid(inverse, h, w, x.device, border))
 
 
 def _zoom_grid(h: int, w: int, z: float, n: int, device: torch.device) -> torch.Tensor:
@@ -163,7 +199,7 @@ def _centre_zoom_grid(h: int, w: int, z: float, device: torch.device) -> torch.T
     """The centre zoom's grid (1, H, W, 2), cached per device (read only)."""
     cx, cy = (w - 1) / 2, (h - 1) / 2
     inverse = np.array([[[1 / z, 0, cx - cx / z], [0, 1 / z, cy - cy / z]]])
-    return _source_grid(inverse, h, w, device)
+    return _source_grid(inverse, h, w, device, "replicate")
 
 
 def zoom_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
@@ -173,8 +209,9 @@ def zoom_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     factors = zoom_factors(params["zooms"])
     n = len(factors) + 1
     acc = x.clone()
+    canvas = _on_canvas(x)
     for z in factors:                                   # one batched warp per zoom factor
-        acc += F.grid_sample(x, _zoom_grid(h, w, float(z), n_frames, x.device), mode="bilinear",
+        acc += F.grid_sample(canvas, _zoom_grid(h, w, float(z), n_frames, x.device), mode="bilinear",
                              padding_mode="border", align_corners=True).round_()
     return torch.floor(acc.add_(n // 2).div_(n))
 
@@ -198,8 +235,7 @@ def _static_grid(h: int, w: int, degrees: float, device: torch.device) -> torch.
 
 def static_rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Every frame turned by the same angle (bilinear, mirrored borders): one sampling grid for the clip."""
-    grid = _static_grid(*x.shape[2:], float(params["degrees"]), x.device).expand(len(x), -1, -1, -1)
-    return F.grid_sample(x, grid, mode="bilinear", padding_mode="reflection", align_corners=True)
+    return _sample(x, _static_grid(*x.shape[2:], float(params["degrees"]), x.device))
 
 
 def rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:

@@ -20,7 +20,8 @@ from . import imagenet_c as ic
 from . import imagenet_c_colour as colour
 from . import imagenet_c_pixelate as pix
 from .noise import _lookup, device_copy
-from .torch_blur_camera import exact_sums, float_levels, int_levels
+from ..clip import float_levels
+from .torch_blur_camera import exact_sums, int_levels
 
 
 # ------------------------------------------------------------------------------------- blurs
