@@ -37,3 +37,13 @@ class UsageError(PerturbError):
 class GateInputError(PerturbError, ValueError):
     """An unreadable or off-schema results file, an unknown metric or name, or a malformed rule
     (``perturb check``/``compare`` exit with status 2)."""
+
+
+def check_unicode(text: str, what: str) -> str:
+    """``text`` itself when it encodes as UTF-8; else a ValueError naming ``what`` and the first bad
+    character (a lone surrogate cannot be hashed, written or tokenised)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError(f"{what} {text!r} is not valid Unicode text: {e.reason} at position {e.start}") from None
+    return text

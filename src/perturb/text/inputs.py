@@ -9,19 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..errors import CaptionTypeError
+from ..errors import CaptionTypeError, check_unicode
 
 
 def check_caption(caption: Any, where: str = "") -> str:
     """``caption`` itself when it is a str of valid Unicode; a ValueError otherwise."""
     if not isinstance(caption, str):
         raise CaptionTypeError(f"expected a caption as str{where}; got {type(caption).__name__}")
-    try:
-        caption.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise ValueError(f"caption{where} {caption!r} is not valid Unicode text: "
-                         f"{e.reason} at position {e.start}") from None
-    return caption
+    return check_unicode(caption, f"caption{where}")
 
 
 def check_captions(captions: Iterable[str]) -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..errors import check_unicode
 from ..registry import REGISTRY, Spec
 from ..rng import derive_generator
 from ..selection import SEVERITY_LEVELS
@@ -34,14 +35,7 @@ def check_key(key: Any) -> int | str:
     None, a str with a lone surrogate...) refused."""
     if isinstance(key, (bool, np.bool_)) or not isinstance(key, (numbers.Integral, str)):
         raise ValueError(f"a sample key must be {KEY_TYPES}; got {type(key).__name__} {key!r}")
-    if isinstance(key, str):
-        try:
-            key.encode("utf-8")
-        except UnicodeEncodeError as e:
-            raise ValueError(f"a sample key str must be valid Unicode text; got {key!r}, with "
-                             f"{e.reason} at position {e.start}") from None
-        return key
-    return int(key)
+    return check_unicode(key, "a sample key") if isinstance(key, str) else int(key)
 
 
 def check_keys(keys: Any, n: int | None = None) -> list[int | str]:
