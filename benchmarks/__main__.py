@@ -11,8 +11,11 @@ refreshed whenever it runs), ``floors`` (the ops that still miss their peer: our
 measured floor of our function, ``benchmarks/floors.py``; its own README block too), and,
 on its own, ``runner`` (``benchmarks/runner_speed.py``: end-to-end ``perturb bench`` speed
 against the parent commit, with its defaults; run that script directly for its options).
-``--device cuda`` instead times the torch path per op in frames/s, and says so and stops when
-there is no such device. Prints the tables, writes ``benchmarks/results/<date>-<machine>.json``
+A section whose module declares the command-line peers it needs (``NEEDS = ("ffmpeg",)``) is
+skipped up front, with the install hint, when one is not on PATH; the other sections still run and
+the results file is still written (the README's tables are left as they were). ``--device cuda``
+instead times the torch path per op in frames/s, and says so and stops when there is no such
+device. Prints the tables, writes ``benchmarks/results/<date>-<machine>.json``
 (``...-torch-<device>.json`` for a device run) and, after a full run, the tables into
 ``benchmarks/README.md``.
 """
@@ -30,7 +33,7 @@ from perturb.video.sample import sample_clip
 
 from . import (codecs_vs_ffmpeg, floors, kinetics_c, kinetics_vs_ffmpeg, temporal_camera, torch_device,
                visual_vs_imagecorruptions, vs_libraries)
-from .harness import Settings, write_results
+from .harness import Settings, unmet, write_results
 
 SECTIONS = {"visual": visual_vs_imagecorruptions, "codecs": codecs_vs_ffmpeg, "temporal": temporal_camera,
             "kinetics": kinetics_c, "kinetics-codecs": kinetics_vs_ffmpeg, "peers": vs_libraries,
@@ -71,7 +74,8 @@ def markdown(done: dict[str, dict], path: Path) -> str:
     parts = [f"Results file: `benchmarks/results/{path.name}`."]
     for key, section in done.items():
         module = torch_device if key == "torch" else SECTIONS[key]
-        parts.append(f"### {TITLES[key]}\n\n{module.render(section)}")
+        text = f"skipped: {section['skipped']}" if section.get("skipped") else module.render(section)
+        parts.append(f"### {TITLES[key]}\n\n{text}")
     return "\n\n".join(parts)
 
 
@@ -108,7 +112,13 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             print(f"unknown section(s) {', '.join(unknown)}; expected: {', '.join(SECTIONS)}", file=sys.stderr)
             return 2
+        skips = {key: why for key in names if (why := unmet(getattr(SECTIONS[key], "NEEDS", ())))}
+        for key, why in skips.items():           # said up front, before any timing
+            print(f"== {TITLES[key]}: skipped, {why}")
         for key in names:
+            if key in skips:
+                done[key] = {"skipped": skips[key], "rows": []}
+                continue
             print(f"== {TITLES[key]}")
             runner = SECTIONS[key]
             ops = [o.strip() for o in args.ops.split(",") if o.strip()] if args.ops else None
@@ -125,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     text = markdown(done, path)
     print("\n" + text + f"\n\nwritten: {path}")
     if not args.device and not args.no_readme:
-        full = set(DEFAULT.split(",")) <= set(done)
+        full = set(DEFAULT.split(",")) <= {k for k, v in done.items() if not v.get("skipped")}
         if full:
             update_readme(markdown({k: v for k, v in done.items() if k not in ("peers", "floors")}, path))
         if "peers" in done and not args.ops:

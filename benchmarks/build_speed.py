@@ -29,14 +29,14 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from perturb.dataset import build, encode  # noqa: E402
 from perturb.fileio import sha256_file  # noqa: E402
 from perturb.video import apply, io  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
-SAMPLE = Path(__file__).resolve().parent.parent / "perturb" / "assets" / "sample" / "sample.mp4"
+SAMPLE = Path(__file__).resolve().parent.parent / "src" / "perturb" / "assets" / "sample" / "sample.mp4"
 SPEED_PERTURBATIONS = "motion_blur,jumble"
 FRAMES_PER_1000 = 1000 * 10 * 30          # 1,000 videos of 10 s at 30 fps
 

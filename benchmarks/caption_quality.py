@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: the MSR-VTT contrast sets are not in {args.data} "
               f"(expected {', '.join(FILES)})")
         return 0
-    sys.path.insert(0, str(REPO))
+    sys.path.insert(0, str(REPO / "src"))
     from perturb.contrast import generate_batch, lexicon
     sets = load(args.data)
     if args.limit:

@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
-    sys.path.insert(0, str(REPO))
+    sys.path.insert(0, str(REPO / "src"))
     from perturb.contrast import TYPES, generate_batch, lexicon
     from perturb.testing.captions import varied_captions
 

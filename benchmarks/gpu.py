@@ -177,13 +177,15 @@ def runner_grid(device: str, dry: bool, log=print) -> dict[str, Any]:
 def cuda_tests(log=print) -> dict[str, Any]:
     """``pytest -k cuda`` over the test files that parametrise or check a CUDA device."""
     files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py") if "cuda" in p.read_text())
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "cuda", "-rs", *files]
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "cuda", "-rfEs", "--tb=line", *files]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)})
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH")) if p)})
     lines = proc.stdout.strip().splitlines()
     summary = next((ln for ln in reversed(lines) if re.search(r"passed|failed|skipped|deselected|error", ln)), "")
     log(f"  {' '.join(files)}: {summary}")
-    return {"files": files, "returncode": proc.returncode, "summary": summary, "tail": "\n".join(lines[-30:])}
+    failed = [ln.split(" ", 1)[1].split(" - ", 1)[0] for ln in lines if ln.startswith(("FAILED ", "ERROR "))]
+    return {"files": files, "returncode": proc.returncode, "summary": summary, "failed": failed,
+            "tail": "\n".join(lines[-30:])}
 
 
 def device_info(device: str) -> dict[str, Any]:

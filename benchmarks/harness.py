@@ -128,6 +128,23 @@ def speed_table(rows: Sequence[Mapping[str, Any]], peer: str, equivalence: str) 
     return table(["op", "sev", "ours ms/clip", f"{peer} ms/clip", "speed-up", "target", "met", equivalence], body)
 
 
+# The command-line peers a section may declare it needs (its module's NEEDS), each with how to get it.
+TOOLS = {"ffmpeg": "install Debian's ffmpeg (apt-get install ffmpeg)",
+         "ffprobe": "install Debian's ffmpeg (apt-get install ffmpeg)"}
+
+
+def unmet(needs: Sequence[str]) -> str | None:
+    """Why a section that needs the command-line tools ``needs`` cannot run here (the tools not on
+    PATH and how to install them), or None when every one is found: checked before any timing."""
+    import shutil
+
+    missing = [tool for tool in needs if shutil.which(tool) is None]
+    if not missing:
+        return None
+    hints = "; ".join(dict.fromkeys(TOOLS[tool] for tool in missing))
+    return f"{'/'.join(missing)} not found: {hints} to run this section"
+
+
 def failure(exc: Exception) -> str:
     """A contender's failure in one line (type and message, at most 160 characters): a peer that
     is missing or breaks is data, reported beside the tables."""

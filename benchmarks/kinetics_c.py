@@ -33,6 +33,7 @@ from perturb.video.severity_params import SEVERITY_PARAMS, SUITE_PARAMS
 
 from .harness import Settings, interleaved, ms, speed_table, timed
 
+NEEDS = ("ffmpeg",)          # command-line peers, checked before any timing (harness.unmet)
 SEVERITIES = (1, 3, 5)
 TARGET = 5.0
 CLIP_FPS = 30

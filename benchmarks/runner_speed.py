@@ -96,7 +96,7 @@ def run_bench(code: Path, model: str, dataset: Path, category: str, extra: list[
                "bench", "--model", model, "--dataset", str(dataset), "--video-perturbations", category,
                "--text-perturbations", "none", "--bootstrap", "0", "--no-cache", "--no-progress",
                "--captions", "first", "--out", out, *extra]
-        paths = (str(code), os.environ.get("PYTHONPATH"))     # the checkout first; installed extras kept
+        paths = (str(code / "src"), str(code), os.environ.get("PYTHONPATH"))   # the checkout first (src/ or flat)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p), "HF_HUB_OFFLINE": "1"}
         t0, cpu0 = time.perf_counter(), _children_cpu()
         proc = subprocess.run(cmd, cwd=code, env=env, capture_output=True, text=True)

@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from perturb.registry import REGISTRY  # noqa: E402
 from perturb.testing.captions import LONG_CAPTION_WORDS, varied_captions  # noqa: E402

@@ -82,7 +82,7 @@ def _worker(ops: list[str], repeats: int) -> dict[str, Any]:
 
 def _child(tree: Path, ops: list[str], repeats: int) -> dict[str, Any]:
     """This file run as a script (so perturb is the one on ``tree``'s path) over ``ops``."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(tree / "src"), str(tree))), "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", ",".join(ops), str(repeats)]
     done = subprocess.run(cmd, env=env, cwd=tree, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])

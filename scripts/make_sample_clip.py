@@ -4,7 +4,7 @@ A camera pans (with a slow zoom and a little vertical sway) across a strip of fo
 (astronaut, coffee, chelsea, rocket) while the scikit-image logo, with its alpha channel, moves
 and turns across the view. Deterministic: the same script gives the same frames. Run:
 
-    python scripts/make_sample_clip.py [--out perturb/assets/sample/sample.mp4]
+    python scripts/make_sample_clip.py [--out src/perturb/assets/sample/sample.mp4]
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ PHOTOS = ("astronaut", "coffee", "chelsea", "rocket")
 SPRITE = 72                   # side of the moving logo, in output pixels
 ENCODING = {"codec": "libx264", "pix_fmt": "yuv444p",
             "options": {"crf": "12", "preset": "slow", "threads": "1"}}
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "perturb" / "assets" / "sample" / "sample.mp4"
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src" / "perturb" / "assets" / "sample" / "sample.mp4"
 
 
 def photo_strip() -> np.ndarray:

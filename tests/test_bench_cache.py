@@ -146,7 +146,7 @@ def test_part_of_another_width_is_dropped_as_inconsistent(tmp_path):
 
 def test_rows_are_checked_before_they_are_cached(tmp_path):
     items = tiny_items(4)
-    with pytest.raises(BadEmbeddingsError, match="model counting .*width 8.*width 16"):
+    with pytest.raises(BadEmbeddingsError, match="model counting: text and video widths differ: .*width 16.*width 8"):
         _run(Counting(video_width=8), items, tmp_path)       # texts 16 wide, videos 8
     cached_modalities = {p.relative_to(tmp_path).parts[3] for p in _parts(tmp_path)}
     assert cached_modalities == {"text"}                      # no video row was written

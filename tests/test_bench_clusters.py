@@ -83,8 +83,8 @@ def listening(port: int) -> bool:
 def driver(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
     """``perturb ARGS`` in a new process that sees no GPU (CUDA_VISIBLE_DEVICES empty)."""
     full = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
-    full.update(PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]), CUDA_VISIBLE_DEVICES="",
-                **env)
+    full.update(PYTHONPATH=os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")]),
+                CUDA_VISIBLE_DEVICES="", **env)
     return subprocess.run([sys.executable, "-m", "perturb", *args], cwd=cwd, env=full, capture_output=True,
                           text=True, timeout=300)
 

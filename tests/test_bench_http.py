@@ -1,12 +1,6 @@
 """The http adapter against a server on 127.0.0.1 started by the test: happy path, retries, errors."""
 from __future__ import annotations
 
-import base64
-import json
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import numpy as np
 import pytest
 
@@ -15,104 +9,7 @@ from perturb.bench.adapters.factory import load_model
 from perturb.bench.api import benchmark
 from bench_fixtures import tiny_data
 from perturb.bench.encoder import Settings
-
-
-class Handler(BaseHTTPRequestHandler):
-    mode = "ok"            # ok | flaky | slow | notjson | badshape | missing | client_error | busy | cut | trickle | down
-    hits: list = []
-    items: list = []       # (endpoint, number of items) of every request answered 200
-    version = None         # what GET /info answers (None: 404)
-    videos_before_down = 1
-    trickled = 0
-
-    def do_GET(self):
-        if self.path == "/info" and Handler.version is not None:
-            return self._send(200, json.dumps({"version": Handler.version}).encode())
-        return self._send(404, b'{"error": "no such endpoint"}')
-
-    def log_message(self, *args):       # keep test output clean
-        pass
-
-    def _send(self, code: int, body: bytes) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_POST(self):
-        payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        Handler.hits.append(self.path)
-        mode = Handler.mode
-        if mode == "flaky" and len(Handler.hits) % 2 == 1:
-            return self._send(503, b'{"error": "warming up"}')
-        if mode in ("busy", "unavailable") and len(Handler.hits) == 1:
-            self.send_response(429 if mode == "busy" else 503)
-            self.send_header("Retry-After", "1")
-            self.send_header("Content-Length", "2")
-            self.end_headers()
-            return self.wfile.write(b"{}")
-        if mode == "cut" and len(Handler.hits) == 1:
-            self.send_response(200)
-            self.send_header("Content-Length", "1000")
-            self.end_headers()
-            self.wfile.write(b'{"embeddings": [[1.0, ')
-            self.wfile.flush()
-            self.close_connection = True
-            return None
-        if mode in ("trickle", "slowheaders"):
-            try:
-                if mode == "trickle":
-                    self.send_response(200)
-                    self.send_header("Content-Length", "100")
-                    self.end_headers()
-                else:
-                    self.wfile.write(b"HTTP/1.0 200 OK\r\n")
-                for _ in range(100):
-                    self.wfile.write(b" " if mode == "trickle" else b"X-Slow: 1\r\n")
-                    self.wfile.flush()
-                    Handler.trickled += 1
-                    time.sleep(0.05)
-            except OSError:
-                pass                                  # the client gave up: the point of the test
-            return None
-        if mode == "down" and self.path.endswith("encode_videos"):
-            if sum(e == "/encode_videos" for e, _ in Handler.items) >= Handler.videos_before_down:
-                return self._send(503, b'{"error": "down"}')
-        if mode == "slow":
-            time.sleep(0.5)
-        if mode == "client_error":
-            return self._send(400, b'{"error": "bad request"}')
-        if mode == "notjson":
-            return self._send(200, b"<html>oops</html>")
-        if self.path.endswith("encode_texts"):
-            emb = [[len(t), t.count(" "), 1.0] for t in payload["texts"]]
-        else:
-            assert payload["format"] == "jpeg"
-            emb = []
-            for frames in payload["videos"]:
-                raw = base64.b64decode(frames[0])
-                assert raw[:2] == b"\xff\xd8"                    # a JPEG
-                emb.append([len(frames), len(raw) % 7, 1.0])
-        if mode == "badshape":
-            emb = emb[:-1]
-        if mode == "missing":
-            return self._send(200, json.dumps({"vectors": emb}).encode())
-        if Handler.version == "b":
-            emb = [[-x for x in row] for row in emb]         # "another model" behind the same URL
-        Handler.items.append((self.path, len(emb)))
-        return self._send(200, json.dumps({"embeddings": emb}).encode())
-
-
-@pytest.fixture()
-def server():
-    Handler.mode, Handler.hits, Handler.items, Handler.version, Handler.trickled = "ok", [], [], None, 0
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+from http_model import Handler, server  # noqa: F401  (server: the fixture)
 
 
 def test_http_adapter_end_to_end(server):

@@ -182,7 +182,7 @@ def test_same_seed_same_output_across_processes(tmp_path):
     script.write_text(DIGEST_SCRIPT)
     out = []
     for hash_seed in ("1", "2"):
-        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root)}
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root / "src")}
         done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=root)
         assert done.returncode == 0, done.stderr
         out.append(done.stdout)
@@ -351,7 +351,7 @@ def test_an_output_aimed_at_an_input_is_refused(capsys, tmp_path, monkeypatch, c
     monkeypatch.chdir(tmp_path)
     video = tmp_path / "v.mp4"
     if not video.exists():
-        video.write_bytes((Path(__file__).resolve().parents[1] / "perturb/assets/sample/sample.mp4").read_bytes())
+        video.write_bytes((Path(__file__).resolve().parents[1] / "src/perturb/assets/sample/sample.mp4").read_bytes())
         write(tmp_path / "caps.csv", "video_id,caption\n" + "".join(f"v{i},caption {i}\n" for i in range(8)))
         write(tmp_path / "r.json", json.dumps(make_results(ci=0.02)))
     target = {"apply": video, "gallery": video, "build": tmp_path / "caps.csv", "report": tmp_path / "r.json",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-CONTRAST = Path(__file__).resolve().parents[1] / "perturb" / "contrast"
+CONTRAST = Path(__file__).resolve().parents[1] / "src" / "perturb" / "contrast"
 
 
 def _imported_modules(path: Path) -> set[str]:
@@ -33,7 +33,7 @@ def test_each_verb_module_imports_first_in_a_fresh_process(first):
     code = (f"import {first}, perturb.contrast.lm as lm, perturb.contrast.verb as verb; "
             "assert callable(lm.candidates) and callable(verb.candidates)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=CONTRAST.parents[1], timeout=300)
+                          cwd=CONTRAST.parents[2], timeout=300)
     assert done.returncode == 0, done.stderr
 
 

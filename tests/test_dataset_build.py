@@ -20,7 +20,7 @@ from perturb.dataset.staging import TMP_MARK  # noqa: E402
 from perturb.dataset.strategy import (Strategy, apply_windowed, reproduce, strategy,  # noqa: E402
                                       window_generator)
 from perturb.registry import REGISTRY, Spec  # noqa: E402
-from perturb.rng import derive_seed  # noqa: E402
+from perturb.rng import derive_seed, item_seed  # noqa: E402
 from perturb.video import apply, io  # noqa: E402
 from perturb.video.render import FRAME, WINDOW, Renderer, perturb_clip  # noqa: E402
 
@@ -381,3 +381,48 @@ def test_build_refuses_colliding_ids_and_items_without_video_but_builds_captions
     result = build(captions_only, tmp_path / "o", video_perturbations="none", text_perturbations="Typos",
                    jobs=1, progress=False)
     assert result.ok and result.done == 1
+
+
+def _two_long_clips(tmp_path: Path) -> tuple[Path, dict[str, np.ndarray]]:
+    """Two 140-frame clips (three build windows) of 48 x 64 pixels (a few rain streaks a frame),
+    as a CSV dataset."""
+    rows, clips = ["video_id,video_path,caption"], {}
+    for i, vid in enumerate(("a", "b")):
+        path = ds.write_video(tmp_path / f"{vid}.mp4", frames=140, height=48, width=64, seed=10 + i)
+        rows.append(f"{vid},{path},clip {vid}")
+        clips[vid] = io.read(path)[0]
+    (tmp_path / "c.csv").write_text("\n".join(rows) + "\n")
+    return tmp_path / "c.csv", clips
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["per_frame_first", "plain_first"])
+def test_a_build_does_not_depend_on_an_earlier_build_in_the_process(tmp_path, first):
+    """The build mode is chosen per op, severity and parameters: a per-frame rain build (a sheet
+    key and a slant per frame: its draw depends on the clip's length, counted) and a plain one
+    (one key and slant: rendered window by window) in one process each equal apply() on the whole
+    clip, in either order."""
+    from perturb.dataset import strategy as strategy_module
+    strategy_module._STRATEGIES.clear()            # this process's earlier tests chose modes too
+    csv, clips = _two_long_clips(tmp_path)
+    for per_frame in (first, not first):
+        out = tmp_path / f"out-{per_frame}"
+        result = build(csv, out, video_perturbations="rain", severities="1", text_perturbations="none",
+                       per_frame=per_frame, jobs=1, progress=False)
+        assert result.ok
+        for vid, clip in clips.items():
+            got = encode.load(out / f"videos/rain/1/{vid}.mkv")
+            want = apply(clip, "rain", 1, seed=item_seed(0, vid, "rain", 1), per_frame=per_frame)
+            assert len(got) == 140 and np.array_equal(got, want), (per_frame, vid)
+
+
+def test_build_mode_is_keyed_by_the_parameters_not_only_the_severity():
+    """strategy() of rain with per_frame, asked after plain rain at the same severity (and the
+    other way round), is the mode of its own parameters: 'counted' (a slant per frame of the
+    clip), not plain rain's 'render' (a draw for 2^32 frames: 32 GiB of slants)."""
+    from perturb.dataset import strategy as strategy_module
+    plain = REGISTRY.get("rain")
+    for order in ((plain, plain.with_per_frame()), (plain.with_per_frame(), plain)):
+        strategy_module._STRATEGIES.clear()
+        modes = [strategy(spec, 1).mode for spec in order]
+        assert dict(zip((s.params(1).get("per_frame", False) for s in order), modes)) == \
+            {False: "render", True: "counted"}

@@ -166,6 +166,12 @@ def _set(path: list, value):
     return change
 
 
+def _drop(key: str):
+    def change(doc: dict) -> None:
+        del doc[key]
+    return change
+
+
 def _all_runs(key: str, value):
     def change(doc: dict) -> None:
         for run_ in _gaussian_runs(doc):
@@ -197,9 +203,33 @@ MALFORMED = {   # a change to a schema-valid document → the words of the refus
                        "metric must be t2v. or v2t. followed by one of R@K, mAP, nDCG@K; got 't2v.MdR'"),
     "metric not measured": (_set(["metric"], "v2t.mAP"), "metric is 'v2t.mAP' but clean.v2t.mAP is missing"),
     "ties": (_set(["ties"], "random"), "ties must be one of pessimistic, optimistic; got 'random'"),
-    "dataset": (_set(["dataset"], "msrvtt"), "dataset: expected an object; got str"),
+    "dataset": (_set(["dataset"], "msrvtt"), "dataset: expected an object with name, n_items; got str"),
     "bootstrap level": (_set(["bootstrap"], {"n": 10, "seed": 0, "level": 95}),
                         "bootstrap.level must be in (0, 1); got 95"),
+    # the optional fields that check, compare and report read (perturb.results.FIELDS)
+    "flags null": (_set(["flags"], None), "flags: expected a list (each an object with kind, message); "
+                                          "got NoneType"),
+    "flags not a list": (_set(["flags"], {"kind": "chance", "message": "m"}),
+                         "flags: expected a list (each an object with kind, message); got dict"),
+    "flag without kind": (_set(["flags"], [{"message": "m"}]), "flags[0]: missing key(s) 'kind'"),
+    "flag without message": (_set(["flags"], [{"kind": "chance"}]), "flags[0]: missing key(s) 'message'"),
+    "flag message not text": (_set(["flags"], [{"kind": "chance", "message": 3}]),
+                              "flags[0].message must be a string; got 3"),
+    "skipped as strings": (_set(["skipped"], ["Negation"]),
+                           "skipped[0]: expected an object with modality, perturbation, reason; got str"),
+    "skipped without reason": (_set(["skipped"], [{"modality": "text", "perturbation": "Negation",
+                                                   "severity": None}]), "skipped[0]: missing key(s) 'reason'"),
+    "suites not an object": (_set(["suites"], ["kinetics-c"]), "suites: expected an object (each value an "
+                             "object with operations, members, configurations, category); got list"),
+    "suite entry": (_set(["suites"], {"kinetics-c": {"operations": []}}),
+                    "suites.kinetics-c: missing key(s) 'members', 'configurations', 'category'"),
+    "chance not an object": (_set(["chance"], 0.01), "chance: expected an object (each value an object "
+                             "(each value a finite number or null)); got float"),
+    "chance direction": (_set(["chance"], {"t2v": [0.01]}),
+                         "chance.t2v: expected an object (each value a finite number or null); got list"),
+    "model without id": (_set(["model"], {"kind": "dual"}), "model: missing key(s) 'id'"),
+    "no model": (_drop("model"), "missing key(s) 'model'"),
+    "bootstrap without level": (_set(["bootstrap"], {"n": 10, "seed": 0}), "bootstrap: missing key(s) 'level'"),
 }
 
 
@@ -214,7 +244,9 @@ def test_wrong_values_in_a_schema_valid_file_are_bad_input_naming_the_field(caps
         validate(json.loads(json.dumps(doc)))
     path = str(write(tmp_path / "bad.json", doc))
     good = str(write(tmp_path / "good.json", make_results(ci=0.02)))
-    for argv in (["check", path, "--min", "gamma_r=0.5"], ["compare", good, path], ["compare", path, good]):
+    report = str(tmp_path / "report")
+    for argv in (["check", path, "--min", "gamma_r=0.5"], ["compare", good, path], ["compare", path, good],
+                 ["report", good, path, "--out", report]):
         code, out, err = run(capsys, *argv)
         assert code == 2 and out == "", (argv, err)
         assert err.startswith(f"perturb {argv[0]}: error: {path}: {words}")

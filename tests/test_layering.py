@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "perturb"
+PACKAGE = ROOT / "src" / "perturb"
 ENTRY_POINTS = {"perturb.cli", "perturb.__main__"}    # the command itself and ``python -m perturb``
-GROUND_FLOOR = {"perturb.errors", "perturb.fileio", "perturb.selection", "perturb.version"}
+GROUND_FLOOR = {"perturb.errors", "perturb.fileio", "perturb.selection", "perturb.shapes", "perturb.version"}
 
 
 def module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -77,7 +77,7 @@ def test_importing_the_gate_loads_neither_opencv_nor_pyav():
 
 GATE_MODULES = {"perturb", "perturb.catalogue", "perturb.errors", "perturb.fileio", "perturb.names",
                 "perturb.registry", "perturb.selection", "perturb.version", "perturb.metric_names",
-                "perturb.results", "perturb.gate", "perturb.gate.check", "perturb.gate.compare",
+                "perturb.results", "perturb.shapes", "perturb.gate", "perturb.gate.check", "perturb.gate.compare",
                 "perturb.gate.outcome", "perturb.gate.rules", "perturb.gate.scope"}
 
 

@@ -22,7 +22,7 @@ from perturb.contrast.types import TYPES
 from perturb.video.sample import sample_clip
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "perturb" / "assets" / "sample" / "sample.mp4"
+SAMPLE = ROOT / "src" / "perturb" / "assets" / "sample" / "sample.mp4"
 BUILD = ["--video-perturbations", "none", "--text-perturbations", "DropFirst", "--no-progress"]
 BENCH = ["--video-perturbations", "none", "--text-perturbations", "none", "--bootstrap", "0",
          "--no-progress", "--size", "32"]

@@ -12,9 +12,9 @@ from perturb.registry import REGISTRY  # noqa: E402
 from perturb.video.kernels import torch_imagenet_c as tic  # noqa: E402
 from perturb.video.kernels import imagenet_c_colour as colour  # noqa: E402
 from perturb.video.kernels.keyed_words import _mix_numpy, _mix_torch  # noqa: E402
-from perturb.video.kernels.torch_blur_camera import float_levels, int_levels, translate  # noqa: E402
+from perturb.video.kernels.torch_blur_camera import int_levels, translate  # noqa: E402
 from perturb.video.api import apply, draw  # noqa: E402
-from perturb.video.clip import to_levels  # noqa: E402
+from perturb.video.clip import float_levels, to_levels  # noqa: E402
 from perturb.video.kernels.noise import KERNELS  # noqa: E402
 from test_torch_kernel_references import random_frames  # noqa: E402  (greys and blacks included)
 

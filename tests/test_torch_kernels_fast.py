@@ -141,7 +141,7 @@ def test_zoom_grid_from_one_row_and_column_equals_the_affine_grid(size) -> None:
     cx, cy = (w - 1) / 2, (h - 1) / 2
     for z in (1.01, 1.17, 1.33):
         inverse = np.array([[1 / z, 0, cx - cx / z], [0, 1 / z, cy - cy / z]])
-        want = _source_grid(inverse[None], h, w, torch.device("cpu"))
+        want = _source_grid(inverse[None], h, w, torch.device("cpu"), "replicate")
         assert torch.equal(_zoom_grid(h, w, z, 3, torch.device("cpu")), want.expand(3, -1, -1, -1))
 
 

@@ -149,6 +149,99 @@ def test_weights_and_severity_weights_steer_the_draw() -> None:
     assert RandomPerturbation("contrast:kinetics-c", severity=2).params([0])[0]["op"] == "contrast:kinetics-c"
 
 
+OVERFLOWING = [
+    (dict(ops="jpeg,rotate", weights=[1e308, 1e308]), "op weights must be finite numbers >= 0 (not bools) "
+     "whose sum is finite and > 0; got [1e+308, 1e+308], whose sum is inf"),
+    (dict(ops="jpeg,rotate", weights=np.array([1e308, 1e308])), "op weights must be finite numbers >= 0 "
+     "(not bools) whose sum is finite and > 0; got [1e+308, 1e+308], whose sum is inf"),
+    (dict(ops="jpeg,rotate", weights=[10**400, 1]), "op weights must be finite numbers >= 0 (not bools) "
+     f"whose sum is finite and > 0; got [{10**400}, 1]"),
+    (dict(ops="jpeg", severity=[1e308] * 5), "severity weights must be finite numbers >= 0 (not bools) "
+     "whose sum is finite and > 0; got [1e+308, 1e+308, 1e+308, 1e+308, 1e+308], whose sum is inf"),
+    (dict(ops="jpeg", severity={4: 1e308, 5: 1e308}), "severity weights must be finite numbers >= 0 "
+     "(not bools) whose sum is finite and > 0; got [1e+308, 1e+308], whose sum is inf"),
+    (dict(ops="jpeg,rotate", weights=[0, 0.0]), "op weights must be finite numbers >= 0 (not bools) "
+     "whose sum is finite and > 0; got [0, 0.0], whose sum is 0"),
+]
+
+
+@pytest.mark.parametrize("kwargs,says", OVERFLOWING, ids=["1e308", "1e308-array", "10**400", "severity-1e308",
+                                                          "severity-mapping-1e308", "zeros"])
+def test_weights_whose_sum_overflows_are_refused(kwargs: dict, says: str) -> None:
+    """A sum that overflows to inf made every probability 0, so the last op or level was always
+    drawn: refused, saying what was expected; large weights whose sum is finite still draw fairly."""
+    with pytest.raises(ValueError) as err:
+        RandomPerturbation(**kwargs)
+    assert str(err.value) == says
+    ops = [d["op"] for d in RandomPerturbation("jpeg,rotate", weights=[8e307, 8e307]).params(range(400))]
+    assert 150 < ops.count("jpeg") < 250
+    levels = [d["severity"] for d in RandomPerturbation("jpeg", severity=[3e307] * 5).params(range(500))]
+    assert set(levels) == {1, 2, 3, 4, 5}
+
+
+NOT_WEIGHTS = [
+    ([True, False], "got [True, False]"),
+    (np.array([True, True]), "got [True, True]"),
+    ([[1, 2], [3, 4]], "got [[1, 2], [3, 4]]"),
+    (np.ones((2, 2)), "got [[1.0, 1.0], [1.0, 1.0]]"),
+    (["1", 2], "got ['1', 2]"),
+]
+
+
+@pytest.mark.parametrize("weights,says", NOT_WEIGHTS, ids=[s for _, s in NOT_WEIGHTS])
+def test_bool_and_nested_weights_are_refused_naming_the_input(weights, says: str) -> None:
+    with pytest.raises(ValueError) as err:
+        RandomPerturbation("jpeg,rotate", weights=weights)
+    assert str(err.value) == ("op weights must be finite numbers >= 0 (not bools) whose sum is finite "
+                              f"and > 0; {says}")
+    with pytest.raises(ValueError) as err:
+        RandomPerturbation("jpeg", severity=[weights[0]] * 4 + [weights[1]])
+    assert str(err.value).startswith("severity weights must be finite numbers >= 0") and "nan" not in str(err.value)
+
+
+def test_severity_levels_are_ints_as_keys_too() -> None:
+    """{1.0: 1} is refused as severity=3.0 is (levels are ints); numpy int levels are ints."""
+    for bad in ({1.0: 1}, {3.0: 1, 4: 1}, {True: 1}, {np.float64(2): 1}):
+        with pytest.raises(ValueError, match="severity must be an int in 1..5, a \\(low, high\\) pair"):
+            RandomPerturbation("jpeg", severity=bad)
+    with pytest.raises(ValueError, match="severity must be an int in 1..5"):
+        RandomPerturbation("jpeg", severity=3.0)
+    keys = list(range(50))
+    assert RandomPerturbation("jpeg", severity={np.int64(2): 1, 4: 1}).params(keys) == \
+        RandomPerturbation("jpeg", severity={2: 1, 4: 1}).params(keys)
+
+
+UNORDERED_KEYS = [
+    ({3, 1, 2}, "got set"),
+    (frozenset({3, 1, 2}), "got frozenset"),
+    ({1: "a", 2: "b", 3: "c"}, "got dict"),
+    ((k for k in (1, 2, 3)), "got generator"),
+    (iter([1, 2, 3]), "got list_iterator"),
+    ({1: 0, 2: 0, 3: 0}.keys(), "got dict_keys"),
+]
+
+
+@pytest.mark.parametrize("keys,says", UNORDERED_KEYS, ids=[s for _, s in UNORDERED_KEYS])
+def test_keys_without_an_order_or_one_shot_are_refused(keys, says: str, data: np.ndarray) -> None:
+    """The i-th key is the i-th sample's: a set has no order and a generator is read once."""
+    t = RandomPerturbation("rotate", seed=0)
+    for call in (lambda: t.params(keys), lambda: t(data[:3], keys=keys)):
+        with pytest.raises(ValueError) as err:
+            call()
+        assert str(err.value) == ("keys must be a list, tuple or range, or a 1-D numpy array or torch "
+                                  f"tensor, one key per sample in order, each an int or a str (a sample "
+                                  f"id, a path); {says}")
+    assert t.params((1, 2, 3)) == t.params(range(1, 4)) == t.params([1, 2, 3])
+
+
+def test_a_key_with_a_lone_surrogate_is_a_value_error() -> None:
+    t = RandomPerturbation("rotate", seed=0)
+    for call in (lambda: t.params(["a", "b\ud800c"]), lambda: t(np.zeros((4, 8, 8, 3), np.uint8), keys="\udfff")):
+        with pytest.raises(ValueError, match="a sample key '.*' is not valid Unicode text: "
+                                             "surrogates not allowed at position"):
+            call()
+
+
 def test_keys_ints_of_any_kind_agree_and_strs_differ() -> None:
     t = RandomPerturbation("suite:msrvtt-p", seed=9)
     ints = t.params([3, 7, -2])

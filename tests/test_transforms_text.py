@@ -74,6 +74,23 @@ def test_bad_calls_get_errors() -> None:
         t(["a dog", 3], keys=[1, 2])
 
 
+def test_non_str_captions_are_value_errors_as_documented() -> None:
+    """Bad batches are a ValueError in one line (docs/transforms.md); also a TypeError, as before."""
+    from perturb.text import apply, apply_batch
+
+    t = RandomTextPerturbation(CHEAP)
+    calls = [(lambda: t(["a dog", 3], keys=[1, 2]), "expected a caption as str at index 1; got int"),
+             (lambda: t(7, keys=1), "expected a sequence of captions (str); got int"),
+             (lambda: t(b"a dog", keys=1), "expected a sequence of captions (str), e.g. a list; got a "
+                                           "single bytes b'a dog': wrap it in a list"),
+             (lambda: apply(None, "Typos"), "expected a caption as str; got NoneType"),
+             (lambda: apply_batch(["a", 2.5], "Typos"), "expected a caption as str at index 1; got float")]
+    for call, says in calls:
+        with pytest.raises(ValueError) as err:
+            call()
+        assert str(err.value) == says and isinstance(err.value, TypeError)
+
+
 def test_outputs_for_a_fixed_seed_are_pinned() -> None:
     """Recorded captions: a parsed op drawn by several captions (a blank one among them), and ops without a parse."""
     captions = CAPTIONS + ["", "   "]

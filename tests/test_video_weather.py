@@ -240,3 +240,18 @@ def test_every_weather_op_is_registered_with_its_catalogue_entry() -> None:
         assert "imagecorruptions" in spec.deviation or "reference" in spec.deviation
         assert name in COMPOSITES
     assert pv.get("fog").paper[4]["strength"] == 2.5 and pv.get("fog").severities[4]["strength"] == 2.75
+
+
+@pytest.mark.parametrize("name", NAMES + ["rain"])
+def test_a_render_does_not_depend_on_an_earlier_one_in_the_process(name: str) -> None:
+    """The kernels' caches (the clip's layer or streak sheet, its planes, a streak's pixels) are
+    keyed by everything that shapes them: per-frame and coherent renders of one clip and seed,
+    interleaved, whole or in 64-frame windows of one draw, each give their own first result."""
+    clip = np.random.default_rng(1).integers(0, 256, (140, 40, 52, 3), dtype=np.uint8)
+    first = {pf: pv.apply(clip, name, 1, seed=3, per_frame=pf) for pf in (True, False)}
+    assert not np.array_equal(first[True], first[False])
+    for per_frame in (False, True, False, True):
+        assert np.array_equal(pv.apply(clip, name, 1, seed=3, per_frame=per_frame), first[per_frame])
+        d = pv.draw(name, 1, len(clip), seed=3, per_frame=per_frame)
+        windows = [d.render(clip[i:i + 64], np.arange(i, min(i + 64, len(clip)))) for i in range(0, len(clip), 64)]
+        assert np.array_equal(np.concatenate(windows), first[per_frame])

@@ -1,0 +1,191 @@
+"""The model protocol the runner talks to, and the error of a bad model spec or option.
+
+It imports no adapter family: :mod:`perturb.bench.adapters.factory` checks ``kind:target``
+strings and picks and loads one.
+
+A model is either a *dual encoder* (``encode_videos(clips) -> (N, D)``, ``encode_texts(texts)
+-> (N, D)``) or a *cross-encoder* (``score(clips, texts) -> (N,)`` for N aligned pairs). Clips are
+uint8 (T, H, W, 3) RGB arrays. :class:`Model` wraps either kind, checks every output and counts
+forward calls.
+"""
+from __future__ import annotations
+
+import inspect
+from collections import Counter
+from typing import Any, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from ...errors import PerturbError
+
+class ModelSpecError(ValueError):
+    """A model spec (``--model KIND:TARGET``) of an unknown kind or with a malformed target, or a
+    model option its adapter cannot take."""
+
+
+@runtime_checkable
+class DualEncoder(Protocol):
+    """Embeds videos and texts separately into one space."""
+
+    def encode_videos(self, clips: Sequence[np.ndarray]) -> Any: ...
+
+    def encode_texts(self, texts: Sequence[str]) -> Any: ...
+
+
+@runtime_checkable
+class CrossEncoder(Protocol):
+    """Scores aligned (video, text) pairs jointly."""
+
+    def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> Any: ...
+
+
+class BadEmbeddingsError(PerturbError, ValueError):
+    """A model returned rows that must not be used or cached (non-finite, empty or of the wrong width)."""
+
+
+def check_width(rows: np.ndarray, width: int | None, what: str) -> np.ndarray:
+    """``rows`` when their width is ``width`` (None: any); else BadEmbeddingsError."""
+    if width is not None and rows.shape[1] != width:
+        raise BadEmbeddingsError(f"{what}: returned width {rows.shape[1]}, but this run's other rows "
+                                 f"have width {width}")
+    return rows
+
+
+def check_rows(rows: object, n: int, width: int | None, what: str) -> np.ndarray:
+    """``rows`` as float32 (n, D) with D > 0, all finite, D == ``width`` when given; else BadEmbeddingsError."""
+    arr = np.asarray(rows, dtype=np.float32)
+    if arr.ndim != 2 or arr.shape[0] != n:
+        raise BadEmbeddingsError(f"{what}: expected {n} rows (2-D); got shape {arr.shape}")
+    if arr.shape[1] == 0:
+        raise BadEmbeddingsError(f"{what}: returned embeddings of width 0")
+    check_width(arr, width, what)
+    if not np.isfinite(arr).all():
+        raise BadEmbeddingsError(f"{what}: returned NaN or inf values")
+    return arr
+
+
+def _as_array(out: Any, n: int, what: str, ndim: int) -> np.ndarray:
+    """A model's output where it enters: float32 on the host, checked once (embeddings by
+    :func:`check_rows`; scores one finite number per pair)."""
+    if hasattr(out, "detach"):
+        out = out.detach().float().cpu().numpy()
+    if ndim == 2:
+        return check_rows(out, n, None, what)
+    arr = np.asarray(out, dtype=np.float32)
+    if arr.shape != (n,):
+        raise BadEmbeddingsError(f"{what}: expected {n} scores (1-D); got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise BadEmbeddingsError(f"{what}: returned NaN or inf values")
+    return arr
+
+
+class Model:
+    """A dual or cross-encoder with checked outputs and forward-pass counters."""
+
+    def __init__(self, impl: Any, model_id: str) -> None:
+        if isinstance(impl, DualEncoder):
+            self.kind = "dual"
+        elif isinstance(impl, CrossEncoder):
+            self.kind = "cross"
+        else:
+            raise TypeError(f"{model_id}: expected a dual encoder (encode_videos, encode_texts) or a "
+                            f"cross-encoder (score); got {type(impl).__name__}")
+        self.impl = impl
+        self.id = model_id
+        self.calls = {"videos": 0, "texts": 0, "pairs": 0}
+        self.items = {"videos": 0, "texts": 0, "pairs": 0}
+        self.cache_key: str | None = None       # --cache-key: pins the version by hand
+
+    @property
+    def cache_version(self) -> str | None:
+        """What the cache keys this model's numbers by besides its id (None: by name only).
+
+        ``--cache-key`` when given, else the implementation's ``cache_version`` attribute (a
+        checkpoint fingerprint, hub revision, a user's string, an http server's ``GET /info``).
+        """
+        if self.cache_key is not None:
+            return f"key:{self.cache_key}"
+        version = getattr(self.impl, "cache_version", None)
+        return None if version is None or version == "" else str(version)
+
+    @property
+    def declared_width(self) -> int | None:
+        """The embedding width the implementation declares (its ``embedding_width``, e.g. an http
+        server's ``GET /info``): every row is checked against it before it is cached. None: any."""
+        width = getattr(self.impl, "embedding_width", None)
+        return width if isinstance(width, int) and not isinstance(width, bool) and width > 0 else None
+
+    @property
+    def needs_media(self) -> bool:
+        """False when embeddings come from files (the runner then skips decoding)."""
+        return not hasattr(self.impl, "load_embeddings")
+
+    def _count(self, what: str, n: int) -> None:
+        self.calls[what] += 1
+        self.items[what] += n
+
+    def encode_videos(self, clips: Sequence[np.ndarray]) -> np.ndarray:
+        self._count("videos", len(clips))
+        return _as_array(self.impl.encode_videos(list(clips)), len(clips), f"{self.id} encode_videos", 2)
+
+    def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        self._count("texts", len(texts))
+        return _as_array(self.impl.encode_texts(list(texts)), len(texts), f"{self.id} encode_texts", 2)
+
+    def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> np.ndarray:
+        if len(clips) != len(texts):
+            raise ValueError(f"score needs aligned pairs; got {len(clips)} clips and {len(texts)} texts")
+        self._count("pairs", len(texts))
+        return _as_array(self.impl.score(list(clips), list(texts)), len(texts), f"{self.id} score", 1)
+
+    def forward_passes(self) -> int:
+        """Total number of encode/score calls so far."""
+        return sum(self.calls.values())
+
+    def retries(self) -> Counter[str]:
+        """The retries the implementation made so far, by cause (its ``retried``; an http model's)."""
+        return Counter(getattr(self.impl, "retried", None) or {})
+
+
+class _ScoreFunction:
+    """A bare function ``f(clips, texts) -> scores`` seen as a cross-encoder."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> Any:
+        return self.fn(clips, texts)
+
+
+def _required_params(fn: Any) -> int:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 0
+    return sum(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+               for p in params)
+
+
+def wrappable(obj: Any) -> bool:
+    """Whether :func:`wrap` can take ``obj`` without calling it: a model or encoder object, a class,
+    a zero-argument factory or a two-argument score function."""
+    if isinstance(obj, (Model, DualEncoder, CrossEncoder)) or inspect.isclass(obj):
+        return True
+    return callable(obj) and _required_params(obj) in (0, 2)
+
+
+def wrap(obj: Any, model_id: str = "callable") -> Model:
+    """A :class:`Model` from an encoder object, a zero-argument factory or a score function."""
+    if isinstance(obj, Model):
+        return obj
+    if inspect.isclass(obj):                          # a class is a factory
+        return wrap(obj(), model_id)
+    if isinstance(obj, (DualEncoder, CrossEncoder)):
+        return Model(obj, model_id)
+    if callable(obj):
+        if _required_params(obj) == 0:
+            return wrap(obj(), model_id)
+        if _required_params(obj) == 2:
+            return Model(_ScoreFunction(obj), model_id)
+    raise TypeError(f"{model_id}: expected an object with encode_videos/encode_texts or score, a "
+                    f"factory returning one, or a function (clips, texts) -> scores; got {obj!r}")

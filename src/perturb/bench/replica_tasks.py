@@ -1,0 +1,189 @@
+"""What a model replica runs: one task at a time (a video shard, a text configuration, a
+cross-encoder configuration, a contrast set, the model's description), with the model it built
+once and keeps in its process. Every task returns ``(result, where)``: where it ran (replica, host,
+device) and how many forward passes it made.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ..errors import MissingResourceError
+from ..metric_names import reported_names
+from .adapters.factory import load_model
+from .adapters.frames import frame_spec_of
+from .adapters.protocol import Model
+from .cache import EmbeddingCache
+from .data import BenchData
+from .encoder import Encoder, Settings
+from .placement import this_host
+from .plan import Job
+from .schedule import Config
+from .sources import OnTheFly
+
+
+@dataclass
+class WorkerContext:
+    """What every task carries: the model (rebuilt from its spec, once per replica), data, source, cache."""
+
+    model_spec: str
+    model_options: dict[str, Any]
+    data: BenchData
+    source: OnTheFly
+    cache_root: str | None
+    settings: Settings
+    measured: tuple[str, ...] = reported_names()     # metric names, per direction
+
+    def encoder(self) -> Encoder:
+        model = _worker_model(self.model_spec, tuple(sorted(self.model_options.items())))
+        settings = Settings(**{**self.settings.__dict__, "progress": False})
+        return Encoder(model, self.data, self.source, EmbeddingCache(self.cache_root), settings, self.measured)
+
+    def on_gpu(self) -> bool:
+        return str(self.model_options.get("device", "")).startswith("cuda") or \
+            str(getattr(self.source, "device", None) or "").startswith("cuda")
+
+
+@lru_cache(maxsize=4)
+def _worker_model(spec: str, options: tuple[tuple[str, Any], ...]) -> Model:
+    """The replica's model: built on its first task, then kept for every later one."""
+    return load_model(spec, **dict(options))
+
+
+def where(ctx: WorkerContext) -> dict[str, Any]:
+    """The replica, host and device this process serves from (a GPU by its host's number)."""
+    from .replicas import REPLICA_ENV, worker_gpu
+
+    name = os.environ.get(REPLICA_ENV)
+    if name is None:
+        try:
+            from distributed import get_worker
+            name = str(get_worker().name)
+        except (ImportError, ValueError):
+            name = str(os.getpid())
+    return {"replica": name, "host": this_host(), "device": worker_gpu() if ctx.on_gpu() else "cpu"}
+
+
+def skip_record(job: Job, error: Exception | str) -> dict[str, Any]:
+    """Why a job was skipped (e.g. a text perturbation whose model is not installed)."""
+    return {"modality": job.modality, "perturbation": job.perturbation, "severity": job.severity,
+            "reason": str(error)}
+
+
+@dataclass
+class Task:
+    """One unit of a replica's work."""
+
+    ctx: WorkerContext
+
+    def label(self) -> str:
+        raise NotImplementedError
+
+    def compute(self, enc: Encoder) -> Any:
+        raise NotImplementedError
+
+
+@dataclass
+class VideoShard(Task):
+    """Embed some videos under every video configuration (video-major, cached as it goes)."""
+
+    configs: list[Config]
+    positions: list[int]
+
+    def label(self) -> str:
+        return f"videos {self.positions[0]}-{self.positions[-1]}"
+
+    def compute(self, enc: Encoder) -> dict[Config, dict[str, np.ndarray]]:
+        return enc.video_rows(self.configs, self.positions)
+
+
+@dataclass
+class TextTask(Task):
+    """Embed every caption under one text perturbation; a missing resource is a skip reason (str)."""
+
+    perturbation: str
+
+    def label(self) -> str:
+        return f"texts {self.perturbation}"
+
+    def compute(self, enc: Encoder) -> np.ndarray | str:
+        try:
+            return enc.texts(self.perturbation)
+        except MissingResourceError as e:
+            return str(e)
+
+
+@dataclass
+class RemoteTask(Task):
+    """Rank one configuration (a cross-encoder's): its ranks, or why it was skipped."""
+
+    job: Job
+
+    def label(self) -> str:
+        return self.job.label()
+
+    def compute(self, enc: Encoder) -> tuple[Job, Any]:
+        try:
+            return self.job, enc.rank(self.job)
+        except MissingResourceError as e:
+            return self.job, skip_record(self.job, e)
+
+
+@dataclass
+class ContrastTask(Task):
+    """A contrast set (``mc`` or ``entailment``) evaluated on the clean videos."""
+
+    kind: str
+    path: str
+    bootstrap: dict[str, Any] | None = None
+
+    def label(self) -> str:
+        return self.kind
+
+    def compute(self, enc: Encoder) -> dict[str, Any]:
+        from .contrast_eval import evaluate_entailment, evaluate_mc
+
+        if self.kind == "mc":
+            return evaluate_mc(enc, self.path, self.bootstrap)
+        return evaluate_entailment(enc, self.path)
+
+
+@dataclass
+class Describe(Task):
+    """What the driver needs to know of the model, which it never loads itself."""
+
+    def label(self) -> str:
+        return "model"
+
+    def compute(self, enc: Encoder) -> dict[str, Any]:
+        m, card = enc.model, getattr(enc.model.impl, "card", None)
+        return {"id": m.id, "kind": m.kind, "needs_media": m.needs_media, "cache_version": m.cache_version,
+                "frame_spec": frame_spec_of(m.impl), "card": card() if callable(card) else None,
+                "accepts_tensors": bool(getattr(m.impl, "accepts_tensors", False))}
+
+
+def run_task(task: Task) -> tuple[Any, dict[str, Any]]:
+    """Run ``task`` in this replica: its result, and where it ran with the forward passes and
+    retries it made."""
+    enc = task.ctx.encoder()
+    before, retried = enc.model.forward_passes(), enc.model.retries()
+    try:
+        result = task.compute(enc)
+    finally:
+        enc.flush()
+    return result, {**where(task.ctx), "shard": task.label(), "passes": enc.model.forward_passes() - before,
+                    "retries": dict(enc.model.retries() - retried)}
+
+
+def for_replicas(ctx: WorkerContext, options: dict[str, Any], perturb_device: str | None) -> WorkerContext:
+    """``ctx`` as replicas build from it: their model options, and the source on their own device."""
+    source = ctx.source
+    if perturb_device != getattr(source, "device", None):
+        import copy
+        source = copy.copy(source)
+        source.device = perturb_device
+    return replace(ctx, model_options=options, source=source)

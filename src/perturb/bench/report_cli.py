@@ -1,0 +1,61 @@
+"""Subcommand ``perturb report``: combine results.json files of several models into one report."""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..errors import UsageError
+from ..extras import require
+from ..options import check_output
+
+
+def register(subparsers: Any) -> None:
+    """Add ``report`` to the ``perturb`` parser."""
+    p = subparsers.add_parser("report", help="combine results.json files of several models into one report")
+    p.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("--baseline-errors", metavar="JSON", help="a baseline model's errors per ImageNet-C "
+                   "corruption and severity: the report adds mCE (docs/benchmark.md)")
+    p.add_argument("--allow-mixed", action="store_true",
+                   help="combine results of different metrics or datasets (refused by default)")
+    p.set_defaults(func=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Combine results files into report.md / report.html."""
+    from ..results import load_results
+    from .report import print_summary, write_reports
+    from .suite_summary import load_baseline, summarize_suites
+
+    require(modules=["matplotlib"], why="to draw the report's figures")
+    check_output(args.out, args.results, "--out", kind="dir")
+    try:
+        docs = [dict(load_results(p)) for p in args.results]     # validated, then extended below
+        if args.baseline_errors is not None:
+            baseline = load_baseline(args.baseline_errors)
+            for doc in docs:
+                doc["suites"] = summarize_suites(doc, baseline)
+        if not args.allow_mixed:
+            check_mixable(docs, [str(p) for p in args.results])
+    except (OSError, ValueError) as e:
+        raise UsageError(str(e)) from e
+    paths = write_reports(docs, args.out)
+    for doc in docs:
+        print_summary(doc)
+    print(f"wrote {paths['md']} and {paths['html']}")
+    return 0
+
+
+MIXABLE = (("metric", lambda d: d["metric"]),
+           ("dataset", lambda d: {k: (d.get("dataset") or {}).get(k) for k in ("name", "n_items", "subset", "seed")}))
+
+
+def check_mixable(docs: list[dict[str, Any]], paths: list[str]) -> None:
+    """Results of different metrics or datasets are not one comparison: a ValueError naming both."""
+    for what, key in MIXABLE:
+        first = key(docs[0])
+        for path, doc in zip(paths[1:], docs[1:]):
+            if key(doc) != first:
+                raise ValueError(f"{paths[0]} and {path} differ in {what} ({first} vs {key(doc)}); their "
+                                 f"scores are not comparable in one report: pass --allow-mixed to combine "
+                                 f"them anyway")
