@@ -155,3 +155,17 @@ def test_the_api_checks_cuda_n_as_the_command_line_does(machine):
     for backend in (None, "loky"):
         with pytest.raises(ValueError, match=r"^--device cuda:7: this machine shows 4 GPU\(s\)"):
             benchmark(MODEL, tiny_data(2), backend=backend, **kw)
+
+
+@pytest.mark.parametrize("options", [[], ["--device", "cpu"]], ids=["auto", "cpu"])
+def test_a_run_that_asks_for_no_gpu_never_counts_them(tmp_path, monkeypatch, options):
+    """Counting GPUs imports torch (about 180 MB and over a second of CPU a run): a model that is not
+    placed on a device, or --device cpu, runs without counting them."""
+    def counted() -> int:
+        raise AssertionError("the GPUs were counted")
+
+    monkeypatch.setattr(placement, "device_count", counted)
+    captions = write_tiny_dataset(tmp_path / "data", n=4)
+    assert main(["bench", "--model", "toy:8", "--dataset", str(captions), "--out", str(tmp_path / "out"),
+                 *SELECT, *options]) == 0
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["model"]["id"].startswith("toy")

@@ -128,7 +128,7 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
               measured_names(metric.key, judged=data.extra_positives > 0), stats)
     kw = dict(mc=mc, entailment=entailment, bootstrap=bootstrap, level=level, cache_key=cache_key)
     if not backend or parse_spec(spec)[0] == "precomputed":      # embeddings read from files: no replicas
-        check_devices(request, IN_PROCESS_ENGINE, local_gpus())
+        check_devices(request, IN_PROCESS_ENGINE, local_gpus() if request.needs_count else None)
         m = load_model(model, **options) if spec else wrap(model, _default_id(model))
         return run.execute(m, plan(video, text, severities, pairs), rerank=rerank, first_stage=first_stage,
                            model_options=model_options, **kw)

@@ -49,6 +49,12 @@ class GpuRequest:
     def any(self) -> bool:
         return self.model or self.perturb
 
+    @property
+    def needs_count(self) -> bool:
+        """Whether checking these options needs the GPUs counted: one asks for CUDA outright or names
+        cuda:N (``auto`` alone refuses nothing). Counting imports torch, which a CPU run never needs."""
+        return bool(self.asked()) or self.index is not None
+
     def asked(self) -> list[tuple[str, str]]:
         """(option, value) of each option that asks for CUDA outright (``auto`` never does)."""
         return ([("--device", self.device)] if self.model and not self.auto else []) + \

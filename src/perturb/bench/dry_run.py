@@ -44,7 +44,7 @@ def check_placement(args: argparse.Namespace) -> None:
     request = gpu_request(args.device, args.perturb_device)
     engine = run_engine(args)[0] or IN_PROCESS_ENGINE
     local = args.gpus is not None or cluster_address(args) is None
-    check_devices(request, engine, local_gpus(args.gpus) if local else None)
+    check_devices(request, engine, local_gpus(args.gpus) if local and request.needs_count else None)
 
 
 def run_engine(args: argparse.Namespace) -> tuple[str | None, str]:
@@ -54,7 +54,8 @@ def run_engine(args: argparse.Namespace) -> tuple[str | None, str]:
     if args.backend is not None:
         return args.backend, f"--backend {args.backend}"
     return default_engine(parse_spec(args.model)[0], args.device, args.jobs, device_map=args.device_map,
-                          rerank=args.rerank is not None, gpus=local_gpus(args.gpus))
+                          rerank=args.rerank is not None,
+                          gpus=local_gpus(args.gpus) if args.gpus is not None else None)   # counted last, if needed
 
 
 def bench_plan(args: argparse.Namespace, n_items: int, jobs: Sequence[Job]) -> Plan:
