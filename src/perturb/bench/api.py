@@ -135,7 +135,7 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     with open_replicas(backend, scheduler, n_workers, options.get("device"), perturb_device, connect_timeout) as pool:
         ctx = for_replicas(WorkerContext(spec, {}, data, source, cache_dir, settings, run.measured),
                            replica_options(options, pool.replicas),
-                           replica_perturb_device(getattr(source, "device", None), pool.replicas))
+                           replica_perturb_device(perturb_device, pool.replicas))
         sharded = Sharded(pool, ctx)
         m = described_model(sharded.call(Describe(ctx)))
         ctx.source.fit_to(frame_spec_of(m.impl))

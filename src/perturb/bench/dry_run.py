@@ -69,9 +69,7 @@ def bench_plan(args: argparse.Namespace, n_items: int, jobs: Sequence[Job]) -> P
         notes.append(f"a preview for --gpus {args.gpus}: no GPU was counted and no cluster asked")
     engine, reason = run_engine(args)
     if engine is None:
-        gpus = local_gpus(args.gpus)
-        check_devices(gpu_request(args.device, args.perturb_device), IN_PROCESS_ENGINE, gpus)
-        device = args.device if args.device != "auto" else ("cuda" if gpus.ids else "cpu")
+        device = args.device if args.device != "auto" else ("cuda" if local_gpus(args.gpus).ids else "cpu")
         return Plan(IN_PROCESS_ENGINE, [Replica("driver", device, this_host())], 1, "shard (every configuration)",
                     None, device, args.perturb_device, notes, reason)
     replicas = planned_replicas(engine, args.scheduler, args.jobs, args.device, args.perturb_device,

@@ -184,13 +184,14 @@ class RayReplicas:
     def __init__(self, request: GpuRequest, jobs: int | None, scheduler: str | None = None,
                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> None:
         check_devices(request, self.engine, None)
-        here = local_gpus().ids                     # a Ray started here has this machine's GPUs
-        gpus_here = request.any and bool(here)      # else 2 CPU replicas, as before
+        address = ray_address(scheduler)            # None: a Ray started here, with this machine's GPUs
+        here = local_gpus().ids if address is None and request.any else ()   # counted only where asked for
+        gpus_here = bool(here)                      # else 2 CPU replicas, as before
         ray, self.started = start_ray(scheduler, connect_timeout, include_dashboard=False, num_gpus=len(here),
                                       num_cpus=jobs or (None if gpus_here else DEFAULT_JOBS))
         self.actors: list[Any] = []
         try:
-            self.replicas, self.gpu = ray_replicas(request, jobs, ray_address(scheduler))
+            self.replicas, self.gpu = ray_replicas(request, jobs, address)
             options = {"num_gpus": 1, "num_cpus": 0} if self.gpu else {"num_cpus": 1}
             actor = ray.remote(max_restarts=RETRIES, max_task_retries=RETRIES, **options)(RayActor)
             self.actors = [actor.remote(r.name) for r in self.replicas]

@@ -41,10 +41,6 @@ class WidthCheck:
         self.modalities: dict[str, str] = {}          # modality -> a batch of it at the agreed width
         self._held: Callable[[], None] | None = None   # the first batch's save, until another agrees
 
-    @property
-    def width(self) -> int | None:
-        return self.basis.width if self.basis else None
-
     def admit(self, modality: str, width: int, what: str, save: Callable[[], None]) -> None:
         """Save a batch of ``width`` rows when it agrees with the run's width (the first batch
         waits for a second); else BadEmbeddingsError, and nothing of it is saved."""
