@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perturb.bench import fingerprint
+from perturb import fingerprint
 
 from .harness import Settings, table, write_results
 

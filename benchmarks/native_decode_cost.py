@@ -4,7 +4,7 @@ Run: ``python benchmarks/native_decode_cost.py [--videos 2] [--width 320 --heigh
 
 A randomly initialised CLIP ViT-B/32-sized model (vision: 12 layers, width 768, 224 px, patch
 32) embeds 8 frames of each generated H.264 clip through ``load_model`` and the hf adapter, after
-:func:`perturb.bench.sources.OnTheFly`-style decoding of only those frames, once at native size
+:func:`perturb.bench.pipeline.sources.OnTheFly`-style decoding of only those frames, once at native size
 (the processor's resize is the only one) and once decoded to a 224 short side (a second resize).
 Prints a table and writes ``benchmarks/results/native_decode_cost-<date>.json``.
 """

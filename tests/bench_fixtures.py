@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perturb.bench.data import BenchData, make_data
+from perturb.bench.pipeline.data import BenchData, make_data
 from perturb.dataset.items import Item
 
 WORDS = ("red", "green", "blue", "cat", "dog", "car", "tree", "moon", "boat", "sky", "road", "lamp")

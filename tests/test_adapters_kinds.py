@@ -68,8 +68,8 @@ def _ends_in_9_is_cross(target: str, may_import: bool) -> str | None:
 
 
 def test_a_new_kinds_placement_and_encoder_are_read_off_its_row(with_const, monkeypatch):
-    from perturb.bench import placement
-    from perturb.bench.dry_run import model_kind
+    from perturb.bench.distributed import placement
+    from perturb.bench.distributed.dry_run import model_kind
     from perturb.bench.options import is_dual
 
     monkeypatch.setattr(placement, "device_count", lambda: 4)
@@ -85,7 +85,7 @@ def test_a_new_kinds_placement_and_encoder_are_read_off_its_row(with_const, monk
 
 
 def test_built_in_rows_say_where_each_model_goes_and_what_its_spec_tells():
-    from perturb.bench.dry_run import model_kind
+    from perturb.bench.distributed.dry_run import model_kind
     from perturb.bench.options import is_dual
 
     assert [k for k, kind in KINDS.items() if kind.on_device] == ["hf", "clip", "callable"]

@@ -11,15 +11,15 @@ import warnings
 import numpy as np
 import pytest
 
-from perturb.bench import cache as cache_mod
+from perturb.bench.pipeline import cache as cache_mod
 from perturb.bench import cache_cli
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
-from perturb.bench.cache import BadEmbeddingsError, CacheKey, EmbeddingCache, check_rows
-from perturb.bench.data import make_data
-from perturb.bench.fingerprint import checkpoint_fingerprint, file_identity
+from perturb.bench.pipeline.cache import BadEmbeddingsError, CacheKey, EmbeddingCache, check_rows
+from perturb.bench.pipeline.data import make_data
+from perturb.fingerprint import checkpoint_fingerprint, file_identity
 from bench_fixtures import tiny_items, write_tiny_dataset
-from perturb.bench.encoder import Settings
+from perturb.bench.pipeline.encoder import Settings
 from perturb.cli import main
 from perturb.registry import REGISTRY
 
@@ -209,7 +209,7 @@ def test_checkpoint_fingerprint_follows_content_under_an_unchanged_size_and_mtim
 
 
 def test_video_identity_sees_a_middle_change_under_an_unchanged_size_and_mtime(tmp_path):
-    from perturb.bench import fingerprint as fp_mod
+    from perturb import fingerprint as fp_mod
     video = tmp_path / "v.mp4"
     data = bytearray(np.random.default_rng(1).integers(0, 256, 3 << 20, dtype=np.uint8).tobytes())   # hashed whole
     video.write_bytes(bytes(data))
@@ -380,7 +380,7 @@ def test_every_bench_output_is_written_atomically(dataset, tmp_path, monkeypatch
     def spy(path, data):
         written.append(os.path.basename(path))
         return real(path, data)
-    for module in ("perturb.results", "perturb.bench.report"):
+    for module in ("perturb.results", "perturb.bench.reporting.report"):
         monkeypatch.setattr(f"{module}.write_atomic", spy)
     out = tmp_path / "run"
     assert main(["bench", "--model", "toy:8", "--dataset", str(dataset), "--out", str(out), *BENCH]) == 0
@@ -391,7 +391,7 @@ def test_every_bench_output_is_written_atomically(dataset, tmp_path, monkeypatch
 def test_rebuilt_clip_of_a_built_directory_is_encoded_again(dataset, tmp_path):
     import shutil
 
-    from perturb.bench.sources import Built
+    from perturb.bench.pipeline.sources import Built
     from perturb.dataset.builder import build
     from perturb.dataset.readers import read_dataset
 
@@ -415,7 +415,7 @@ def test_rebuilt_clip_of_a_built_directory_is_encoded_again(dataset, tmp_path):
 def test_model_version_of_paths_hub_names_and_unknown_names(tmp_path, monkeypatch):
     from huggingface_hub import constants
 
-    from perturb.bench.fingerprint import model_version
+    from perturb.fingerprint import model_version
     (tmp_path / "ckpt").mkdir()
     (tmp_path / "ckpt" / "config.json").write_text("{}")
     assert model_version(str(tmp_path / "ckpt")).startswith("ckpt:")

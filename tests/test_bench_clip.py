@@ -15,7 +15,7 @@ from tiny_models import build_clip  # noqa: E402
 from perturb.bench.adapters.factory import load_model  # noqa: E402
 from perturb.bench.api import benchmark  # noqa: E402
 from bench_fixtures import tiny_data  # noqa: E402
-from perturb.bench.encoder import Settings  # noqa: E402
+from perturb.bench.pipeline.encoder import Settings  # noqa: E402
 
 
 @pytest.fixture(scope="module")

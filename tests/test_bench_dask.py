@@ -7,7 +7,7 @@ pytest.importorskip("distributed")
 
 from perturb.bench.api import benchmark  # noqa: E402
 from bench_fixtures import tiny_data  # noqa: E402
-from perturb.bench.encoder import Settings  # noqa: E402
+from perturb.bench.pipeline.encoder import Settings  # noqa: E402
 
 MODEL = "callable:perturb.bench.adapters.toy:ToyEncoder"
 

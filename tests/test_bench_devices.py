@@ -10,9 +10,9 @@ import re
 import pytest
 
 from bench_fixtures import tiny_data, write_tiny_dataset
-from perturb.bench import placement
+from perturb.bench.distributed import placement
 from perturb.bench.api import benchmark
-from perturb.bench.encoder import Settings
+from perturb.bench.pipeline.encoder import Settings
 from perturb.cli import main
 from replica_models import LOG_ENV, builds
 
@@ -27,7 +27,7 @@ PREVIEW = "or preview the plan for N GPUs from this machine with --dry-run --gpu
 def machine(tmp_path, monkeypatch):
     """A machine whose GPU count tests set (``machine(n, visible)``); its model builds are logged and
     decoding fails, so a test can see that a refused command did no work."""
-    from perturb.bench.sources import OnTheFly
+    from perturb.bench.pipeline.sources import OnTheFly
 
     def no_decoding(*_a, **_k):
         raise AssertionError("a refused command decodes nothing")
@@ -90,7 +90,7 @@ def test_the_api_refuses_cuda_without_a_gpu_before_building_the_model(machine):
 
 
 def test_gpus_n_previews_a_plan_from_a_machine_without_any(machine, bench, monkeypatch):
-    from perturb.bench import replicas
+    from perturb.bench.distributed import replicas
 
     def no_cluster(*_a, **_k):
         raise AssertionError("a preview asks no cluster")

@@ -12,8 +12,8 @@ pytest.importorskip("transformers")
 from hf_models import BUILDERS  # noqa: E402
 from perturb.bench.api import benchmark  # noqa: E402
 from bench_fixtures import tiny_data  # noqa: E402
-from perturb.bench.rerank import merge, top_k  # noqa: E402
-from perturb.bench.encoder import Settings  # noqa: E402
+from perturb.bench.pipeline.rerank import merge, top_k  # noqa: E402
+from perturb.bench.pipeline.encoder import Settings  # noqa: E402
 from perturb.cli import main  # noqa: E402
 
 QUICK = ["--subset", "6", "--seed", "0", "--severities", "2", "--video-perturbations", "gaussian_noise",

@@ -10,8 +10,8 @@ import pytest
 
 from perturb.honesty import chance_levels, flags, non_monotone
 from perturb.ranking import hit_chance
-from perturb.bench.report import damaging, headline, html_report, markdown, summary_lines
-from perturb.bench.robustness import summarize
+from perturb.bench.reporting.report import damaging, headline, html_report, markdown, summary_lines
+from perturb.bench.scoring.robustness import summarize
 from perturb.cli import main
 from test_bench_tasks import Angles, data  # noqa: F401  (fixture)
 
@@ -93,7 +93,7 @@ def test_without_cis_no_sentence_claims_anything_about_them():
 
 def test_report_leads_with_headline_and_explains(data, tmp_path):  # noqa: F811
     from perturb.bench.api import benchmark
-    from perturb.bench.encoder import Settings
+    from perturb.bench.pipeline.encoder import Settings
     from perturb.contrast.mc import MCRow, write_mc_tsv
 
     mc = write_mc_tsv([MCRow("item0", [f"clip {k}" for k in range(5)], 0),
@@ -139,7 +139,7 @@ def test_headline_ranks_the_most_damaging_with_cis():
 
 
 def test_severity_curve_legends_sit_beside_the_axes():
-    from perturb.bench.plots import severity_figure
+    from perturb.bench.reporting.plots import severity_figure
 
     clean = 0.9
     runs = [_run(n, s, 0.9 - 0.1 * s, clean) for n in ("jpeg", "gaussian_noise", "shot_noise") for s in (1, 2, 3)]
@@ -156,7 +156,7 @@ def test_severity_curve_legends_sit_beside_the_axes():
 
 
 def test_bar_chart_legends_sit_beside_the_axes(monkeypatch):
-    from perturb.bench import plots
+    from perturb.bench.reporting import plots
 
     drawn = []
     monkeypatch.setattr(plots, "_png", lambda fig: drawn.append(fig) or b"")

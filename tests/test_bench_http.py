@@ -8,7 +8,7 @@ from perturb.bench.adapters.http import HttpAdapter, HttpModelError
 from perturb.bench.adapters.factory import load_model
 from perturb.bench.api import benchmark
 from bench_fixtures import tiny_data
-from perturb.bench.encoder import Settings
+from perturb.bench.pipeline.encoder import Settings
 from http_model import Handler, server  # noqa: F401  (server: the fixture)
 
 

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from perturb.bench import metrics as M
-from perturb.bench.bootstrap import bootstrap_ci, paired_bootstrap
-from perturb.bench.robustness import gamma_a, gamma_r, summarize
+from perturb.bench.scoring import metrics as M
+from perturb.bench.scoring.bootstrap import bootstrap_ci, paired_bootstrap
+from perturb.bench.scoring.robustness import gamma_a, gamma_r, summarize
 
 
 def test_ranks_single_positive_by_hand():

@@ -105,7 +105,7 @@ def test_fps_sampling_reads_a_count_that_follows_each_clip(setup, tmp_path, monk
 
     from perturb.bench.adapters.factory import load_model
     from perturb.bench.adapters.frames import FrameSpec
-    from perturb.bench.sources import OnTheFly
+    from perturb.bench.pipeline.sources import OnTheFly
     from perturb.dataset.readers import read_dataset
 
     m = load_model(f"clip:{model}", device="cpu", frame_sampling="fps:2")

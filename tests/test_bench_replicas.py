@@ -9,12 +9,12 @@ import os
 import pytest
 
 from bench_fixtures import tiny_data, write_tiny_dataset
-from perturb.bench import placement
+from perturb.bench.distributed import placement
 from perturb.bench.api import benchmark
-from perturb.bench.replicas import planned_replicas
+from perturb.bench.distributed.replicas import planned_replicas
 from perturb.cli import main
-from perturb.bench.report import model_tables
-from perturb.bench.encoder import Settings
+from perturb.bench.reporting.report import model_tables
+from perturb.bench.pipeline.encoder import Settings
 from replica_models import KILL_ENV, LOG_ENV, builds
 
 MODEL = "callable:replica_models:Recorder"
@@ -129,7 +129,7 @@ def test_loky_cuda_n_selects_that_gpu_and_refuses_one_it_lacks(monkeypatch):
 
 
 def test_dry_run_prints_the_plan_and_loads_nothing(tmp_path, monkeypatch, log, capsys):
-    from perturb.bench.sources import OnTheFly
+    from perturb.bench.pipeline.sources import OnTheFly
 
     def no_decoding(*_a, **_k):
         raise AssertionError("a dry run decodes nothing")
@@ -214,8 +214,8 @@ def test_dask_gpu_workers_of_a_scheduler_are_the_replicas_and_a_killed_one_is_re
     pytest.importorskip("distributed")
     from distributed import Client
 
-    from perturb.bench.placement import Replica
-    from perturb.bench.replicas import _dask_gpu_cluster
+    from perturb.bench.distributed.placement import Replica
+    from perturb.bench.distributed.replicas import _dask_gpu_cluster
 
     marker = tmp_path / "killed"
     monkeypatch.setenv(KILL_ENV, str(marker))       # the workers' model: the first to embed videos dies
@@ -301,7 +301,7 @@ def test_a_cross_encoder_ranks_every_configuration_on_a_replica():
 
 
 def test_gpu_shards_are_small_enough_for_every_gpu():
-    from perturb.bench.placement import shards
+    from perturb.bench.distributed.placement import shards
 
     assert shards(10, 32, 2, gpus=True) == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]    # below a batch: not rounded
     assert [len(s) for s in shards(1000, 32, 2, gpus=True)] == [128] * 7 + [104]       # else whole batches
@@ -312,7 +312,7 @@ def test_a_slow_replica_takes_fewer_shards():
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    from perturb.bench.replicas import IN_FLIGHT, _first_done, _pull
+    from perturb.bench.distributed.replicas import IN_FLIGHT, _first_done, _pull
 
     n = 12
     fast_done, release = [0], threading.Event()

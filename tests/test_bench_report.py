@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from bench_fixtures import write_tiny_dataset
-from perturb.bench.report import markdown, rich_summary
-from perturb.bench.robustness import summarize
+from perturb.bench.reporting.report import markdown, rich_summary
+from perturb.bench.scoring.robustness import summarize
 from perturb.cli import main
 
 
@@ -169,7 +169,7 @@ def test_bench_built_runs_what_was_built_and_names_what_is_missing(dataset, tmp_
                           "build them with `perturb build`")
     assert "model" not in err and "resume" not in err and not (tmp_path / "b" / "results.json").exists()
     from perturb.bench.cli import failure_message
-    from perturb.bench.sources import Built, BuiltOutputError
+    from perturb.bench.pipeline.sources import Built, BuiltOutputError
     with pytest.raises(BuiltOutputError) as gone:
         Built(built).clip(read_items(dataset)[0], "jpeg", 2)
     said = failure_message(gone.value, "toy:8", {}, str(tmp_path / "cache"))

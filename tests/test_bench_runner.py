@@ -10,10 +10,10 @@ from perturb.bench.adapters.factory import load_model
 from perturb.bench.adapters.protocol import wrap
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
-from perturb.bench.data import make_data, select_subset
+from perturb.bench.pipeline.data import make_data, select_subset
 from bench_fixtures import tiny_data, tiny_items
 from perturb.results import load_results, tidy_rows, write_csv, write_json
-from perturb.bench.encoder import Settings
+from perturb.bench.pipeline.encoder import Settings
 
 QUIET = Settings(progress=False, batch_size=4)
 CONTRACT = {"schema_version", "perturb_version", "model", "dataset", "metric", "ties", "bootstrap", "clean", "runs",
@@ -236,7 +236,7 @@ def test_bad_metric_and_missing_model_perturbation_is_skipped():
 def test_prefetch_keeps_order_and_runs_in_parallel():
     import threading
 
-    from perturb.bench.prefetch import batched, prefetch
+    from perturb.bench.pipeline.prefetch import batched, prefetch
 
     barrier = threading.Barrier(2, timeout=20)      # only passes if two items are in flight at once
 
@@ -269,7 +269,7 @@ def test_clips_are_prepared_while_the_model_encodes():
                 assert started.wait(20)
             return super().encode_videos(clips)
 
-    from perturb.bench.sources import OnTheFly
+    from perturb.bench.pipeline.sources import OnTheFly
 
     class Watching(OnTheFly):
         def frames(self, item, clean, perturbation, severity, spec):

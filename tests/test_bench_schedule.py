@@ -9,9 +9,9 @@ from perturb.bench.adapters.frames import FrameSpec, frame_indices
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
 from bench_fixtures import tiny_data
-from perturb.bench.encoder import Settings
-from perturb.bench.placement import shards
-from perturb.bench.sources import CleanClip, OnTheFly
+from perturb.bench.pipeline.encoder import Settings
+from perturb.bench.distributed.placement import shards
+from perturb.bench.pipeline.sources import CleanClip, OnTheFly
 from perturb.video.api import apply
 
 QUIET = Settings(progress=False, batch_size=4)
@@ -247,7 +247,7 @@ def test_clean_clips_alive_stay_within_two_blocks(monkeypatch):
 
 def test_size_model_decodes_straight_to_the_short_side_the_model_reads(tmp_path):
     from perturb.dataset.readers import read_dataset
-    from perturb.bench.data import make_data
+    from perturb.bench.pipeline.data import make_data
     from bench_fixtures import write_tiny_dataset
 
     captions = write_tiny_dataset(tmp_path / "ds", n=3, frames=6, size=32)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from perturb.bench.api import benchmark
-from perturb.bench.data import make_data
-from perturb.bench.encoder import Settings
+from perturb.bench.pipeline.data import make_data
+from perturb.bench.pipeline.encoder import Settings
 from perturb.dataset.items import Item
 
 

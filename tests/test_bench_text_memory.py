@@ -9,11 +9,11 @@ import pytest
 from bench_fixtures import tiny_data
 from perturb.bench.adapters.protocol import wrap
 from perturb.bench.adapters.toy import ToyEncoder
-from perturb.bench.cache import EmbeddingCache
-from perturb.bench.encoder import Encoder, Settings
-from perturb.bench.plan import plan
-from perturb.bench.shards import run_jobs
-from perturb.bench.sources import OnTheFly
+from perturb.bench.pipeline.cache import EmbeddingCache
+from perturb.bench.pipeline.encoder import Encoder, Settings
+from perturb.bench.pipeline.plan import plan
+from perturb.bench.distributed.shards import run_jobs
+from perturb.bench.pipeline.sources import OnTheFly
 from perturb.errors import MissingResourceError
 from perturb.text import resources
 

@@ -172,7 +172,7 @@ def test_progress_bars_written_to_a_log_hold_no_cursor_movements(capsys):
     from bench_fixtures import tiny_data
     from perturb.bench.adapters.toy import ToyEncoder
     from perturb.bench.api import benchmark
-    from perturb.bench.encoder import Settings
+    from perturb.bench.pipeline.encoder import Settings
 
     doc = benchmark(ToyEncoder(8), tiny_data(4), video=["gaussian_noise"], text=["DropFirst"], severities=(1,),
                     bootstrap=0, settings=Settings(seed=0, batch_size=2, progress=True))
@@ -185,7 +185,7 @@ def test_progress_bars_written_to_a_log_hold_no_cursor_movements(capsys):
 
 def test_bench_per_frame_redraws_the_weather_layer_every_frame_and_records_it(capsys, dataset, tmp_path):
     from perturb import video
-    from perturb.bench.sources import OnTheFly
+    from perturb.bench.pipeline.sources import OnTheFly
     from perturb.dataset import read_dataset
 
     item = read_dataset(dataset)[0]

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("skimage")
 
-from perturb.bench.fingerprint import file_identity  # noqa: E402
+from perturb.fingerprint import file_identity  # noqa: E402
 from perturb.cli import main  # noqa: E402
 from perturb.demo.data import write_dataset  # noqa: E402
 
@@ -53,7 +53,7 @@ def test_a_second_bench_on_the_demo_data_written_again_does_no_model_work(tmp_pa
 
 
 def test_a_video_rewritten_with_the_same_bytes_keeps_its_identity(tmp_path):
-    from perturb.bench import fingerprint
+    from perturb import fingerprint
 
     path = tmp_path / "v.mkv"
     path.write_bytes(b"a" * 1000)

@@ -268,7 +268,7 @@ def test_doc_runs_as_written(doc, sandbox_template, tiny_models, tmp_path, monke
 def test_the_many_gpus_plan_is_what_its_command_prints(sandbox_template, tiny_models, tmp_path, monkeypatch, capsys):
     """docs/benchmark.md's dry-run listing is what the commands above it print, run as written (the hub
     checkpoint aside, and no CPU substitution: ``--gpus`` previews GPUs anywhere) on a machine named node1."""
-    from perturb.bench import placement
+    from perturb.bench.distributed import placement
     from perturb.cli import main
 
     blocks = BLOCKS["docs/benchmark.md"]

@@ -116,8 +116,8 @@ def test_a_perturbation_that_cannot_run_fails_assert_robust(demo_captions, model
 
 def test_the_demo_model_reports_a_version(demo_captions, models, tmp_path, capsys):
     from perturb.bench.api import benchmark
-    from perturb.bench.data import make_data
-    from perturb.bench.encoder import Settings
+    from perturb.bench.pipeline.data import make_data
+    from perturb.bench.pipeline.encoder import Settings
     from perturb.dataset.readers import read_dataset
 
     model = models.demo()

@@ -63,6 +63,45 @@ def test_ground_floor_imports_nothing_above_it():
             assert ours <= GROUND_FLOOR, f"{name} imports {sorted(ours - GROUND_FLOOR)}"
 
 
+BENCH = PACKAGE / "bench"
+BENCH_ROOMS = sorted(p.parent for p in BENCH.glob("*/__init__.py"))
+
+
+def may_import(room: Path) -> set[str]:
+    """The benchmark rooms a room's docstring says it may import (its ``May import:`` line)."""
+    doc = ast.get_docstring(ast.parse((room / "__init__.py").read_text(encoding="utf-8"))) or ""
+    lines = [line for line in doc.splitlines() if line.startswith("May import:")]
+    assert len(lines) == 1, f"{room.name}'s docstring has no single 'May import:' line"
+    said = lines[0].removeprefix("May import:").strip().rstrip(".")
+    return set() if said.startswith("nothing") else {name.strip() for name in said.split(",")}
+
+
+def test_every_benchmark_room_says_what_it_may_import():
+    rooms = {room.name for room in BENCH_ROOMS}
+    assert rooms == {"adapters", "scoring", "pipeline", "distributed", "reporting"}
+    for room in BENCH_ROOMS:
+        assert may_import(room) <= rooms - {room.name}, room.name
+
+
+@pytest.mark.parametrize("room", BENCH_ROOMS, ids=lambda room: room.name)
+def test_a_benchmark_room_imports_only_the_rooms_it_says(room):
+    allowed = {f"perturb.bench.{name}" for name in may_import(room) | {room.name}}
+    for path in sorted(room.rglob("*.py")):
+        for target in imported_modules(path):
+            if target.startswith("perturb.bench"):
+                assert any(target == a or target.startswith(a + ".") for a in allowed), \
+                    f"{module_name(path)} imports {target}; {room.name} may import {sorted(may_import(room))}"
+
+
+def test_the_benchmark_top_level_holds_at_most_ten_modules():
+    assert len(list(BENCH.glob("*.py"))) <= 10
+
+
+def test_no_module_is_over_350_lines():
+    long = {module_name(p): n for p in SOURCES if (n := len(p.read_text(encoding="utf-8").splitlines())) > 350}
+    assert long == {}
+
+
 def run_python(code: str) -> str:
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           timeout=300)

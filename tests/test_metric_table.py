@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from perturb.bench.data import make_data
+from perturb.bench.pipeline.data import make_data
 from perturb.cli import main
 from perturb.metric_names import KINDS, Metric, gamma_metric, kind_of, measured_names, parse_metric, reported_names
 from perturb.ranking import Judgements, Ranking

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perturb.bench.report import html_report
+from perturb.bench.reporting.report import html_report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (make test adds it)")
@@ -20,9 +20,9 @@ SCREEN = (1280, 900)
 @pytest.fixture(scope="module")
 def doc(tmp_path_factory):
     from perturb.bench.api import benchmark
-    from perturb.bench.data import make_data
+    from perturb.bench.pipeline.data import make_data
     from bench_fixtures import tiny_items
-    from perturb.bench.encoder import Settings
+    from perturb.bench.pipeline.encoder import Settings
 
     data = make_data(tiny_items(6, frames=6, size=32), "tiny", "memory")
     return benchmark("toy:16", data, video=["gaussian_noise", "jpeg"], text=["Typos"], severities=(1, 3, 5),

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import perturb.video as pv
-from perturb.bench.suite_summary import suite_runs
+from perturb.bench.scoring.suite_summary import suite_runs
 from perturb.registry import REGISTRY
 from perturb.video.psnr import mean_psnr
 from perturb.video.sample import sample_clip

@@ -13,8 +13,8 @@ import pytest
 
 import perturb
 from bench_fixtures import write_tiny_dataset
-from perturb.bench.plan import plan
-from perturb.bench.suite_summary import load_baseline, suite_runs, summarize_suites
+from perturb.bench.pipeline.plan import plan
+from perturb.bench.scoring.suite_summary import load_baseline, suite_runs, summarize_suites
 from perturb.cli import main
 from perturb.errors import UnknownPerturbationError
 from perturb.registry import REGISTRY, Registry, Spec, Suite
@@ -297,8 +297,8 @@ def test_a_kinetics_c_bench_leads_with_its_figures_and_shows_no_partial_imagenet
     "imagenet-c 3/19" row; the mPC/rPC line comes in the headline, before any table."""
     from perturb.bench.adapters.toy import ToyEncoder
     from perturb.bench.api import benchmark
-    from perturb.bench.encoder import Settings
-    from perturb.bench.report import markdown, print_summary
+    from perturb.bench.pipeline.encoder import Settings
+    from perturb.bench.reporting.report import markdown, print_summary
     from bench_fixtures import tiny_data
 
     video = [s.ref for s in REGISTRY.resolve("suite:kinetics-c", "video")]
@@ -366,7 +366,7 @@ def test_benchmark_api_takes_a_suite_item():
     from perturb.bench.adapters.factory import load_model
     from perturb.bench.api import benchmark
     from bench_fixtures import tiny_data
-    from perturb.bench.encoder import Settings
+    from perturb.bench.pipeline.encoder import Settings
 
     doc = benchmark(load_model("toy:8"), tiny_data(3), video=["suite:imagenet-c"], severities=[2],
                     bootstrap=0, settings=Settings(progress=False))
@@ -378,7 +378,7 @@ def test_benchmark_api_mechanism_with_registered_ops():
     from perturb.bench.adapters.factory import load_model
     from perturb.bench.api import benchmark
     from bench_fixtures import tiny_data
-    from perturb.bench.encoder import Settings
+    from perturb.bench.pipeline.encoder import Settings
 
     doc = benchmark(load_model("toy:8"), tiny_data(3), video=["jpeg", "speckle_noise:imagenet-c"],
                     severities=[2], bootstrap=0, settings=Settings(progress=False))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 import perturb.text.api as text_api
-from perturb.bench.sources import OnTheFly
+from perturb.bench.pipeline.sources import OnTheFly
 from perturb.errors import MissingResourceError
 from perturb.registry import REGISTRY
 from perturb.text.api import apply_batch, parse_batch, pipeline_key

@@ -13,19 +13,19 @@ from ..selection import SEVERITY_LEVELS
 from .adapters.factory import load_model, parse_spec
 from .adapters.frames import frame_spec_of
 from .adapters.protocol import Model, wrap
-from .cache import EmbeddingCache
-from .contrast_eval import evaluate_entailment, evaluate_mc
-from .data import BenchData
-from .encoder import Encoder, Settings
-from .placement import (IN_PROCESS_ENGINE, check_devices, default_engine, gpu_request, local_gpus, replica_options,
+from .pipeline.cache import EmbeddingCache
+from .pipeline.contrast_eval import evaluate_entailment, evaluate_mc
+from .pipeline.data import BenchData
+from .pipeline.encoder import Encoder, Settings
+from .distributed.placement import (IN_PROCESS_ENGINE, check_devices, default_engine, gpu_request, local_gpus, replica_options,
                         replica_perturb_device)
-from .plan import plan
-from .replica_tasks import ContrastTask, Describe, WorkerContext, for_replicas
-from .replicas import open_replicas
+from .pipeline.plan import plan
+from .distributed.replica_tasks import ContrastTask, Describe, WorkerContext, for_replicas
+from .distributed.replicas import open_replicas
 from .results import build_results
-from .shards import Sharded, described_model, run_jobs
-from .sources import OnTheFly
-from .suite_summary import load_baseline, summarize_suites
+from .distributed.shards import Sharded, described_model, run_jobs
+from .pipeline.sources import OnTheFly
+from .scoring.suite_summary import load_baseline, summarize_suites
 
 
 def _default_id(obj: Any) -> str:
@@ -63,7 +63,7 @@ def model_record(m: Model) -> dict[str, Any]:
 
 
 def _two_stage(m: Model, k: int, first_stage: Any, encoder: Encoder, options: dict[str, Any] | None) -> Encoder:
-    from .rerank import RerankEncoder
+    from .pipeline.rerank import RerankEncoder
 
     if first_stage is None:
         raise ValueError("--rerank needs --first-stage MODEL (a dual encoder that ranks first)")
@@ -91,18 +91,18 @@ def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str]
     ``model`` is a :class:`Model`, any encoder object, or a spec string (``clip:...``,
     ``callable:MODULE:ATTR``...); sharding over ``backend`` ("loky", "dask", "ray") needs the spec
     string: the model then lives only on replicas, one per GPU (``n_workers`` caps them; on CPUs
-    ``n_workers`` replicas, default 2), and the driver holds none (:mod:`perturb.bench.replicas`).
+    ``n_workers`` replicas, default 2), and the driver holds none (:mod:`perturb.bench.distributed.replicas`).
     Without ``backend``, a spec string whose model goes on ``device`` cuda or auto runs on local
     loky replicas where several GPUs are usable here (:func:`~.placement.default_engine`); with
     one GPU, or on the CPU, it runs in this process.
     ``bootstrap=0`` turns confidence intervals off. ``mc`` / ``entailment`` name contrast-set
     files evaluated on the clean videos (top-level ``mc`` and ``entailment`` keys). ``rerank=K`` with a
     dual-encoder ``first_stage`` re-scores only each caption's top K videos with the cross-encoder
-    ``model`` (see :mod:`perturb.bench.rerank`). ``stats``, if given, receives the run time, the
+    ``model`` (see :mod:`perturb.bench.pipeline.rerank`). ``stats``, if given, receives the run time, the
     number of forward passes and the model's retries by cause (here and on replicas), and (also
     when the run fails) under ``progress`` the configurations finished and rows cached. ``cache_key`` pins the version the
     embedding cache keys the model by (else its checkpoint, revision, ``cache_version`` or name).
-    Video runs are also grouped by suite (top-level ``suites``, :mod:`perturb.bench.suite_summary`);
+    Video runs are also grouped by suite (top-level ``suites``, :mod:`perturb.bench.scoring.suite_summary`);
     ``baseline_errors`` (a JSON path or mapping of a baseline model's errors) adds ImageNet-C's mCE.
     The device options (``model_options["device"]``, ``source.device``) are checked before any work
     against the GPUs where it runs (:func:`~.devices.check_devices`): a PlacementError (a ValueError)

@@ -155,7 +155,7 @@ def check_built(built: Any, data: Any, jobs: list[Any]) -> None:
 
 def _data(args: argparse.Namespace):
     from ..dataset.readers import read_dataset
-    from .data import make_data
+    from .pipeline.data import make_data
 
     if args.built:
         info = json.loads((Path(args.built) / "dataset.json").read_text()) \
@@ -175,14 +175,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .adapters.factory import check_available, parse_spec
     from .adapters.http import retries_note
     from .adapters.protocol import ModelSpecError
-    from .report import print_summary, write_reports
+    from .reporting.report import print_summary, write_reports
     from ..results import write_csv, write_json
-    from .encoder import Settings
-    from .plan import plan
+    from .pipeline.encoder import Settings
+    from .pipeline.plan import plan
     from .options import check_bench, check_per_frame_option
-    from .dry_run import check_placement, print_plan, run_engine
-    from .sources import Built
-    from .suite_summary import load_baseline
+    from .distributed.dry_run import check_placement, print_plan, run_engine
+    from .pipeline.sources import Built
+    from .scoring.suite_summary import load_baseline
     from ..engines import BACKEND_MODULES
     from ..extras import require
     from ..text.availability import check_extras, left_out_line
@@ -279,7 +279,7 @@ def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, metric: Any,
                    stats: dict[str, Any], engine: str | None) -> dict[str, Any]:
     """The benchmark of the validated options (on the fly unless ``built``) on the ``engine`` of run_engine."""
     from .api import benchmark
-    from .sources import OnTheFly
+    from .pipeline.sources import OnTheFly
 
     source = built if built is not None else OnTheFly(
         seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device,
@@ -345,7 +345,7 @@ def check_out_dir(out: Path) -> None:
 def failure_message(error: BaseException, model: str, progress: dict[str, Any] | None,
                     cache_dir: str | None) -> str:
     """What failed (endpoint, model or path), what finished and is cached, and how to resume."""
-    from .sources import BuiltOutputError
+    from .pipeline.sources import BuiltOutputError
 
     if isinstance(error, BuiltOutputError):              # not the model's fault; re-running cannot help
         return f"{error}; build it with `perturb build`"

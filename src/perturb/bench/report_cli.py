@@ -24,8 +24,8 @@ def register(subparsers: Any) -> None:
 def cmd_report(args: argparse.Namespace) -> int:
     """Combine results files into report.md / report.html."""
     from ..results import load_results
-    from .report import print_summary, write_reports
-    from .suite_summary import load_baseline, summarize_suites
+    from .reporting.report import print_summary, write_reports
+    from .scoring.suite_summary import load_baseline, summarize_suites
 
     require(modules=["matplotlib"], why="to draw the report's figures")
     check_output(args.out, args.results, "--out", kind="dir")

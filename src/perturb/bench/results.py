@@ -9,11 +9,11 @@ import numpy as np
 
 from ..honesty import chance_levels, flags
 from ..results import DIRECTIONS, SCHEMA_VERSION, Metric, gamma_metric, measured_names
-from .bootstrap import bootstrap_ci, mean_gamma_bootstrap, paired_bootstrap
-from .data import BenchData
-from .encoder import Ranked
-from .metrics import summarise
-from .robustness import gamma_a, gamma_r, summarize
+from .scoring.bootstrap import bootstrap_ci, mean_gamma_bootstrap, paired_bootstrap
+from .pipeline.data import BenchData
+from .pipeline.encoder import Ranked
+from .scoring.metrics import summarise
+from .scoring.robustness import gamma_a, gamma_r, summarize
 
 
 def per_query(ranked: Ranked, metric: Metric) -> np.ndarray:

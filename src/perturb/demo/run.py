@@ -40,9 +40,9 @@ def run_demo(out: str | Path, seed: int = 0, video: Sequence[str] | str = DEFAUL
     from ..dataset.readers import read_dataset
     from ..registry import REGISTRY
     from ..bench.api import benchmark
-    from ..bench.data import make_data
-    from ..bench.encoder import Settings
-    from ..bench.report import print_summary, write_reports
+    from ..bench.pipeline.data import make_data
+    from ..bench.pipeline.encoder import Settings
+    from ..bench.reporting.report import print_summary, write_reports
     from ..results import write_csv, write_json
     from .data import write_dataset
     from .model import trained

@@ -44,7 +44,7 @@ def split_by_modality(perturbations: str | Sequence[str]) -> dict[str, list[str]
 
 def _data(dataset: Any, subset: int | None, seed: int) -> Any:
     """A BenchData from a BenchData (re-subset) or from a dataset file readable by perturb's readers."""
-    from ..bench.data import BenchData, make_data
+    from ..bench.pipeline.data import BenchData, make_data
 
     if isinstance(dataset, BenchData):
         if subset is None and seed == dataset.seed:

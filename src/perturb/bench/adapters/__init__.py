@@ -1,4 +1,7 @@
-"""Model adapters: one small protocol, built-in clip / precomputed / callable / http / toy adapters."""
+"""Model adapters: one small protocol, built-in clip / precomputed / callable / http / toy adapters.
+
+May import: nothing else of the benchmark.
+"""
 from __future__ import annotations
 
 from .factory import load_model

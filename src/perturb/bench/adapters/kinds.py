@@ -56,7 +56,7 @@ class Kind:
     frame_sampling: bool = False
     on_device: bool = False
     """Its model is built for ``--device``: where several GPUs are usable, a run with no
-    ``--backend`` places one local replica per GPU (:func:`~perturb.bench.placement.default_engine`)."""
+    ``--backend`` places one local replica per GPU (:func:`~perturb.bench.distributed.placement.default_engine`)."""
     encoder: Callable[[str, bool], str | None] = _built_decides
     """``encoder(target, may_import)``: ``"dual"`` or ``"cross"`` as the target says, None where only
     the built model tells; with ``may_import`` it may import the target's module (nothing is built).

@@ -77,7 +77,7 @@ class HfAdapter:
     def cache_version(self) -> str:
         """What the embedding cache keys this model by besides its id: the weights (checkpoint
         fingerprint for a folder, hub commit for a name) and the precision they run in."""
-        from ...fingerprint import model_version
+        from ....fingerprint import model_version
 
         weights = f"rev:{self.commit}" if self.commit else model_version(self.spec.name)
         return f"{weights}|{self.runtime.weight_dtype(self.model)}|{self.runtime.autocast_name}"

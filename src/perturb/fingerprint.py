@@ -144,7 +144,7 @@ def perturbation_fingerprint(name: str, modality: str, severity: int | None) -> 
     """Parameters and implementation version of a registered perturbation ("clean": a constant)."""
     if name == "clean":
         return "clean"
-    from ..registry import REGISTRY
+    from .registry import REGISTRY
     spec = REGISTRY.get(name, modality)
     params = spec.params(severity) if spec.has_severity else {}
     return digest(spec.name, params, spec.version)

@@ -6,12 +6,12 @@ import html
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..fileio import write_atomic
-from ..honesty import chance_of, flags, run_label
-from ..metric_names import DIRECTIONS, gamma_metric, is_fraction
+from ...fileio import write_atomic
+from ...honesty import chance_of, flags, run_label
+from ...metric_names import DIRECTIONS, gamma_metric, is_fraction
 from . import plots
-from .bootstrap import METHOD
-from .suite_summary import figure_lines, suite_tables
+from ..scoring.bootstrap import METHOD
+from ..scoring.suite_summary import figure_lines, suite_tables
 
 MODALITIES = ("video", "text", "both")
 
@@ -152,7 +152,7 @@ def notes(doc: dict[str, Any]) -> list[str]:
     """What the reader must know before trusting the numbers: flags, and how the CIs were made."""
     out = [f["message"] for f in (doc.get("flags") if "flags" in doc else flags(doc))]
     if doc.get("left_out"):
-        from ..text.availability import left_out_line
+        from ...text.availability import left_out_line
         out.append(left_out_line(doc["left_out"]))
     boot = doc.get("bootstrap")
     out.append("CIs: " + METHOD.format(**boot) if boot else "no confidence intervals (--bootstrap 0)")

@@ -3,7 +3,7 @@
 A video perturbation re-encodes only videos (clean text embeddings are reused), a text
 perturbation only texts, and a video+text pair reuses both perturbed sets: a dual encoder
 never encodes the unperturbed modality twice. A dual encoder's videos follow the video-major
-schedule (:mod:`perturb.bench.schedule`): each video is decoded once for every configuration,
+schedule (:mod:`perturb.bench.pipeline.schedule`): each video is decoded once for every configuration,
 and only the frames the model reads are rendered.
 """
 from __future__ import annotations
@@ -13,14 +13,14 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from .adapters.frames import frame_spec_of
-from .adapters.protocol import Model, check_width
+from ..adapters.frames import frame_spec_of
+from ..adapters.protocol import Model, check_width
 from .cache import CacheKey, EmbeddingCache
 from .data import BenchData
-from .fingerprint import digest, item_fingerprint, perturbation_fingerprint, text_fingerprint
-from ..metric_names import DIRECTIONS, reported_names
-from ..ranking import Ranking
-from .metrics import per_query_values
+from ...fingerprint import digest, item_fingerprint, perturbation_fingerprint, text_fingerprint
+from ...metric_names import DIRECTIONS, reported_names
+from ...ranking import Ranking
+from ..scoring.metrics import per_query_values
 from .plan import Job
 from .prefetch import batched, prefetch
 from .schedule import Config, video_batches
@@ -57,7 +57,7 @@ def _host(frames: Any) -> np.ndarray:
 
 def _bar(total: int, desc: str, enabled: bool, nested: bool = True) -> Any:
     """A bar that is erased when done; a nested one (inside the configurations' bar) only on a terminal."""
-    from ..progress import bar
+    from ...progress import bar
     return bar(total=total, desc=desc, unit="item", enabled=enabled, nested=nested, leave=False)
 
 

@@ -15,7 +15,7 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from .adapters.kinds import KINDS
+from ..adapters.kinds import KINDS
 from .devices import GpuRequest, Gpus, check_devices, gpu_request  # noqa: F401  (placement's vocabulary)
 
 DEFAULT_JOBS = 2               # CPU replicas of a local engine when --jobs is not given

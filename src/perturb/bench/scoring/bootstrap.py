@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..rng import as_generator
+from ...rng import as_generator
 from .robustness import gamma_a, gamma_r
 
 METHOD = ("percentile bootstrap over queries: {n} resamples of the queries with replacement (seed {seed}), "

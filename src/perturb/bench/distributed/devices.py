@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import PlacementError
+from ...errors import PlacementError
 
 CLUSTER_ENGINES = ("dask", "ray")      # their replicas serve the GPU their worker owns: no cuda:N
 

@@ -7,7 +7,7 @@ ids, rows and each row's item fingerprint (video file identity or caption text),
 caption or a replaced video re-encodes only itself; an interrupted run resumes at the last
 finished batch and a subset reuses rows of a larger run. Rows come checked from the model
 (:func:`~perturb.bench.adapters.protocol.check_rows`, and at the run's one width by
-:mod:`perturb.bench.widths`) and are checked again as they are read back; parts are written
+:mod:`perturb.bench.pipeline.widths`) and are checked again as they are read back; parts are written
 atomically (fsync, rename); a damaged part is named and recomputed.
 Rows that another run on the same cache stored meanwhile are not stored again, so two
 concurrent runs share their rows instead of each keeping a copy.
@@ -29,8 +29,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..fileio import write_atomic, write_json
-from .adapters.protocol import BadEmbeddingsError, check_rows  # noqa: F401  (checked where they enter)
+from ...fileio import write_atomic, write_json
+from ..adapters.protocol import BadEmbeddingsError, check_rows  # noqa: F401  (checked where they enter)
 
 KEY_FILE = "key.json"
 STALE_TMP_S = 3600.0                 # a temporary older than this belongs to a dead writer

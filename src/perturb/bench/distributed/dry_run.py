@@ -8,13 +8,13 @@ import argparse
 import json
 from typing import Any, Sequence
 
-from ..clusters import ray_address
-from ..errors import UsageError
-from .adapters.factory import parse_spec
-from .adapters.kinds import KINDS
+from ...clusters import ray_address
+from ...errors import UsageError
+from ..adapters.factory import parse_spec
+from ..adapters.kinds import KINDS
 from .placement import (IN_PROCESS_ENGINE, Plan, Replica, check_devices, default_engine, gpu_request, local_gpus,
                         on_gpus, shards, this_host)
-from .plan import Job, caption_sets
+from ..pipeline.plan import Job, caption_sets
 
 
 def model_kind(spec: str) -> str | None:

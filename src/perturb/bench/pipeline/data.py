@@ -8,9 +8,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..dataset.items import Item
-from ..fileio import read_jsonl
-from ..rng import derive_seed
+from ...dataset.items import Item
+from ...fileio import read_jsonl
+from ...rng import derive_seed
 
 CAPTION_MODES = ("all", "first")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..registry import REGISTRY, SUITE_PREFIX
+from ...registry import REGISTRY, SUITE_PREFIX
 from .sources import CLEAN
 
 @dataclass(frozen=True)

@@ -12,18 +12,18 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MissingResourceError
-from ..metric_names import reported_names
-from .adapters.factory import load_model
-from .adapters.frames import frame_spec_of
-from .adapters.protocol import Model
-from .cache import EmbeddingCache
-from .data import BenchData
-from .encoder import Encoder, Settings
+from ...errors import MissingResourceError
+from ...metric_names import reported_names
+from ..adapters.factory import load_model
+from ..adapters.frames import frame_spec_of
+from ..adapters.protocol import Model
+from ..pipeline.cache import EmbeddingCache
+from ..pipeline.data import BenchData
+from ..pipeline.encoder import Encoder, Settings
 from .placement import this_host
-from .plan import Job
-from .schedule import Config
-from .sources import OnTheFly
+from ..pipeline.plan import Job
+from ..pipeline.schedule import Config
+from ..pipeline.sources import OnTheFly
 
 
 @dataclass
@@ -145,7 +145,7 @@ class ContrastTask(Task):
         return self.kind
 
     def compute(self, enc: Encoder) -> dict[str, Any]:
-        from .contrast_eval import evaluate_entailment, evaluate_mc
+        from ..pipeline.contrast_eval import evaluate_entailment, evaluate_mc
 
         if self.kind == "mc":
             return evaluate_mc(enc, self.path, self.bootstrap)

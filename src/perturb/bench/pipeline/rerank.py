@@ -11,12 +11,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..metric_names import reported_names
-from .adapters.protocol import Model
+from ...metric_names import reported_names
+from ..adapters.protocol import Model
 from .cache import EmbeddingCache
 from .data import BenchData
 from .encoder import Encoder, Settings
-from .fingerprint import digest, text_fingerprint
+from ...fingerprint import digest, text_fingerprint
 from .plan import Job
 from .prefetch import prefetch
 from .sources import OnTheFly

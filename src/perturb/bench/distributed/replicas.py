@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from ..clusters import DEFAULT_CONNECT_TIMEOUT, connect_dask, ray_address, start_ray
-from ..engines import _bounded, call_in_loky_worker, call_single_threaded
-from ..errors import MissingResourceError
+from ...clusters import DEFAULT_CONNECT_TIMEOUT, connect_dask, ray_address, start_ray
+from ...engines import _bounded, call_in_loky_worker, call_single_threaded
+from ...errors import MissingResourceError
 from .placement import (DEFAULT_JOBS, GpuRequest, Gpus, Replica, check_devices, gpu_request, local_gpus,
                         local_replicas, on_gpus, this_host)
 

@@ -11,8 +11,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .bootstrap import bootstrap_ci
-from .metrics import mc_correct, roc_auc
+from ..scoring.bootstrap import bootstrap_ci
+from ..scoring.metrics import mc_correct, roc_auc
 from .prefetch import batched
 from .encoder import Encoder, _normalise
 from .sources import CLEAN
@@ -40,7 +40,7 @@ def pair_scores(encoder: Encoder, videos: Sequence[int], texts: Sequence[str]) -
 
 def evaluate_mc(encoder: Encoder, path: str | Path, bootstrap: dict[str, Any] | None) -> dict[str, Any]:
     """MC accuracy on the clean videos: correct when the true ending scores strictly highest."""
-    from ..contrast.mc import read_mc_jsonl, read_mc_tsv
+    from ...contrast.mc import read_mc_jsonl, read_mc_tsv
 
     rows = read_mc_jsonl(path) if str(path).endswith(".jsonl") else read_mc_tsv(path)
     index = _index(encoder)
@@ -60,7 +60,7 @@ def evaluate_mc(encoder: Encoder, path: str | Path, bootstrap: dict[str, Any] | 
 
 def evaluate_entailment(encoder: Encoder, path: str | Path) -> dict[str, Any]:
     """ROC-AUC of the model's score of each (video, caption) pair against its 0/1 label (VideoCon)."""
-    from ..contrast.entailment import read_entailment
+    from ...contrast.entailment import read_entailment
 
     rows = read_entailment(path)
     index = _index(encoder)

@@ -15,11 +15,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..dataset.items import Item
-from ..errors import PerturbError
-from ..fileio import read_jsonl
-from ..rng import item_seed
-from .adapters.frames import FrameSpec
+from ...dataset.items import Item
+from ...errors import PerturbError
+from ...fileio import read_jsonl
+from ...rng import item_seed
+from ..adapters.frames import FrameSpec
 
 CLEAN = "clean"
 
@@ -50,8 +50,8 @@ class CleanClip:
 def _draw(name: str, severity: int | None, n_frames: int, seed: int, per_frame: bool = False) -> Any:
     """The perturbation's parameters drawn for a clip of ``n_frames`` frames (:func:`perturb.video.draw`);
     ``per_frame`` applies to the ops that take it."""
-    from .. import video
-    from ..video.api import takes_per_frame
+    from ... import video
+    from ...video.api import takes_per_frame
     options = {"per_frame": True} if per_frame and takes_per_frame(name) else {}
     return video.draw(name, severity, n_frames, seed=seed, **options)
 
@@ -126,7 +126,7 @@ class OnTheFly:
     def _read(self, item: Item) -> np.ndarray:
         if isinstance(item.meta.get("clip"), np.ndarray):        # in-memory datasets (tests, demo)
             return np.asarray(item.meta["clip"])
-        from ..video.io import read
+        from ...video.io import read
         return read(item.video_path, fps=self.fps, size=self.size, start=item.start, end=item.end,
                     max_frames=self.max_frames)[0]
 
@@ -147,7 +147,7 @@ class OnTheFly:
         rate = self.fps or item.meta.get("fps")
         if rate:
             return float(rate)
-        from ..video.io.probe import probe
+        from ...video.io.probe import probe
         return float(probe(item.video_path).fps)
 
     def clean(self, item: Item, configs: Sequence[tuple[str, int | None]],
@@ -184,7 +184,7 @@ class OnTheFly:
             clip = np.asarray(item.meta["clip"])
             kept = np.unique(pick(len(clip)))
             return clip[kept], kept, len(clip)
-        from ..video.io import read_frames
+        from ...video.io import read_frames
         return read_frames(item.video_path, pick, fps=self.fps, size=self.size, start=item.start,
                            end=item.end, max_frames=self.max_frames)
 
@@ -205,7 +205,7 @@ class OnTheFly:
         """Captions under a text perturbation (unchanged where it does not apply)."""
         if perturbation == "clean":
             return list(texts)
-        from ..text.api import apply_batch, get, parse_batch, pipeline_key
+        from ...text.api import apply_batch, get, parse_batch, pipeline_key
         spec, docs = get(perturbation), None
         if spec.needs_parse:                  # one parse per caption and pipeline, for all perturbations
             key = (pipeline_key(spec), tuple(texts))
@@ -237,7 +237,7 @@ class Built(OnTheFly):
         pre = self.info.get("preprocess") or {}          # clean clips decoded as the build did
         self.size, self.fps = pre.get("short_side"), pre.get("fps")
         self._paths: dict[tuple[str, str, int | None], Path] = {}
-        from ..dataset.manifest import latest, read_rows
+        from ...dataset.manifest import latest, read_rows
         for row in latest(read_rows(self.root / "manifest.jsonl")).values():
             if row.get("status") == "ok" and row.get("kind", "video") != "text":
                 self._paths[(row["item_id"], row["perturbation"], row["severity"])] = self.root / row["path"]
@@ -273,7 +273,7 @@ class Built(OnTheFly):
         if path is None:
             raise BuiltOutputError(f"--built {self.root}: no finished output for {item.item_id!r} "
                                    f"{perturbation} severity {severity} (see manifest.jsonl)")
-        from ..dataset.encode import load
+        from ...dataset.encode import load
         return load(path)
 
     def identity(self, item: Item, perturbation: str, severity: int | None) -> str:
@@ -281,7 +281,7 @@ class Built(OnTheFly):
         path = self._paths.get((item.item_id, perturbation, severity))
         if perturbation == "clean" or path is None:
             return ""
-        from .fingerprint import file_identity
+        from ...fingerprint import file_identity
         try:
             return file_identity(path)
         except OSError:

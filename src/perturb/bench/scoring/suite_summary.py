@@ -22,9 +22,9 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..errors import UnknownPerturbationError
-from ..registry import REGISTRY, Spec
-from ..selection import SEVERITY_LEVELS
+from ...errors import UnknownPerturbationError
+from ...registry import REGISTRY, Spec
+from ...selection import SEVERITY_LEVELS
 from .robustness import summarize
 
 Baseline = Mapping[str, Mapping[int, float]]

@@ -13,7 +13,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from .adapters.protocol import BadEmbeddingsError
+from ..adapters.protocol import BadEmbeddingsError
 
 
 def batch_label(desc: str, ids: Sequence[str]) -> str:

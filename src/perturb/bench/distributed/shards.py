@@ -1,7 +1,7 @@
 """Running a benchmark's configurations: in this process, or on model replicas (one per GPU, see
 :mod:`.replicas`) where the driver holds no model. Replicas embed video shards and caption sets
 (dual encoders) or rank whole configurations (cross-encoders); their results are merged back into
-one :class:`~perturb.bench.encoder.Encoder`, which ranks.
+one :class:`~perturb.bench.pipeline.encoder.Encoder`, which ranks.
 """
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ..errors import MissingResourceError
-from .encoder import Encoder, Ranked
+from ...errors import MissingResourceError
+from ..pipeline.encoder import Encoder, Ranked
 from .placement import on_gpus, provenance, replica_record, shards
-from .plan import Job, caption_sets
-from .schedule import Config
-from .sources import CLEAN
+from ..pipeline.plan import Job, caption_sets
+from ..pipeline.schedule import Config
+from ..pipeline.sources import CLEAN
 from .replica_tasks import (RemoteTask, Task, TextTask, VideoShard, WorkerContext,  # noqa: F401
                             _worker_model, run_task, skip_record)
 
@@ -37,7 +37,7 @@ class Sharded:
 
     def serve(self, tasks: Sequence[Task], desc: str, progress: bool) -> list[Any]:
         """Every task's result, in task order (they run in completion order, pulled by replicas)."""
-        from ..progress import bar
+        from ...progress import bar
 
         order = {t.label(): k for k, t in enumerate(tasks)}
         out: list[tuple[int, Any, dict[str, Any]]] = []
@@ -86,7 +86,7 @@ def _dual_on_replicas(encoder: Encoder, jobs: Sequence[Job], run: Sharded) -> di
 def _rank_all(encoder: Encoder, jobs: Iterable[Job], done: dict[Job, Ranked],
               skipped: dict[Job, dict[str, Any]], missing: dict[str, str]) -> None:
     """Rank here every job not done or skipped yet (a missing resource skips its job)."""
-    from ..progress import bar
+    from ...progress import bar
 
     rest = [j for j in jobs if j not in done and j not in skipped]
     last = {j.text: k for k, j in enumerate(rest)}               # each caption set's last job
@@ -157,8 +157,8 @@ class _DescribedCross(_Described):
 
 def described_model(info: dict[str, Any]) -> Any:
     """A :class:`Model` the driver can key caches and write results with, built from a replica's
-    description (:class:`~perturb.bench.replica_tasks.Describe`)."""
-    from .adapters.protocol import Model
+    description (:class:`~perturb.bench.distributed.replica_tasks.Describe`)."""
+    from ..adapters.protocol import Model
 
     impl = (_DescribedDual if info["kind"] == "dual" else _DescribedCross)(info)
     model = Model(impl, info["id"])

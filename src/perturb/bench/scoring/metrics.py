@@ -10,8 +10,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..metric_names import kind_of, reported_names
-from ..ranking import Ranking
+from ...metric_names import kind_of, reported_names
+from ...ranking import Ranking
 
 
 def relevance_from_index(positive: np.ndarray, n_candidates: int) -> np.ndarray:
