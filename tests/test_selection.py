@@ -5,12 +5,16 @@ import argparse
 
 import pytest
 
-from perturb.registry import SEVERITIES
+from perturb.registry import REGISTRY
 from perturb.selection import SEVERITY_LEVELS, add_selection_arguments, parse_severities
 
 
-def test_levels_are_defined_once():
-    assert SEVERITY_LEVELS == (1, 2, 3, 4, 5) and SEVERITIES is SEVERITY_LEVELS
+def test_every_graded_perturbation_is_graded_at_the_shared_levels():
+    graded = [spec for spec in REGISTRY if spec.has_severity]
+    assert {spec.modality for spec in graded} == {"video", "text"}
+    assert {spec.name: tuple(sorted(spec.severities)) for spec in graded} == \
+        {spec.name: SEVERITY_LEVELS for spec in graded}
+    assert all(spec.default_severity in SEVERITY_LEVELS for spec in graded)
 
 
 @pytest.mark.parametrize("value, expected", [

@@ -50,7 +50,13 @@ def test_membership_lists_are_the_agreed_ones():
     assert sorted(KINETICS_C) == sorted(["shot_noise", "rain", "fog", "contrast", "brightness", "saturate",
                                          "temporal_blur", "bit_error", "h265_crf", "h265_abr",
                                          "packet_loss", "frame_rate"])
-    assert [s.name for s in REGISTRY.suites("video")] == ["msrvtt-p", "imagenet-c", "kinetics-c", "all"]
+    suites = {suite.name: suite for suite in REGISTRY.suites("video")}
+    data = {"msrvtt-p": MSRVTT_P, "imagenet-c": IMAGENET_C, "kinetics-c": KINETICS_C}
+    named = {name: suite.members for name, suite in suites.items() if suite.members is not None}
+    assert named == {name: tuple(members) for name, members in data.items()}   # each suite is its data
+    whole = [name for name, suite in suites.items() if suite.members is None]
+    assert len(whole) == 1 and all(spec.name in suites[whole[0]] for spec in REGISTRY.select("video"))
+    assert all(suite.title and suite.source for suite in suites.values())          # each says what and whence
     assert "h264_crf" not in IMAGENET_C + KINETICS_C + MSRVTT_P
 
 

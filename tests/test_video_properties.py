@@ -5,7 +5,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from perturb.registry import REGISTRY, SEVERITIES
+from perturb.registry import REGISTRY
+from perturb.selection import SEVERITY_LEVELS as SEVERITIES
 from perturb.video import apply
 from perturb.video.ops.temporal import INDEX_FUNCTIONS, mean_displacement
 from perturb.video.severity_params import table

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import perturb
-from perturb.registry import SEVERITIES
+from perturb.selection import SEVERITY_LEVELS as SEVERITIES
 from perturb.video.kernels import camera
 from perturb.video.ops import temporal
 from perturb.video.sample import sample_clip

@@ -15,7 +15,6 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .errors import UnknownPerturbationError
 from .names import normalize, unknown_name
-from .selection import SEVERITY_LEVELS as SEVERITIES  # noqa: F401  (the levels live in selection)
 
 # The modules whose import registers each modality's perturbations, in listing order. They are
 # imported on the registry's first lookup, so importing perturb (or perturb.gate) stays light.

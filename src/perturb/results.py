@@ -1,5 +1,5 @@
 """The results.json contract (docs/results-schema.md), below both the benchmark that writes it and
-the gate that reads it: schema versions, metric names and their parsing (:mod:`.metric_names`),
+the gate that reads it: schema versions (metric names and their parsing live in :mod:`.metric_names`),
 tie conventions, the writers (results.json, the tidy results.csv), :func:`validate` and
 :func:`load_results`.
 
@@ -19,8 +19,7 @@ from typing import Any, Iterator, Mapping
 
 from .errors import GateInputError
 from .fileio import write_atomic
-from .metric_names import (DIRECTIONS, GAMMAS, Metric, gamma_kinds, gamma_metric, is_fraction,  # noqa: F401
-                           measured_names, metric_names, parse_metric)
+from .metric_names import DIRECTIONS, GAMMAS, Metric, gamma_kinds, gamma_metric, is_fraction, metric_names
 from .shapes import ANY_OBJECT, COUNT, INTEGER, INTERVAL, NUMBER, TEXT, ListOf, MapOf, Nullable, Obj
 
 SCHEMA_VERSION = "1.2"         # 1.1 added "ties"; 1.2 "chance", "flags", summary.modality.*.ci

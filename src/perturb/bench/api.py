@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..clusters import DEFAULT_CONNECT_TIMEOUT
-from ..results import Metric, gamma_metric, measured_names
+from ..metric_names import Metric, gamma_metric, measured_names
 from ..selection import SEVERITY_LEVELS
 from .adapters.factory import load_model, parse_spec
 from .adapters.frames import frame_spec_of

@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 
 from ..errors import UsageError
 from ..options import check_output
-from ..results import Metric, gamma_kinds, gamma_metric
+from ..metric_names import Metric, gamma_kinds, gamma_metric
 
 # (option, attribute, smallest accepted value) of the whole-number options; None is "not given".
 AT_LEAST = (("--seed", "seed", 0), ("--bootstrap", "bootstrap", 0), ("--batch-size", "batch_size", 1),

@@ -8,7 +8,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..honesty import chance_levels, flags
-from ..results import DIRECTIONS, SCHEMA_VERSION, Metric, gamma_metric, measured_names
+from ..metric_names import DIRECTIONS, Metric, gamma_metric, measured_names
+from ..results import SCHEMA_VERSION
 from .scoring.bootstrap import bootstrap_ci, mean_gamma_bootstrap, paired_bootstrap
 from .pipeline.data import BenchData
 from .pipeline.encoder import Ranked

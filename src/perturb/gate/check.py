@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..errors import GateInputError
-from ..results import Metric, Results, parse_metric
+from ..metric_names import Metric, parse_metric
+from ..results import Results
 from .outcome import FAIL, INFO, PASS, Outcome, fmt
 from .rules import BOUNDS, Rule
 from .scope import EACH, Scope, each_perturbation, resolve_scope, scope_value, select_runs

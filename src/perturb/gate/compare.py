@@ -7,7 +7,8 @@ from statistics import NormalDist, fmean
 from typing import Any, Iterable, Mapping
 
 from ..errors import GateInputError
-from ..results import Metric, Results, parse_metric
+from ..metric_names import Metric, parse_metric
+from ..results import Results
 from .outcome import FAIL, INFO, PASS, Outcome, fmt
 from .scope import Scope, scope_value, select_runs
 

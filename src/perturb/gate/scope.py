@@ -8,7 +8,8 @@ from typing import Any, Mapping
 from ..errors import GateInputError
 from ..names import normalize, unknown_name
 from ..registry import REGISTRY
-from ..results import Metric, Results
+from ..metric_names import Metric
+from ..results import Results
 
 MODALITIES = ("video", "text", "both")
 EACH = "each"        # the kind of a scope meaning "every perturbation, one by one"
