@@ -1,6 +1,7 @@
 """The -P builder: layout, manifest, equality with perturb.video.apply, backends, resume, bad data."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -270,6 +271,18 @@ def test_cli_build_exit_0(dataset, tmp_path, capsys):
     table = pq.read_table(out / "manifest.parquet").to_pylist()
     assert [r["key"] for r in table] == ["clip0|static_rotate|5"]
     assert json.loads((out / "dataset.json").read_text())["command"].startswith("perturb build")
+
+
+def test_options_are_one_build_options_object_built_with_keywords(dataset, tmp_path):
+    with pytest.raises(TypeError, match=r"^options must be a perturb\.dataset\.BuildOptions, built with "
+                                        r"keywords \(BuildOptions\(jobs=4\)\); got dict$") as caught:
+        build(dataset, tmp_path / "o", video_perturbations="jpeg", options={"jobs": 1})
+    assert isinstance(caught.value, ValueError) and not (tmp_path / "o").exists()
+    with pytest.raises(TypeError):
+        BuildOptions(1)                                   # keywords only
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        BuildOptions().jobs = 2                           # one object, passed whole and unchanged
+    assert BuildOptions(short_side=24, fps=5).preprocess.as_dict() == {"short_side": 24, "fps": 5}
 
 
 def test_parquet_keeps_seeds_above_2_63(dataset, tmp_path):

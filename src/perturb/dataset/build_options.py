@@ -14,7 +14,7 @@ from . import encode
 from .work_units import Preprocess
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BuildOptions:
     """How :func:`perturb.dataset.build` runs (the defaults: every core on this machine, lossless
     video, the dataset's own size and rate, every item, outputs re-hashed on resume)."""

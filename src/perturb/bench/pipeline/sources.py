@@ -77,10 +77,10 @@ class Decoding:
     def clip_fps(self, item: Item) -> float:
         """The frame rate of the item's clip as decoded: ``fps`` when given, else the video's own."""
         rate = self.fps or item.meta.get("fps")
-        if rate:
-            return float(rate)
-        from ...video.io.probe import probe
-        return float(probe(item.video_path).fps)
+        if not rate:
+            from ...video.io.probe import probe
+            rate = probe(item.video_path).fps
+        return float(rate)
 
 
 class ClipMemo:
@@ -154,10 +154,11 @@ class OnTheFly:
 
     def draw(self, name: str, severity: int | None, n_frames: int, seed: int) -> Any:
         """The perturbation's parameters drawn for a clip of ``n_frames`` frames (:func:`perturb.video.draw`),
-        ``per_frame`` on the ops that take it (:meth:`perturb.registry.Spec.with_per_frame`)."""
+        ``per_frame`` on the ops that take it (:meth:`perturb.registry.Spec.with_per_frame` says which)."""
         from ... import video
         from ...registry import REGISTRY
-        return video.draw(REGISTRY.get(name, "video").with_per_frame(self.per_frame), severity, n_frames, seed=seed)
+        per_frame = REGISTRY.get(name, "video").with_per_frame(self.per_frame).per_frame
+        return video.draw(name, severity, n_frames, seed=seed, **({"per_frame": True} if per_frame else {}))
 
     def render(self, clean: CleanClip, item: Item, name: str, severity: int | None,
                frames: np.ndarray | None) -> np.ndarray:
@@ -266,8 +267,7 @@ class Built:
         self._captions: dict[str, dict[str, str]] = {}
 
     @property
-    def settings(self) -> str:
-        """What the clips are read from (part of the cache key)."""
+    def settings(self) -> str:                  # what the clips are read from (part of the cache key)
         return f"built:{self.root.resolve()}"
 
     def fit_to(self, spec: FrameSpec | None) -> None:
