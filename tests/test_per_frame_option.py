@@ -61,7 +61,7 @@ def test_the_library_refuses_per_frame_in_its_own_words(dataset, tmp_path):
                                             f"ops that take it: {TAKERS}$") as caught:
         build(dataset, tmp_path / "o", video_perturbations="jpeg,gaussian_noise", text_perturbations="none",
               options=BuildOptions(per_frame=True, progress=False))
-    assert caught.value.takers == TAKERS.split(", ") and isinstance(caught.value, ValueError)
+    assert caught.value.takers == tuple(TAKERS.split(", ")) and isinstance(caught.value, ValueError)
     assert "--" not in str(caught.value)              # no command-line flag in a library error
     assert not (tmp_path / "o").exists()
     with pytest.raises(PerFrameError, match=f"^no video op is selected; ops that take it: {TAKERS}$"):

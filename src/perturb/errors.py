@@ -34,9 +34,9 @@ class OptionsTypeError(PerturbError, TypeError, ValueError):
 class PerFrameError(PerturbError, ValueError):
     """``per_frame`` asked of ops none of which takes it; ``takers`` names the ops that do."""
 
-    def __init__(self, message: str, takers: list[str]) -> None:
+    def __init__(self, message: str, takers: tuple[str, ...] = ()) -> None:
         super().__init__(message)
-        self.takers = takers
+        self.takers = tuple(takers)
 
 
 class VideoReadError(PerturbError, ValueError):

@@ -327,7 +327,8 @@ def per_frame_selection(specs: Iterable[Spec], per_frame: bool) -> list[Spec]:
         names = [s.name for s in specs]
         who = (f"{names[0]} has no per_frame option" if len(names) == 1 else
                f"none of {', '.join(names)} has a per_frame option" if names else "no video op is selected")
-        raise PerFrameError(f"{who}; ops that take it: {', '.join(per_frame_ops())}", per_frame_ops())
+        takers = per_frame_ops()
+        raise PerFrameError(f"{who}; ops that take it: {', '.join(takers)}", tuple(takers))
     return chosen
 
 

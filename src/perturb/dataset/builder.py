@@ -4,7 +4,7 @@ Output layout under ``out``::
 
     videos/<perturbation>/<severity>/<item_id>.<ext>
     captions/<perturbation>.jsonl
-    manifest.jsonl        (and manifest.parquet with parquet=True)
+    manifest.jsonl        (and manifest.parquet with BuildOptions(parquet=True))
     dataset.json
 
 A re-run skips outputs whose manifest row is ok and whose file still has the recorded sha256,
