@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from perturb.dataset import build, encode  # noqa: E402
+from perturb.dataset import BuildOptions, build, encode  # noqa: E402
 from perturb.fileio import sha256_file  # noqa: E402
 from perturb.video import apply, io  # noqa: E402
 
@@ -69,16 +69,17 @@ def speed(tmp: Path, clips: int, repeat: int) -> dict:
                  {"preset": "ultrafast"})
         rows.append(f"c{i},c{i}.mp4,clip {i}")
     (data / "captions.csv").write_text("\n".join(rows) + "\n")
-    opts = dict(video_perturbations=SPEED_PERTURBATIONS, severities=3, text_perturbations="none",
-                progress=False)
-    build(data / "captions.csv", tmp / "warm", jobs=2, limit=2, **opts)     # start the pool
+    opts = dict(video_perturbations=SPEED_PERTURBATIONS, severities=3, text_perturbations="none")
+    build(data / "captions.csv", tmp / "warm", options=BuildOptions(jobs=2, limit=2, progress=False),
+          **opts)                                                            # start the pool
     best: dict[int, float] = {}
     driver_cpu: dict[int, float] = {}
     for run in range(repeat):                    # alternate, keep the best: the machine is shared
         for jobs in (1, 2):
             target = tmp / f"jobs{jobs}-{run}"
             t, cpu = time.perf_counter(), time.process_time()
-            result = build(data / "captions.csv", target, jobs=jobs, **opts)
+            result = build(data / "captions.csv", target, options=BuildOptions(jobs=jobs, progress=False),
+                           **opts)
             secs = time.perf_counter() - t
             assert result.ok, result.failed[:1]
             if secs < best.get(jobs, float("inf")):
@@ -119,10 +120,10 @@ def control(repeat: int) -> dict:
 
 CHILD = """
 import sys, time
-from perturb.dataset import build
+from perturb.dataset import BuildOptions, build
 t = time.perf_counter()
 r = build(sys.argv[1], sys.argv[2], video_perturbations=sys.argv[3], severities=3,
-          text_perturbations="none", jobs=1, progress=False)
+          text_perturbations="none", options=BuildOptions(jobs=1, progress=False))
 assert r.ok, r.failed
 hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM"))
 print(time.perf_counter() - t, int(hwm.split()[1]))     # peak RSS of this process image, kB

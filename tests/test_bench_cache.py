@@ -392,12 +392,12 @@ def test_rebuilt_clip_of_a_built_directory_is_encoded_again(dataset, tmp_path):
     import shutil
 
     from perturb.bench.pipeline.sources import Built
-    from perturb.dataset.builder import build
+    from perturb.dataset import BuildOptions, build
     from perturb.dataset.readers import read_dataset
 
     built = tmp_path / "built"
     assert build(str(dataset), built, video_perturbations=["translate"], severities=[1],
-                 text_perturbations=[], jobs=1, progress=False).ok
+                 text_perturbations=[], options=BuildOptions(jobs=1, progress=False)).ok
     data = make_data(read_dataset(str(dataset)), "captions", str(dataset))
 
     def run():

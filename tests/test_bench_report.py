@@ -132,12 +132,12 @@ def test_markdown_and_terminal_tables_show_nulls():
 def test_built_directory_gives_the_on_the_fly_results(dataset, tmp_path):
     """build + bench --built equals bench on the fly, for every kind of renderer: per frame
     (noise keys, drawn offsets), index maps (temporal) and whole-clip codecs."""
-    from perturb.dataset.builder import build
+    from perturb.dataset import BuildOptions, build
 
     built = tmp_path / "built"
     ops = ["translate", "gaussian_noise", "shot_noise", "mpeg2", "jumble", "freeze"]
     result = build(str(dataset), built, video_perturbations=ops, severities=[1, 2],
-                   text_perturbations=["Typos"], jobs=1, progress=False)
+                   text_perturbations=["Typos"], options=BuildOptions(jobs=1, progress=False))
     assert result.ok
     common = ["--model", "toy:16", "--video-perturbations", ",".join(ops), "--severities", "1,2",
               "--text-perturbations", "Typos", "--bootstrap", "0", "--no-progress", "--no-cache"]
@@ -150,11 +150,11 @@ def test_built_directory_gives_the_on_the_fly_results(dataset, tmp_path):
 def test_bench_built_runs_what_was_built_and_names_what_is_missing(dataset, tmp_path, capsys):
     """No selection: what the build holds. A selection it lacks: exit 2 naming the outputs. An output
     gone at run time: the directory is blamed, not the model, and no resume hint."""
-    from perturb.dataset.builder import build
+    from perturb.dataset import BuildOptions, build
 
     built = tmp_path / "built"
     assert build(str(dataset), built, video_perturbations=["translate"], severities=[2],
-                 text_perturbations=["Typos"], jobs=1, progress=False).ok
+                 text_perturbations=["Typos"], options=BuildOptions(jobs=1, progress=False)).ok
     quiet = ["--model", "toy:8", "--bootstrap", "0", "--no-progress", "--no-cache"]
     assert main(["bench", "--built", str(built), "--out", str(tmp_path / "a"), *quiet]) == 0
     runs = json.loads((tmp_path / "a" / "results.json").read_text())["runs"]

@@ -1,6 +1,7 @@
 """The -P builder: layout, manifest, equality with perturb.video.apply, backends, resume, bad data."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ from tests import datasets as ds  # noqa: E402
 
 from perturb import __version__  # noqa: E402
 from perturb.cli import main  # noqa: E402
-from perturb.dataset import build, encode, read_dataset  # noqa: E402
+from perturb.dataset import BuildOptions, build, encode, read_dataset  # noqa: E402
 from perturb.dataset.manifest import read_rows  # noqa: E402
 from perturb.fileio import sha256_file  # noqa: E402
 from perturb.dataset.staging import TMP_MARK  # noqa: E402
@@ -28,8 +29,8 @@ from perturb.video.render import FRAME, WINDOW, Renderer, perturb_clip  # noqa: 
 VIDEO = "gaussian_noise,mpeg1,freeze"
 SEVERITIES = "1,3"
 TEXT = "Typos,DropFirst"
-OPTS = dict(video_perturbations=VIDEO, severities=SEVERITIES, text_perturbations=TEXT,
-            seed=0, progress=False)
+OPTS = dict(video_perturbations=VIDEO, severities=SEVERITIES, text_perturbations=TEXT, seed=0)
+ONE_JOB = BuildOptions(jobs=1, progress=False)
 
 
 def checksums(out: Path) -> dict[str, str]:
@@ -50,7 +51,7 @@ def dataset(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def reference(dataset, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("ref")
-    result = build(dataset, out, jobs=1, **OPTS)
+    result = build(dataset, out, options=ONE_JOB, **OPTS)
     assert result.ok and result.done == 4 * 3 * 2 + 2
     return out
 
@@ -67,7 +68,7 @@ def test_layout_manifest_and_shapes(dataset, reference):
         assert r["seed"] == derive_seed(0, r["item_id"], r["perturbation"], r["severity"])
         assert r["sha256"] == sha256_file(reference / r["path"])
         assert r["params"] == REGISTRY.get(r["perturbation"]).params(r["severity"])
-        assert (r["frames"], r["height"], r["width"]) == (12, 48, 64) and r["seconds"] >= 0
+        assert (r["frames"], r["height"], r["width"]) == (12, 48, 64) and r["seconds"] > 0   # measured
         assert encode.load(reference / r["path"]).shape == (12, 48, 64, 3)
     modes = {r["perturbation"]: (r["mode"], r["window"]) for r in rows if r["kind"] == "video"}
     # the codecs carry encoder state across GOPs: encoded whole; noise draws one key per clip and
@@ -119,7 +120,7 @@ def test_streaming_equals_whole_clip(tmp_path):
     assert modes["gaussian_noise"].mode == modes["impulse_noise"].mode == "render"
     assert strategy(REGISTRY.get("box_jumble"), 4).mode == "whole"
     result = build(tmp_path / "c.csv", tmp_path / "out", video_perturbations=names,
-                   severities=4, text_perturbations="none", jobs=1, progress=False)
+                   severities=4, text_perturbations="none", options=ONE_JOB)
     assert result.ok
     clip, _ = io.read(path)
     for name in names:
@@ -170,7 +171,7 @@ def test_weather_builds_equal_apply_past_one_window(tmp_path, name):
     (tmp_path / "c.csv").write_text(f"video_id,video_path,caption\nlong,{path},a long clip\n")
     assert strategy(REGISTRY.get(name), 5) == Strategy("counted", 64)
     result = build(tmp_path / "c.csv", tmp_path / "out", video_perturbations=name, severities=5,
-                   text_perturbations="none", jobs=1, progress=False)
+                   text_perturbations="none", options=ONE_JOB)
     assert result.ok
     clip, _ = io.read(path)
     got = encode.load(tmp_path / f"out/videos/{name}/5/long.mkv")
@@ -183,16 +184,17 @@ def test_weather_builds_equal_apply_past_one_window(tmp_path, name):
 
 def test_same_bytes_on_every_backend(dataset, reference, tmp_path):
     expected = checksums(reference)
-    assert build(dataset, tmp_path / "loky2", jobs=2, **OPTS).ok
+    assert build(dataset, tmp_path / "loky2", options=BuildOptions(jobs=2, progress=False), **OPTS).ok
     assert checksums(tmp_path / "loky2") == expected
-    assert build(dataset, tmp_path / "dask2", jobs=2, backend="dask", **OPTS).ok
+    assert build(dataset, tmp_path / "dask2", options=BuildOptions(jobs=2, backend="dask", progress=False),
+                 **OPTS).ok
     assert checksums(tmp_path / "dask2") == expected
 
 
 def test_ray_backend_same_bytes(dataset, reference, tmp_path):
     pytest.importorskip("ray")
-    assert build(dataset, tmp_path / "ray", jobs=2, backend="ray", video_perturbations="gaussian_noise",
-                 severities=SEVERITIES, text_perturbations="none", progress=False).ok
+    assert build(dataset, tmp_path / "ray", video_perturbations="gaussian_noise", severities=SEVERITIES,
+                 text_perturbations="none", options=BuildOptions(jobs=2, backend="ray", progress=False)).ok
     ref = {k: v for k, v in checksums(reference).items() if k.startswith("videos/gaussian_noise")}
     assert checksums(tmp_path / "ray") == ref
 
@@ -202,12 +204,12 @@ def test_resume_skips_complete_and_redoes_damaged(dataset, reference, tmp_path):
 
     out = tmp_path / "copy"
     shutil.copytree(reference, out)
-    again = build(dataset, out, jobs=1, **OPTS)
+    again = build(dataset, out, options=ONE_JOB, **OPTS)
     assert (again.done, again.skipped, again.failed) == (0, 26, [])
     (out / "videos/mpeg1/3/clip2.mkv").write_bytes(b"garbage")          # damaged
     (out / "videos/freeze/1/clip0.mkv").unlink()                          # lost
     (out / "captions/Typos.jsonl").write_text("")                         # emptied
-    fixed = build(dataset, out, jobs=1, **OPTS)
+    fixed = build(dataset, out, options=ONE_JOB, **OPTS)
     assert (fixed.done, fixed.skipped) == (3, 23)
     assert checksums(out) == checksums(reference)
     keys = [r["key"] for r in read_rows(out / "manifest.jsonl")]
@@ -238,8 +240,8 @@ def test_bad_inputs_are_recorded_and_the_rest_completes(tmp_path, capsys):
 
 def test_preprocessing_and_npy_format(dataset, tmp_path):
     result = build(dataset, tmp_path / "out", video_perturbations="jpeg", severities=1,
-                   text_perturbations="none", short_side=24, fps=5, format="npy", jobs=1,
-                   limit=2, progress=False)
+                   text_perturbations="none",
+                   options=BuildOptions(short_side=24, fps=5, format="npy", jobs=1, limit=2, progress=False))
     assert result.ok and result.done == 2
     frames = np.load(tmp_path / "out/videos/jpeg/1/clip0.npy")
     assert frames.shape == (6, 24, 32, 3)       # 12 frames at 10 fps -> 6 at 5 fps; 48x64 -> 24x32
@@ -271,11 +273,24 @@ def test_cli_build_exit_0(dataset, tmp_path, capsys):
     assert json.loads((out / "dataset.json").read_text())["command"].startswith("perturb build")
 
 
+def test_options_are_one_build_options_object_built_with_keywords(dataset, tmp_path):
+    with pytest.raises(TypeError, match=r"^options must be a perturb\.dataset\.BuildOptions, built with "
+                                        r"keywords \(BuildOptions\(jobs=4\)\); got dict$") as caught:
+        build(dataset, tmp_path / "o", video_perturbations="jpeg", options={"jobs": 1})
+    assert isinstance(caught.value, ValueError) and not (tmp_path / "o").exists()
+    with pytest.raises(TypeError):
+        BuildOptions(1)                                   # keywords only
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        BuildOptions().jobs = 2                           # one object, passed whole and unchanged
+    assert BuildOptions(short_side=24, fps=5).preprocess.as_dict() == {"short_side": 24, "fps": 5}
+
+
 def test_parquet_keeps_seeds_above_2_63(dataset, tmp_path):
     """Per-output seeds span the unsigned 64-bit range; Parquet must hold them all exactly."""
     out = tmp_path / "o"
     result = build(dataset, out, video_perturbations="static_rotate,jpeg", severities="1,5",
-                   text_perturbations="none", jobs=1, progress=False, parquet=True, format="npy")
+                   text_perturbations="none",
+                   options=BuildOptions(jobs=1, progress=False, parquet=True, format="npy"))
     assert result.ok
     import pyarrow.parquet as pq
 
@@ -303,7 +318,7 @@ def test_a_worker_dying_mid_write_leaves_no_temporary_in_a_complete_build(datase
                 (out / "videos" / "gaussian_noise" / f".x{TMP_MARK}4242").write_bytes(b"")
             yield rows
     monkeypatch.setattr(builder.engines, "run", dying_worker)
-    result = build(dataset, out, jobs=1, **OPTS)
+    result = build(dataset, out, options=ONE_JOB, **OPTS)
     assert result.ok and json.loads((out / "dataset.json").read_text())["status"] == "complete"
     assert temporaries(out) == []
     assert checksums(out) == checksums(reference)
@@ -317,14 +332,14 @@ def test_failed_build_does_not_stay_running(dataset, tmp_path, monkeypatch):
     monkeypatch.setattr(builder, "to_parquet", broken)
     with pytest.raises(RuntimeError):
         build(dataset, tmp_path / "o", video_perturbations="jpeg", severities="1", text_perturbations="none",
-              jobs=1, progress=False, parquet=True, limit=1)
+              options=BuildOptions(jobs=1, progress=False, parquet=True, limit=1))
     info = json.loads((tmp_path / "o" / "dataset.json").read_text())
     assert info["status"] == "failed" and info["error"] == "RuntimeError: disk gone"
 
 
 def test_resume_refuses_other_settings(dataset, tmp_path, capsys):
-    opts = dict(video_perturbations="jpeg", severities=1, text_perturbations="none", jobs=1,
-                limit=1, progress=False)
+    opts = dict(video_perturbations="jpeg", severities=1, text_perturbations="none",
+                options=BuildOptions(jobs=1, limit=1, progress=False))
     assert build(dataset, tmp_path / "o", seed=0, **opts).ok
     args = ["build", str(dataset), "--out", str(tmp_path / "o"), "--video-perturbations", "jpeg",
             "--severities", "1", "--text-perturbations", "none", "--limit", "1", "--jobs", "1"]
@@ -372,14 +387,14 @@ def test_build_refuses_colliding_ids_and_items_without_video_but_builds_captions
     colliding = [Item("a/b", "a/b", clip, ("a dog",)), Item("a_b", "a_b", clip, ("a cat",))]
     with pytest.raises(DatasetFormatError, match="^items: item ids 'a/b' and 'a_b' both map to the file name"):
         build(colliding, tmp_path / "o", video_perturbations="jpeg", severities=1, text_perturbations="none",
-              jobs=1, progress=False)
+              options=ONE_JOB)
     captions_only = [Item("v1", "v1", "", ("a dog runs",)), Item("v2", "v2", "", ("a cat sleeps",))]
     with pytest.raises(DatasetFormatError, match="^items: item 'v1' has no 'video_path'"):
         build(captions_only, tmp_path / "o", video_perturbations="jpeg", severities=1,
-              text_perturbations="none", jobs=1, progress=False)
+              text_perturbations="none", options=ONE_JOB)
     assert not (tmp_path / "o").exists()
     result = build(captions_only, tmp_path / "o", video_perturbations="none", text_perturbations="Typos",
-                   jobs=1, progress=False)
+                   options=ONE_JOB)
     assert result.ok and result.done == 1
 
 
@@ -407,7 +422,7 @@ def test_a_build_does_not_depend_on_an_earlier_build_in_the_process(tmp_path, fi
     for per_frame in (first, not first):
         out = tmp_path / f"out-{per_frame}"
         result = build(csv, out, video_perturbations="rain", severities="1", text_perturbations="none",
-                       per_frame=per_frame, jobs=1, progress=False)
+                       options=BuildOptions(per_frame=per_frame, jobs=1, progress=False))
         assert result.ok
         for vid, clip in clips.items():
             got = encode.load(out / f"videos/rain/1/{vid}.mkv")

@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests import datasets as ds  # noqa: E402
 
-from perturb.dataset import build  # noqa: E402
+from perturb.dataset import BuildOptions, build  # noqa: E402
 from perturb.dataset.manifest import read_rows  # noqa: E402
 from perturb.fileio import sha256_file  # noqa: E402
 from perturb.dataset.staging import TMP_MARK  # noqa: E402
@@ -24,6 +24,7 @@ ARGS = ["--video-perturbations", "gaussian_noise,mpeg1,freeze", "--severities", 
         "--text-perturbations", "Typos", "--jobs", "1", "--no-progress"]
 N_ITEMS = 5
 TOTAL = N_ITEMS * 6 + 1
+ONE_JOB = BuildOptions(jobs=1, progress=False)
 
 
 def checksums(out: Path) -> dict[str, str]:
@@ -77,7 +78,7 @@ def test_kill_and_resume_equals_uninterrupted(dataset, uninterrupted, tmp_path, 
     assert proc.wait() == -signal.SIGKILL, "the build finished before the kill point"
     assert manifest_lines(out) < TOTAL
     result = build(dataset, out, video_perturbations="gaussian_noise,mpeg1,freeze",
-                   severities="1,3", text_perturbations="Typos", jobs=1, progress=False)
+                   severities="1,3", text_perturbations="Typos", options=ONE_JOB)
     assert result.ok and result.done + result.skipped == TOTAL and result.done >= 1
     assert checksums(out) == uninterrupted
     rows = read_rows(out / "manifest.jsonl")
@@ -111,6 +112,6 @@ def test_a_stopped_build_says_interrupted_quietly_and_resumes(dataset, uninterru
     info = json.loads((out / "dataset.json").read_text())
     assert info["status"] == "interrupted" and info["error"].startswith("KeyboardInterrupt")
     result = build(dataset, out, video_perturbations="gaussian_noise,mpeg1,freeze",
-                   severities="1,3", text_perturbations="Typos", jobs=1, progress=False)
+                   severities="1,3", text_perturbations="Typos", options=ONE_JOB)
     assert result.ok and checksums(out) == uninterrupted
     assert json.loads((out / "dataset.json").read_text())["status"] == "complete"

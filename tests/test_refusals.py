@@ -103,7 +103,7 @@ def test_a_folder_output_that_would_write_over_its_input(capsys, tmp_path, monke
         assert f"the command writes {os.path.join(out, 'results.csv')}, which is or holds the input" in err
     with pytest.raises(ValueError, match="the build writes d/dataset.json, which is or holds the dataset"):
         perturb.dataset.build("d/dataset.json", "d", video_perturbations="none", text_perturbations="DropFirst",
-                              progress=False)
+                              options=perturb.dataset.BuildOptions(progress=False))
     assert {p: p.read_bytes() for p in before} == before
     assert sorted(os.listdir(folder)) == ["dataset.json", "results.csv", "video1.mp4"]
 
@@ -132,7 +132,7 @@ def test_limit_must_be_at_least_one(capsys, dataset, tmp_path, limit):
     assert err == (f"perturb build: error: --limit must be an integer >= 1; got {limit} "
                    "(see perturb build --help)\n")
     with pytest.raises(ValueError, match="limit must be an int >= 1"):
-        perturb.dataset.build(str(dataset), tmp_path / "o", limit=int(limit))
+        perturb.dataset.BuildOptions(limit=int(limit))
 
 
 BAD_ROWS = {

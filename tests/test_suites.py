@@ -272,11 +272,12 @@ def test_kinetics_c_builds_and_benches_end_to_end(tmp_path):
 
 
 def test_python_api_takes_suites(dataset, tmp_path):
-    from perturb.dataset import build
+    from perturb.dataset import BuildOptions, build
     from perturb.dataset.readers import read_dataset
 
     result = build(read_dataset(str(dataset))[:1], tmp_path / "b", video_perturbations="suite:imagenet-c",
-                   severities="2", text_perturbations=None, progress=False)
+                   severities="2", text_perturbations=None,
+                   options=BuildOptions(progress=False))
     assert result.ok and result.total == 19
 
 

@@ -26,6 +26,19 @@ class NotApplicableError(PerturbError, ValueError):
     """A perturbation cannot apply to this input (raised only when strict=True)."""
 
 
+class OptionsTypeError(PerturbError, TypeError, ValueError):
+    """An options argument that is not the options object a function takes (a dict of keywords, say):
+    a TypeError, as Python raises for a value of the wrong type, and a ValueError, as every bad input is."""
+
+
+class PerFrameError(PerturbError, ValueError):
+    """``per_frame`` asked of ops none of which takes it; ``takers`` names the ops that do."""
+
+    def __init__(self, message: str, takers: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.takers = tuple(takers)
+
+
 class VideoReadError(PerturbError, ValueError):
     """A file that is not a readable video: no video stream, truncated, or not a video at all."""
 

@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
 
-from .errors import UnknownPerturbationError
+from .errors import PerFrameError, UnknownPerturbationError
 from .names import normalize, unknown_name
 
 # The modules whose import registers each modality's perturbations, in listing order. They are
@@ -47,6 +47,7 @@ class Spec:
     render: Any = None
     version: int = 1                   # implementation version: bump when the output changes (cache key)
     table: str = ""                    # the suite whose parameter table ``severities`` holds ("": its own)
+    per_frame: bool = False            # video: a new layer every frame (see with_per_frame), in params
 
     @property
     def ref(self) -> str:
@@ -62,19 +63,27 @@ class Spec:
         perturbation without levels (the dataset builder and the benchmark runner both expand so)."""
         return tuple(severities) if self.has_severity else (None,)
 
-    def with_per_frame(self) -> Spec:
-        """This op with ``per_frame=True`` at every severity where it takes the option (a new weather
-        layer every frame; ``extra["per_frame"]``), so a build renders and records it; else itself."""
-        if not self.extra.get("per_frame") or self.severities is None:
-            return self
-        return replace(self, severities={k: {**v, "per_frame": True} for k, v in self.severities.items()})
+    @property
+    def takes_per_frame(self) -> bool:
+        """Whether the op takes ``per_frame`` (its entry says so: ``extra["per_frame"]``)."""
+        return bool(self.extra.get("per_frame"))
+
+    def with_per_frame(self, per_frame: bool = True) -> Spec:
+        """This op drawing a new layer every frame (``per_frame`` in its parameters) when asked and
+        it takes the option; else itself. The API, the builder and the runner all ask here."""
+        import numpy as np              # here, so that importing the registry stays light
+
+        if not isinstance(per_frame, (bool, np.bool_)):
+            raise ValueError(f"per_frame must be True or False; got {per_frame!r}")
+        return replace(self, per_frame=True) if per_frame and self.takes_per_frame else self
 
     def params(self, severity: int | None) -> dict[str, Any]:
         """The parameters at a severity (validated); {} for perturbations without severities."""
+        options = {"per_frame": True} if self.per_frame else {}
         if self.severities is None:
             if severity is not None:
                 raise ValueError(f"{self.name} has no severity levels; got severity={severity!r}")
-            return {}
+            return options
         if severity is None:
             severity = self.default_severity
         # numpy integers count as ints; bools do not, though Python makes them ints
@@ -82,7 +91,7 @@ class Spec:
         if not valid or int(severity) not in self.severities:
             raise ValueError(f"severity must be an int in {_levels(self.severities)} for "
                              f"{self.name}; got {severity!r}")
-        return dict(self.severities[int(severity)])
+        return {**self.severities[int(severity)], **options}
 
 
 def _levels(severities: Mapping[int, Any]) -> str:
@@ -301,6 +310,25 @@ class Registry:
                 chosen[spec.ref] = spec
         order = {s.name: i for i, s in enumerate(self.select(modality))}
         return sorted(chosen.values(), key=lambda s: (order[s.name], s.table))
+
+
+def per_frame_ops() -> list[str]:
+    """The video ops that take ``per_frame=True`` (a new weather layer every frame), by name."""
+    return sorted(s.name for s in REGISTRY.select("video") if s.takes_per_frame)
+
+
+def per_frame_selection(specs: Iterable[Spec], per_frame: bool) -> list[Spec]:
+    """``specs`` with ``per_frame`` set on those that take it (:meth:`Spec.with_per_frame`); asked
+    of ops none of which takes it, a PerFrameError naming the ops that do."""
+    specs = list(specs)
+    chosen = [s.with_per_frame(per_frame) for s in specs]
+    if per_frame and not any(s.takes_per_frame for s in specs):
+        names = [s.name for s in specs]
+        who = (f"{names[0]} has no per_frame option" if len(names) == 1 else
+               f"none of {', '.join(names)} has a per_frame option" if names else "no video op is selected")
+        takers = per_frame_ops()
+        raise PerFrameError(f"{who}; ops that take it: {', '.join(takers)}", tuple(takers))
+    return chosen
 
 
 REGISTRY = Registry(PROVIDERS)

@@ -80,3 +80,9 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--severities", default=f"{lo}-{hi}", type=severities_option,
                         help=f"video severities, e.g. {lo}-{hi} or 1,3,5 (default: {lo}-{hi})")
     parser.add_argument("--text-perturbations", default="all", metavar="SEL", type=selection_option, help=sel)
+
+
+def per_frame_refusal(takers: Iterable[str]) -> str:
+    """``--per-frame`` where no selected op takes it, as both commands word it (the library's
+    PerFrameError names the ops that take it: ``takers``)."""
+    return f"--per-frame applies to {', '.join(takers)}; none of them is selected (--video-perturbations)"

@@ -149,13 +149,19 @@ def check_frames(args: argparse.Namespace) -> None:
 
 
 def check_per_frame_option(video: Sequence[str], built: Any) -> None:
-    """--per-frame perturbs on the fly, and some selected op must take it."""
-    from ..video.api import check_per_frame
+    """--per-frame perturbs on the fly, and some selected op must take it (the library's rule, in
+    the command's words)."""
+    from ..errors import PerFrameError
+    from ..registry import REGISTRY, per_frame_selection
+    from ..selection import per_frame_refusal
 
     if built is not None:
         raise UsageError("--per-frame renders on the fly; --built benches the clips as built (build them "
                          "with `perturb build --per-frame`)")
-    check_per_frame(video)
+    try:
+        per_frame_selection([REGISTRY.get(v, "video") for v in video], True)
+    except PerFrameError as e:
+        raise UsageError(per_frame_refusal(e.takers)) from None
 
 
 def check_bench(args: argparse.Namespace, pairs: Sequence[tuple[str, str]]) -> Metric:

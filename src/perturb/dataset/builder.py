@@ -4,7 +4,7 @@ Output layout under ``out``::
 
     videos/<perturbation>/<severity>/<item_id>.<ext>
     captions/<perturbation>.jsonl
-    manifest.jsonl        (and manifest.parquet with parquet=True)
+    manifest.jsonl        (and manifest.parquet with BuildOptions(parquet=True))
     dataset.json
 
 A re-run skips outputs whose manifest row is ok and whose file still has the recorded sha256,
@@ -26,12 +26,12 @@ from typing import Any, Iterable, Iterator, Sequence
 from ..errors import PerturbError
 from ..fileio import sha256_file, write_json
 from ..options import written_input
-from ..registry import REGISTRY, Spec
+from ..registry import REGISTRY, Spec, per_frame_selection
 from ..selection import DEFAULT_VIDEO_SELECTION, parse_severities
 from ..rng import item_seed
 from .. import engines
-from ..clusters import DEFAULT_CONNECT_TIMEOUT
 from . import encode
+from .build_options import BuildOptions, build_options
 from .items import Item
 from .manifest import Manifest, row_key, to_parquet
 from .readers import GENERIC_COLUMNS, DatasetFormatError, infer_reader, read_dataset
@@ -176,23 +176,18 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
           video_perturbations: str | Iterable[str | Spec] | None = DEFAULT_VIDEO_SELECTION,
           severities: str | Iterable[int] = "1-5",
           text_perturbations: str | Iterable[str | Spec] | None = "all", seed: int = 0,
-          jobs: int | None = None, backend: str = "loky", scheduler: str | None = None,
-          format: str = "lossless", short_side: int | None = None, fps: float | None = None,
-          limit: int | None = None, verify: bool = True, parquet: bool = False,
-          progress: bool = True, command: str | None = None, per_frame: bool = False,
-          connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> BuildResult:
+          options: BuildOptions | None = None) -> BuildResult:
     """Build a perturbed copy of ``dataset`` in ``out``; resumes what an earlier run left.
 
     ``dataset`` is a path (reader inferred unless given) or a list of :class:`Item`.
     Perturbations are names, categories, ``suite:NAME`` (default ``suite:msrvtt-p``), 'all',
     'none' or Spec objects; a suite's members come under the suite's tables. Per-output seeds come
     from ``item_seed(seed, item_id, perturbation, severity)``, so the bytes do not depend on
-    backend, worker count or order; ``per_frame`` redraws weather ops every frame (dataset.json).
-    A ``scheduler`` that does not answer within ``connect_timeout`` seconds is a PlacementError.
+    backend, worker count or order. ``options`` (a :class:`BuildOptions`) says where and how it
+    runs and what it writes; its ``per_frame`` redraws weather ops every frame (dataset.json).
     """
     t0 = time.perf_counter()
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise ValueError(f"limit must be an int >= 1 (the first N items) or None; got {limit!r}")
+    options = build_options(options)
     if isinstance(dataset, (str, os.PathLike)) and (clash := written_input(out, OUTPUT_NAMES, [dataset])):
         raise BuildConflictError(f"{out}: the build writes {clash[0]}, which is or holds the dataset "
                                  f"{clash[1]}; expected an output folder apart from the dataset")
@@ -201,28 +196,25 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
         items = read_dataset(dataset, reader)
     else:
         items = list(dataset)
-    items = [_absolute(it) for it in (items[:limit] if limit is not None else items)]
-    vspecs = [s.with_per_frame() if per_frame else s for s in resolve(video_perturbations, "video")]
+    items = [_absolute(it) for it in items[:options.limit]]
+    vspecs = per_frame_selection(resolve(video_perturbations, "video"), options.per_frame)
     tspecs = resolve(text_perturbations, "text")
     sevs = parse_severities(severities)
-    fmt = encode.get_format(format)
-    pre = Preprocess(short_side, fps)
+    fmt = options.output_format
     check_items(items, bool(vspecs), str(dataset) if isinstance(dataset, (str, os.PathLike)) else "items")
     root = Path(out).absolute()           # workers may run elsewhere (a reused pool, a cluster)
     root.mkdir(parents=True, exist_ok=True)
     lock = _Lock(root)
     try:
-        info = _describe(dataset, reader, items, vspecs, tspecs, sevs, seed, fmt, pre, command)
+        info = _describe(dataset, reader, items, vspecs, tspecs, sevs, seed, options)
         _check_compatible(root / "dataset.json", info)
         sweep_temporaries(root)
         manifest = Manifest(root / "manifest.jsonl")
         vplan = plan_video(items, vspecs, sevs, seed, fmt)
-        tasks, order, result = _pending(vplan, tspecs, items, seed, root, fmt, pre, manifest,
-                                        verify, progress)
+        tasks, order, result = _pending(vplan, tspecs, items, seed, root, manifest, options)
         write_json(root / "dataset.json", {**info, "status": "running"})
         try:
-            _run(tasks, order, result, manifest, root, backend, jobs, scheduler, parquet, progress,
-                 connect_timeout)
+            _run(tasks, order, result, manifest, root, options)
         except BaseException as e:          # never leave "running" behind a build that stopped
             stopped = "interrupted" if isinstance(e, KeyboardInterrupt) else "failed"
             write_json(root / "dataset.json", {**info, "status": stopped,
@@ -240,13 +232,12 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
 
 
 def _run(tasks: list[Any], order: list[str], result: BuildResult, manifest: Manifest, root: Path,
-         backend: str, jobs: int | None, scheduler: str | None, parquet: bool, progress: bool,
-         connect_timeout: float) -> None:
+         options: BuildOptions) -> None:
     """Run the pending tasks, recording each row in the manifest (and the Parquet export)."""
+    runs = engines.run(run_task, tasks, backend=options.backend, jobs=options.jobs,
+                       scheduler=options.scheduler, connect_timeout=options.connect_timeout)
     with manifest:
-        for rows in _progress(engines.run(run_task, tasks, backend=backend, jobs=jobs,
-                                          scheduler=scheduler, connect_timeout=connect_timeout),
-                              sum(t.size for t in tasks), progress):
+        for rows in _progress(runs, sum(t.size for t in tasks), options.progress):
             for row in rows:
                 manifest.append(row)
                 if row["status"] == "ok":
@@ -256,14 +247,15 @@ def _run(tasks: list[Any], order: list[str], result: BuildResult, manifest: Mani
                 else:
                     result.failed.append(row)
         manifest.compact(order)
-        if parquet:
+        if options.parquet:
             to_parquet(list(manifest), root / "manifest.parquet")
 
 
 def _pending(vplan: list[tuple[Item, list[Output]]], tspecs: Sequence[Spec], items: Sequence[Item],
-             seed: int, root: Path, fmt: encode.Format, pre: Preprocess, manifest: Manifest,
-             verify: bool, progress: bool) -> tuple[list[Any], list[str], BuildResult]:
+             seed: int, root: Path, manifest: Manifest,
+             options: BuildOptions) -> tuple[list[Any], list[str], BuildResult]:
     """Tasks still to run (complete outputs dropped), all keys in plan order, and the counts."""
+    verify, fmt, pre = options.verify, options.output_format, options.preprocess
     result = BuildResult(out=root)
     order: list[str] = []
     text_tasks: list[Any] = []
@@ -276,7 +268,7 @@ def _pending(vplan: list[tuple[Item, list[Output]]], tspecs: Sequence[Spec], ite
             text_tasks.append(TextTask(spec, tuple(items), seed, str(root),
                                        f"captions/{spec.name}.jsonl"))
     video_tasks = []
-    checking = _progress(iter(vplan), len(vplan), progress and verify and bool(manifest.rows),
+    checking = _progress(iter(vplan), len(vplan), options.progress and verify and bool(manifest.rows),
                          desc="verify", unit="video")
     for it, outs in checking:
         todo = []
@@ -314,13 +306,14 @@ def _counts(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def _describe(dataset: Any, reader: str | None, items: Sequence[Item], vspecs: Sequence[Spec],
-              tspecs: Sequence[Spec], sevs: Sequence[int], seed: int, fmt: encode.Format,
-              pre: Preprocess, command: str | None) -> dict[str, Any]:
+              tspecs: Sequence[Spec], sevs: Sequence[int], seed: int, options: BuildOptions) -> dict[str, Any]:
     from ..version import __version__
+
+    fmt = options.output_format
 
     return {
         "perturb_version": __version__,
-        "command": command or shlex.join(sys.argv),
+        "command": options.command or shlex.join(sys.argv),
         "dataset": os.fspath(dataset) if isinstance(dataset, (str, os.PathLike)) else None,
         "reader": reader, "items": len(items),
         "captions": sum(len(it.captions) for it in items),
@@ -331,10 +324,10 @@ def _describe(dataset: Any, reader: str | None, items: Sequence[Item], vspecs: S
                                  "params": {str(v): s.params(v) for v in sevs} if s.has_severity
                                  else {}} for s in vspecs],
         "text_perturbations": [{"name": s.name, "category": s.category} for s in tspecs],
-        "per_frame": any(row.get("per_frame", False) for s in vspecs for row in (s.severities or {}).values()),
+        "per_frame": any(s.per_frame for s in vspecs),
         "format": {"name": fmt.name, "ext": fmt.ext, "codec": fmt.codec,
                    "options": dict(fmt.options), "summary": fmt.summary},
-        "preprocess": pre.as_dict(),
+        "preprocess": options.preprocess.as_dict(),
         "layout": {"videos": "videos/<perturbation>/<severity>/<item_id>.<ext>",
                    "captions": "captions/<perturbation>.jsonl", "manifest": "manifest.jsonl"},
     }

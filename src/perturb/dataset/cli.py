@@ -9,14 +9,17 @@ import signal
 import sys
 import threading
 import warnings
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
-from ..errors import MissingResourceError, PlacementError, UnknownPerturbationError, UsageError
+from ..errors import MissingResourceError, PerFrameError, PlacementError, UnknownPerturbationError, UsageError
 from ..options import check_output, int_at_least, positive_number
-from ..selection import add_selection_arguments, parse_severities
+from ..selection import add_selection_arguments, parse_severities, per_frame_refusal
 from .. import engines
 from ..clusters import DEFAULT_CONNECT_TIMEOUT
 from . import encode
+
+if TYPE_CHECKING:
+    from .build_options import BuildOptions
 
 FAILED_LISTED = 20
 # joblib's note when a stopped build abandons the tasks its workers held or finished ("N tasks have
@@ -103,29 +106,43 @@ def command_line(args: argparse.Namespace) -> str:
     return shlex.join(words)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run a build; print the summary and the failed outputs."""
-    from .builder import PAPER_PREPROCESS, BuildConflictError, build, resolve
-    from .readers import DatasetFormatError
-    from ..extras import require
-    from ..text.availability import check_extras, left_out_line, runnable
-    from ..video.api import check_per_frame
+def build_options(args: argparse.Namespace) -> BuildOptions:
+    """The build's :class:`~perturb.dataset.BuildOptions` from the command line (made here only)."""
+    from .build_options import BuildOptions
+    from .builder import PAPER_PREPROCESS
 
-    _check(args)
     short, fps = args.short_side, args.fps
     if args.paper_preprocess:
         short, fps = short or PAPER_PREPROCESS.short_side, fps or PAPER_PREPROCESS.fps
+    return BuildOptions(jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
+                        connect_timeout=args.connect_timeout or DEFAULT_CONNECT_TIMEOUT,
+                        format=args.format, short_side=short, fps=fps, per_frame=args.per_frame,
+                        limit=args.limit, verify=not args.no_verify, parquet=args.parquet,
+                        progress=not args.no_progress, command=command_line(args))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run a build; print the summary and the failed outputs."""
+    from .builder import BuildConflictError, build, resolve
+    from .readers import DatasetFormatError
+    from ..extras import require
+    from ..registry import per_frame_selection
+    from ..text.availability import check_extras, left_out_line, runnable
+
+    _check(args)
+    options = build_options(args)
     try:
         parse_severities(args.severities)
         video = resolve(args.video_perturbations, "video")
         text, left_out = runnable(args.text_perturbations)
         check_extras(t.name for t in text)
-        if args.backend != "loky" or (args.jobs or engines.default_jobs()) > 1:
-            require(modules=[engines.BACKEND_MODULES[args.backend]],
-                    why=f"for workers on {args.backend} (--jobs 1 needs none)")
-        require(modules=["pyarrow"] if args.parquet else [], why="for --parquet")
-        if args.per_frame:
-            check_per_frame(video)
+        if options.backend != "loky" or (options.jobs or engines.default_jobs()) > 1:
+            require(modules=[engines.BACKEND_MODULES[options.backend]],
+                    why=f"for workers on {options.backend} (--jobs 1 needs none)")
+        require(modules=["pyarrow"] if options.parquet else [], why="for --parquet")
+        per_frame_selection(video, options.per_frame)
+    except PerFrameError as e:
+        raise UsageError(per_frame_refusal(e.takers)) from None
     except (UnknownPerturbationError, ValueError) as e:
         raise UsageError(str(e)) from None
     if left_out:
@@ -134,12 +151,7 @@ def run(args: argparse.Namespace) -> int:
         with stoppable():
             result = build(args.dataset, args.out, reader=args.reader,
                            video_perturbations=args.video_perturbations, severities=args.severities,
-                           text_perturbations=[t.name for t in text], seed=args.seed, jobs=args.jobs,
-                           backend=args.backend, scheduler=args.scheduler, format=args.format,
-                           short_side=short, fps=fps, limit=args.limit, verify=not args.no_verify,
-                           parquet=args.parquet, progress=not args.no_progress,
-                           command=command_line(args), per_frame=args.per_frame,
-                           connect_timeout=args.connect_timeout or DEFAULT_CONNECT_TIMEOUT)
+                           text_perturbations=[t.name for t in text], seed=args.seed, options=options)
     except (DatasetFormatError, FileNotFoundError, MissingResourceError, BuildConflictError, PlacementError) as e:
         raise UsageError(str(e)) from None
     print(result.summary())

@@ -11,68 +11,34 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-import numpy as np
-
-from ..registry import REGISTRY, Spec
+from ..registry import REGISTRY, Spec, per_frame_selection
 from ..rng import SeedLike, as_generator
 from .clip import _is_torch, to_numpy, torch_layout
 from .render import Draw, check_n_frames, draw_for, output_frames
 
 
-def get(name: str, suite: str | None = None) -> Spec:
+def get(name: str | Spec, suite: str | None = None, *, per_frame: bool = False) -> Spec:
     """The registry entry of a visual perturbation (aliases accepted), under ``suite``'s
-    parameter table when one is named (``"kinetics-c"``; the op must be a member)."""
+    parameter table when one is named (``"kinetics-c"``; the op must be a member), drawing a new
+    layer every frame with ``per_frame=True`` (a ValueError for an op that does not take it)."""
     spec = REGISTRY.get(name, "video")
-    return spec if suite is None else REGISTRY.bind(spec, suite)
+    return per_frame_selection([spec if suite is None else REGISTRY.bind(spec, suite)], per_frame)[0]
 
 
-def draw(name: str, severity: int, n_frames: int, *, seed: SeedLike = None,
+def draw(name: str | Spec, severity: int, n_frames: int, *, seed: SeedLike = None,
          suite: str | None = None, per_frame: bool = False) -> Draw:
     """Draw the parameters of ``name`` at ``severity`` for a clip of ``n_frames`` frames.
 
     Host-side and cheap; the result renders any output frames on any backend
     (:meth:`Draw.render`) and is picklable. ``seed`` is an int, a ``numpy.random.Generator``
     (the clip's; drawn from) or None. ``suite`` takes that suite's parameter table (default:
-    the op's own); ``name`` may also say it, as in ``"contrast:kinetics-c"``.
+    the op's own); ``name`` may also say it, as in ``"contrast:kinetics-c"``. ``per_frame=True``
+    (weather ops) draws a new layer for every frame, as the image suite does.
     """
-    spec = get(name, suite)
-    params = with_options(spec, spec.params(severity), per_frame)
+    spec = get(name, suite, per_frame=per_frame)
+    params = spec.params(severity)
     n = check_n_frames(n_frames)
     return draw_for(spec, params, n, as_generator(seed), _level(spec, severity))
-
-
-def with_options(spec: Spec, params: dict[str, Any], per_frame: bool) -> dict[str, Any]:
-    """The severity's parameters plus the keyword options the op accepts (checked).
-
-    ``per_frame=True`` is accepted by ops whose entry says so (``spec.extra["per_frame"]``: the
-    weather ops, whose layer otherwise moves coherently over the clip); it draws every frame
-    independently, as the image suite draws every image.
-    """
-    if not isinstance(per_frame, (bool, np.bool_)):
-        raise ValueError(f"per_frame must be True or False; got {per_frame!r}")
-    if per_frame:
-        if not takes_per_frame(spec):
-            takers = sorted(per_frame_ops())
-            raise ValueError(f"{spec.name} has no per_frame option; ops that take it: {', '.join(takers)}")
-        params = {**params, "per_frame": True}
-    return params
-
-
-def per_frame_ops() -> list[str]:
-    """The ops that take ``per_frame=True`` (a new weather layer every frame)."""
-    return [s.name for s in REGISTRY.select("video") if s.extra.get("per_frame")]
-
-
-def takes_per_frame(name: str | Spec) -> bool:
-    """Whether an op (a name, ``NAME:SUITE`` or a Spec) takes ``per_frame=True``."""
-    return bool(REGISTRY.get(name, "video").extra.get("per_frame"))
-
-
-def check_per_frame(selected: Iterable[str | Spec]) -> None:
-    """``--per-frame`` needs a selected op that takes it; a ValueError naming those that do."""
-    if not any(takes_per_frame(s) for s in selected):
-        raise ValueError(f"--per-frame applies to {', '.join(sorted(per_frame_ops()))}; none of them is selected "
-                         "(--video-perturbations)")
 
 
 def _level(spec: Spec, severity: Any) -> int:
@@ -87,7 +53,7 @@ def _validated(clip: Any) -> tuple[Any, str | None]:
     return to_numpy(clip)[0], None
 
 
-def apply(clip: Any, name: str, severity: int = 3, *, seed: SeedLike = None,
+def apply(clip: Any, name: str | Spec, severity: int = 3, *, seed: SeedLike = None,
           suite: str | None = None, per_frame: bool = False) -> Any:
     """Return a perturbed copy of ``clip`` (the input is never modified).
 
@@ -97,8 +63,8 @@ def apply(clip: Any, name: str, severity: int = 3, *, seed: SeedLike = None,
     takes that suite's parameter table (default: the op's own). ``per_frame=True`` (weather ops)
     draws a new layer for every frame, as the image suite does.
     """
-    spec = get(name, suite)
-    params = with_options(spec, spec.params(severity), per_frame)
+    spec = get(name, suite, per_frame=per_frame)
+    params = spec.params(severity)
     src, layout = _validated(clip)
     drawn = draw_for(spec, params, len(src), as_generator(seed), _level(spec, severity))
     return drawn._render_clip(src, layout, output_frames(None, len(src)))
@@ -109,24 +75,25 @@ class Perturbation:
 
     def __init__(self, name: str, severity: int = 3, *, seed: SeedLike = None,
                  suite: str | None = None, per_frame: bool = False) -> None:
-        self.spec = get(name, suite)
-        with_options(self.spec, self.spec.params(severity), per_frame)   # validated now, not at call time
+        self.spec = get(name, suite, per_frame=per_frame)
+        self.spec.params(severity)          # validated now, not at call time
         self.severity = severity
         self.seed = seed
-        self.per_frame = per_frame
 
     @property
     def name(self) -> str:
         return self.spec.name
 
+    @property
+    def per_frame(self) -> bool:
+        return self.spec.per_frame
+
     def draw(self, n_frames: int, *, seed: SeedLike = None) -> Draw:
         """Its parameters drawn for a clip of ``n_frames`` frames (see :func:`draw`)."""
-        return draw(self.spec.ref, self.severity, n_frames, seed=self.seed if seed is None else seed,
-                    per_frame=self.per_frame)
+        return draw(self.spec, self.severity, n_frames, seed=self.seed if seed is None else seed)
 
     def __call__(self, clip: Any, *, seed: SeedLike = None) -> Any:
-        return apply(clip, self.spec.ref, self.severity, seed=self.seed if seed is None else seed,
-                     per_frame=self.per_frame)
+        return apply(clip, self.spec, self.severity, seed=self.seed if seed is None else seed)
 
     def __repr__(self) -> str:
         suite = f", suite={self.spec.table!r}" if self.spec.table else ""

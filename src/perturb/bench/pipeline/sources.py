@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -47,138 +47,24 @@ class CleanClip:
         return self.frames[pos]
 
 
-def _draw(name: str, severity: int | None, n_frames: int, seed: int, per_frame: bool = False) -> Any:
-    """The perturbation's parameters drawn for a clip of ``n_frames`` frames (:func:`perturb.video.draw`);
-    ``per_frame`` applies to the ops that take it."""
-    from ... import video
-    from ...video.api import takes_per_frame
-    options = {"per_frame": True} if per_frame and takes_per_frame(name) else {}
-    return video.draw(name, severity, n_frames, seed=seed, **options)
+@dataclass(frozen=True)
+class Decoding:
+    """How a source decodes an item's clean clip: short side, frame rate and frame cap (None: the
+    video's own). Both sources decode so; in-memory clips (``item.meta["clip"]``) are taken as they are."""
 
+    size: Any = None                    # short side in pixels; "model" until fitted to the model's input
+    fps: float | None = None
+    max_frames: int | None = None
 
-def _render_frames(clean: CleanClip, name: str, severity: int | None, seed: int,
-                   frames: np.ndarray | None, per_frame: bool = False) -> np.ndarray:
-    """Output frames ``frames`` (None: all) of ``name`` at ``severity`` on a clean clip: the one
-    place where the runner turns (perturbation, clip, seed) into pixels, as ``apply`` does."""
-    draw = clean.draws.get((name, severity)) or _draw(name, severity, clean.n_frames, seed, per_frame)
-    out_idx = np.arange(clean.n_frames) if frames is None else np.asarray(frames)
-    if clean.kept is None:                       # the whole clip: no gather of its source frames
-        return draw.render_clip(clean.frames, out_idx)
-    return draw.render(clean.take(draw.source_indices(frames)), out_idx)
-
-
-class OnTheFly:
-    """Decode with :func:`perturb.video.io.read`, perturb with :func:`perturb.video.apply`."""
-
-    def __init__(self, seed: int = 0, size: int | None = None, fps: float | None = None,
-                 max_frames: int | None = None, memory_mb: int = 1024, device: str | None = None,
-                 per_frame: bool = False) -> None:
-        self.seed, self.size, self.fps, self.max_frames = seed, size, fps, max_frames
-        self.per_frame = per_frame      # a new weather layer every frame, for the ops that take it
-        self.device = device            # perturb on torch here ("cpu", "cuda"); None: numpy
-        self.budget = memory_mb * 2**20
-        self._clips: dict[str, np.ndarray] = {}
-        self._bytes = 0
-        self._lock = threading.Lock()
-        self._docs: dict[tuple[str, tuple[str, ...]], list[Any]] = {}     # parses, by pipeline
-
-    def __getstate__(self) -> dict[str, Any]:          # picklable for process / Dask workers
-        return {**self.__dict__, "_lock": None, "_clips": {}, "_bytes": 0, "_docs": {}}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
-    @property
-    def settings(self) -> str:
-        """Decoding options that change pixels (part of the cache key)."""
-        device = ":torch" if self.device is not None else ""     # torch kernels off the CPU: +-1 level
-        return f"fly:size={self.size}:fps={self.fps}:max={self.max_frames}{device}" + (
-            ":per_frame" if self.per_frame else "")
-
-    def fit_to(self, spec: FrameSpec | None) -> None:
-        """Resolve ``size="model"``: decode straight to the short side the model reads (native
-        resolution when the adapter declares none)."""
-        if self.size == "model":
-            self.size = spec.size if spec is not None else None
-
-    def describe(self) -> dict[str, Any]:
-        """How clips were decoded and perturbed, for results.json."""
-        return {"source": "on the fly", "short_side": self.size, "fps": self.fps,
-                "model_input_changed_by_size": self.size is not None,     # a resize before the model's own
-                "max_frames": self.max_frames, "perturb_device": self.device or "numpy",
-                "per_frame": self.per_frame}
-
-    def decode(self, item: Item) -> np.ndarray:
-        """The clean clip of an item (memoised within the memory budget)."""
-        with self._lock:
-            hit = self._clips.get(item.item_id)
-        if hit is not None:
-            return hit
-        clip = self._read(item)
-        clip.setflags(write=False)
-        with self._lock:
-            if self._bytes + clip.nbytes <= self.budget:
-                self._clips[item.item_id] = clip
-                self._bytes += clip.nbytes
-        return clip
-
-    def _read(self, item: Item) -> np.ndarray:
+    def read(self, item: Item) -> np.ndarray:
+        """The whole clean clip of ``item``."""
         if isinstance(item.meta.get("clip"), np.ndarray):        # in-memory datasets (tests, demo)
             return np.asarray(item.meta["clip"])
         from ...video.io import read
         return read(item.video_path, fps=self.fps, size=self.size, start=item.start, end=item.end,
                     max_frames=self.max_frames)[0]
 
-    def clip(self, item: Item, perturbation: str, severity: int | None) -> np.ndarray:
-        """The clip of ``item`` under (perturbation, severity); ``"clean"`` for none."""
-        clean = self.decode(item)
-        if perturbation == "clean":
-            return clean
-        return _render_frames(CleanClip(clean, len(clean)), perturbation, severity,
-                              self.seed_of(item, perturbation, severity), None, self.per_frame)
-
-    def seed_of(self, item: Item, perturbation: str, severity: int | None) -> int:
-        """The builder's per-output seed."""
-        return item_seed(self.seed, item.item_id, perturbation, severity)
-
-    def clip_fps(self, item: Item) -> float:
-        """The frame rate of the item's clip as decoded: ``--fps`` when given, else the video's own."""
-        rate = self.fps or item.meta.get("fps")
-        if rate:
-            return float(rate)
-        from ...video.io.probe import probe
-        return float(probe(item.video_path).fps)
-
-    def clean(self, item: Item, configs: Sequence[tuple[str, int | None]],
-              spec: FrameSpec | None) -> CleanClip:
-        """The clean clip of ``item`` decoded once (not memoised), keeping only the frames that
-        ``configs`` render for ``spec`` when the library can say which (else the whole clip)."""
-        if spec is None:
-            clip = self._on_device(self._read(item))
-            return CleanClip(clip, len(clip))
-
-        draws: dict[tuple[str, int | None], Any] = {}
-        rate = self.clip_fps(item) if spec.by_rate else None
-
-        def needed(n: int) -> np.ndarray:
-            out_idx = spec.indices(n, rate)
-            for p, s in configs:
-                if p != CLEAN:
-                    draws[p, s] = _draw(p, s, n, self.seed_of(item, p, s), self.per_frame)
-            return np.concatenate([out_idx] + [np.asarray(d.source_indices(out_idx)) for d in draws.values()])
-
-        frames, kept, n = self._read_some(item, needed)
-        return CleanClip(self._on_device(frames), n, kept, draws, rate)
-
-    def _on_device(self, clip: np.ndarray) -> Any:
-        """The clip as uint8 on the perturbation device (numpy when there is none)."""
-        if self.device is None:
-            return clip
-        import torch
-        return torch.from_numpy(np.ascontiguousarray(clip)).to(self.device)
-
-    def _read_some(self, item: Item, pick: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    def read_some(self, item: Item, pick: Any) -> tuple[np.ndarray, np.ndarray, int]:
         """Only the frames ``pick(T)`` names (decoded, but converted to RGB only where needed)."""
         if isinstance(item.meta.get("clip"), np.ndarray):
             clip = np.asarray(item.meta["clip"])
@@ -188,14 +74,149 @@ class OnTheFly:
         return read_frames(item.video_path, pick, fps=self.fps, size=self.size, start=item.start,
                            end=item.end, max_frames=self.max_frames)
 
+    def clip_fps(self, item: Item) -> float:
+        """The frame rate of the item's clip as decoded: ``fps`` when given, else the video's own."""
+        rate = self.fps or item.meta.get("fps")
+        if not rate:
+            from ...video.io.probe import probe
+            rate = probe(item.video_path).fps
+        return float(rate)
+
+
+class ClipMemo:
+    """Clean clips by item id, kept while they fit a memory budget; empty again when pickled."""
+
+    def __init__(self, memory_mb: int = 1024) -> None:
+        self.memory_mb, self._clips, self._bytes, self._lock = memory_mb, {}, 0, threading.Lock()
+
+    def __reduce__(self) -> tuple[Any, ...]:          # picklable for process / Dask workers
+        return ClipMemo, (self.memory_mb,)
+
+    def get(self, item: Item, read: Callable[[Item], np.ndarray]) -> np.ndarray:
+        """The read-only clip of ``item``: kept from an earlier call, or ``read`` now."""
+        with self._lock:
+            hit = self._clips.get(item.item_id)
+        if hit is not None:
+            return hit
+        clip = read(item)
+        clip.setflags(write=False)
+        with self._lock:
+            if self._bytes + clip.nbytes <= self.memory_mb * 2**20:
+                self._clips[item.item_id] = clip
+                self._bytes += clip.nbytes
+        return clip
+
+
+class OnTheFly:
+    """Decode with :func:`perturb.video.io.read`, perturb with :func:`perturb.video.apply`."""
+
+    def __init__(self, seed: int = 0, size: int | str | None = None, fps: float | None = None,
+                 max_frames: int | None = None, memory_mb: int = 1024, device: str | None = None,
+                 per_frame: bool = False) -> None:
+        self.seed, self.decoding, self.memo = seed, Decoding(size, fps, max_frames), ClipMemo(memory_mb)
+        self.per_frame = per_frame      # a new weather layer every frame, for the ops that take it
+        self.device = device            # perturb on torch here ("cpu", "cuda"); None: numpy
+        self._lock = threading.Lock()
+        self._docs: dict[tuple[str, tuple[str, ...]], list[Any]] = {}     # parses, by pipeline
+
+    def __getstate__(self) -> dict[str, Any]:          # picklable for process / Dask workers
+        return {**self.__dict__, "_lock": None, "_docs": {}}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    @property
+    def settings(self) -> str:
+        """Decoding options that change pixels (part of the cache key)."""
+        d = self.decoding
+        device = ":torch" if self.device is not None else ""     # torch kernels off the CPU: +-1 level
+        return f"fly:size={d.size}:fps={d.fps}:max={d.max_frames}{device}" + (
+            ":per_frame" if self.per_frame else "")
+
+    def fit_to(self, spec: FrameSpec | None) -> None:
+        """Resolve ``size="model"``: decode straight to the short side the model reads (native
+        resolution when the adapter declares none)."""
+        if self.decoding.size == "model":
+            self.decoding = replace(self.decoding, size=spec.size if spec is not None else None)
+
+    def describe(self) -> dict[str, Any]:
+        """How clips were decoded and perturbed, for results.json."""
+        d = self.decoding
+        return {"source": "on the fly", "short_side": d.size, "fps": d.fps,
+                "model_input_changed_by_size": d.size is not None,     # a resize before the model's own
+                "max_frames": d.max_frames, "perturb_device": self.device or "numpy",
+                "per_frame": self.per_frame}
+
+    def decode(self, item: Item) -> np.ndarray:
+        """The clean clip of an item (memoised within the memory budget)."""
+        return self.memo.get(item, self.decoding.read)
+
+    def draw(self, name: str, severity: int | None, n_frames: int, seed: int) -> Any:
+        """The perturbation's parameters drawn for a clip of ``n_frames`` frames (:func:`perturb.video.draw`),
+        ``per_frame`` on the ops that take it (:meth:`perturb.registry.Spec.with_per_frame` says which)."""
+        from ... import video
+        from ...registry import REGISTRY
+        per_frame = REGISTRY.get(name, "video").with_per_frame(self.per_frame).per_frame
+        return video.draw(name, severity, n_frames, seed=seed, **({"per_frame": True} if per_frame else {}))
+
+    def render(self, clean: CleanClip, item: Item, name: str, severity: int | None,
+               frames: np.ndarray | None) -> np.ndarray:
+        """Output frames ``frames`` (None: all) of ``name`` at ``severity`` on a clean clip: the one
+        place where the runner turns (perturbation, clip, seed) into pixels, as ``apply`` does."""
+        draw = clean.draws.get((name, severity)) or self.draw(name, severity, clean.n_frames,
+                                                              self.seed_of(item, name, severity))
+        out_idx = np.arange(clean.n_frames) if frames is None else np.asarray(frames)
+        if clean.kept is None:                       # the whole clip: no gather of its source frames
+            return draw.render_clip(clean.frames, out_idx)
+        return draw.render(clean.take(draw.source_indices(frames)), out_idx)
+
+    def clip(self, item: Item, perturbation: str, severity: int | None) -> np.ndarray:
+        """The clip of ``item`` under (perturbation, severity); ``"clean"`` for none."""
+        clean = self.decode(item)
+        if perturbation == CLEAN:
+            return clean
+        return self.render(CleanClip(clean, len(clean)), item, perturbation, severity, None)
+
+    def seed_of(self, item: Item, perturbation: str, severity: int | None) -> int:
+        """The builder's per-output seed."""
+        return item_seed(self.seed, item.item_id, perturbation, severity)
+
+    def clean(self, item: Item, configs: Sequence[tuple[str, int | None]],
+              spec: FrameSpec | None) -> CleanClip:
+        """The clean clip of ``item`` decoded once (not memoised), keeping only the frames that
+        ``configs`` render for ``spec`` when the library can say which (else the whole clip)."""
+        if spec is None:
+            clip = self._on_device(self.decoding.read(item))
+            return CleanClip(clip, len(clip))
+
+        draws: dict[tuple[str, int | None], Any] = {}
+        rate = self.decoding.clip_fps(item) if spec.by_rate else None
+
+        def needed(n: int) -> np.ndarray:
+            out_idx = spec.indices(n, rate)
+            for p, s in configs:
+                if p != CLEAN:
+                    draws[p, s] = self.draw(p, s, n, self.seed_of(item, p, s))
+            return np.concatenate([out_idx] + [np.asarray(d.source_indices(out_idx)) for d in draws.values()])
+
+        frames, kept, n = self.decoding.read_some(item, needed)
+        return CleanClip(self._on_device(frames), n, kept, draws, rate)
+
+    def _on_device(self, clip: np.ndarray) -> Any:
+        """The clip as uint8 on the perturbation device (numpy when there is none)."""
+        if self.device is None:
+            return clip
+        import torch
+        return torch.from_numpy(np.ascontiguousarray(clip)).to(self.device)
+
     def frames(self, item: Item, clean: CleanClip, perturbation: str, severity: int | None,
                spec: FrameSpec | None) -> np.ndarray:
         """The frames the model reads (``spec``; None: all) of ``item`` under one configuration."""
         idx = None if spec is None else spec.indices(clean.n_frames, clean.fps)
         if perturbation == CLEAN:
             return clean.take(idx)
-        return _render_frames(clean, perturbation, severity, self.seed_of(item, perturbation, severity), idx,
-                              self.per_frame)
+        return self.render(clean, item, perturbation, severity, idx)
 
     def identity(self, item: Item, perturbation: str, severity: int | None) -> str:
         """What a perturbed clip is read from beyond the item's video ("" when made here)."""
@@ -223,19 +244,21 @@ class BuiltOutputError(PerturbError, FileNotFoundError):
     """A ``perturb build`` output the benchmark needs is not in the built directory."""
 
 
-class Built(OnTheFly):
-    """Perturbed clips and captions read from a ``perturb build`` output directory."""
+class Built:
+    """Perturbed clips and captions read from a ``perturb build`` output directory; clean clips
+    decoded as the build decoded them (its preprocessing)."""
 
-    def __init__(self, root: str | Path, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, root: str | Path, *, seed: int = 0, max_frames: int | None = None,
+                 memory_mb: int = 1024, device: str | None = None) -> None:
         self.root = Path(root)
         info_path = self.root / "dataset.json"
         if not info_path.exists():
             raise FileNotFoundError(f"--built {self.root}: expected a perturb build output with dataset.json")
         self.info = json.loads(info_path.read_text())
-        self.seed = int(self.info.get("seed", self.seed))
-        pre = self.info.get("preprocess") or {}          # clean clips decoded as the build did
-        self.size, self.fps = pre.get("short_side"), pre.get("fps")
+        self.seed = int(self.info.get("seed", seed))
+        pre = self.info.get("preprocess") or {}
+        self.decoding, self.memo = Decoding(pre.get("short_side"), pre.get("fps"), max_frames), ClipMemo(memory_mb)
+        self.device = device            # where a replica perturbs: nothing here (the clips are built)
         self._paths: dict[tuple[str, str, int | None], Path] = {}
         from ...dataset.manifest import latest, read_rows
         for row in latest(read_rows(self.root / "manifest.jsonl")).values():
@@ -244,12 +267,17 @@ class Built(OnTheFly):
         self._captions: dict[str, dict[str, str]] = {}
 
     @property
-    def settings(self) -> str:
+    def settings(self) -> str:                  # what the clips are read from (part of the cache key)
         return f"built:{self.root.resolve()}"
 
+    def fit_to(self, spec: FrameSpec | None) -> None:
+        """Nothing to fit: the clips are decoded as the build decoded them."""
+
     def describe(self) -> dict[str, Any]:
-        return {"source": "built", "built": str(self.root), "short_side": self.size, "fps": self.fps,
-                "max_frames": self.max_frames, "per_frame": bool(self.info.get("per_frame", False))}
+        """Where clips were read from and how, for results.json."""
+        d = self.decoding
+        return {"source": "built", "built": str(self.root), "short_side": d.size, "fps": d.fps,
+                "max_frames": d.max_frames, "per_frame": bool(self.info.get("per_frame", False))}
 
     def selection(self) -> tuple[list[str], list[str], list[int]]:
         """The video perturbations, text perturbations and severities the build was asked for."""
@@ -267,8 +295,9 @@ class Built(OnTheFly):
                       if t != CLEAN and not (self.root / "captions" / f"{t}.jsonl").exists()]
 
     def clip(self, item: Item, perturbation: str, severity: int | None) -> np.ndarray:
-        if perturbation == "clean":
-            return self.decode(item)
+        """The built clip of ``item`` under (perturbation, severity); the clean one for ``"clean"``."""
+        if perturbation == CLEAN:
+            return self.memo.get(item, self.decoding.read)
         path = self._paths.get((item.item_id, perturbation, severity))
         if path is None:
             raise BuiltOutputError(f"--built {self.root}: no finished output for {item.item_id!r} "
@@ -289,20 +318,24 @@ class Built(OnTheFly):
 
     def clean(self, item: Item, configs: Sequence[tuple[str, int | None]],
               spec: FrameSpec | None) -> CleanClip:
+        """The clean clip of ``item`` when ``configs`` ask for it (else none: built files are read)."""
         if all(p != CLEAN for p, _ in configs):
-            return CleanClip(np.zeros((0, 1, 1, 3), np.uint8), 0, np.zeros(0, int))   # only built files read
-        clip = self._read(item)
-        return CleanClip(clip, len(clip), fps=self.clip_fps(item) if spec is not None and spec.by_rate else None)
+            return CleanClip(np.zeros((0, 1, 1, 3), np.uint8), 0, np.zeros(0, int))
+        clip = self.decoding.read(item)
+        by_rate = spec is not None and spec.by_rate
+        return CleanClip(clip, len(clip), fps=self.decoding.clip_fps(item) if by_rate else None)
 
     def frames(self, item: Item, clean: CleanClip, perturbation: str, severity: int | None,
                spec: FrameSpec | None) -> np.ndarray:
+        """The frames the model reads (``spec``; None: all) of ``item`` under one configuration."""
         clip = clean.take(None) if perturbation == CLEAN else self.clip(item, perturbation, severity)
         if spec is None:
             return clip
-        return clip[spec.indices(len(clip), self.clip_fps(item) if spec.by_rate else None)]
+        return clip[spec.indices(len(clip), self.decoding.clip_fps(item) if spec.by_rate else None)]
 
     def captions(self, ids: Sequence[str], texts: Sequence[str], perturbation: str) -> list[str]:
-        if perturbation == "clean":
+        """The built captions of ``ids`` under a text perturbation (``texts`` for ``"clean"``)."""
+        if perturbation == CLEAN:
             return list(texts)
         if perturbation not in self._captions:
             path = self.root / "captions" / f"{perturbation}.jsonl"
