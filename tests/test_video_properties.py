@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from perturb.registry import REGISTRY, SEVERITIES
 from perturb.video import apply
-from perturb.video.ops.temporal import INDEX_FUNCTIONS, mean_displacement
+from perturb.video.kernels.temporal import INDEX_FUNCTIONS, mean_displacement
 from perturb.video.severity_params import table
 
 NAMES = [s.name for s in REGISTRY.select("video")]

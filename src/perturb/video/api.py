@@ -15,7 +15,7 @@ import numpy as np
 
 from ..registry import REGISTRY, Spec
 from ..rng import SeedLike, as_generator
-from .clip import _is_torch, to_numpy, torch_layout
+from .clip import is_torch, to_numpy, torch_layout
 from .render import Draw, check_n_frames, draw_for, output_frames
 
 
@@ -82,7 +82,7 @@ def _level(spec: Spec, severity: Any) -> int:
 
 def _validated(clip: Any) -> tuple[Any, str | None]:
     """The clip checked against the clip model: (clip, torch layout or None for numpy)."""
-    if _is_torch(clip):
+    if is_torch(clip):
         return clip, torch_layout(clip)
     return to_numpy(clip)[0], None
 

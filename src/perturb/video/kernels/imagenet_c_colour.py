@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from .opencv_frames import per_frame_into, scratch
+from .twins import numpy_kernel
 
 
 def _finite(name: str, value: object, op: str, low: float, high: float) -> float:
@@ -198,13 +199,16 @@ def render_saturate(frames: np.ndarray, factor: float, offset: float) -> np.ndar
 
 
 # ---------------------------------------------------------------------- draw / render split
-def _brightness_frames(frames, ids, drawn, params):
+@numpy_kernel("brightness")
+def brightness_frames(frames, ids, drawn, params):
     return render_brightness(frames, **params)
 
 
-def _contrast_frames(frames, ids, drawn, params):
+@numpy_kernel("contrast")
+def contrast_frames(frames, ids, drawn, params):
     return render_contrast(frames, **params)
 
 
-def _saturate_frames(frames, ids, drawn, params):
+@numpy_kernel("saturate")
+def saturate_frames(frames, ids, drawn, params):
     return render_saturate(frames, **params)

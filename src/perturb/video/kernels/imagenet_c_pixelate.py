@@ -16,7 +16,8 @@ import cv2
 import numpy as np
 
 from .opencv_frames import per_frame_into, scratch
-from .imagenet_c import _positive
+from .imagenet_c import positive
+from .twins import numpy_kernel
 
 
 def pixelate_size(n: int, scale: float) -> int:
@@ -172,7 +173,7 @@ def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
     columns, then row copies into the output frame. The output equals Pillow's columns-then-rows
     resize, and every backend gives the same pixels.
     """
-    scale = _positive("scale", scale, "pixelate")
+    scale = positive("scale", scale, "pixelate")
     if scale > 1:
         raise ValueError(f"pixelate: expected scale in (0, 1]; got {scale!r}")
     _, h, w, _ = frames.shape
@@ -190,5 +191,6 @@ def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
     return per_frame_into(frames, pixelate)
 
 
-def _pixelate_frames(frames, ids, drawn, params):
+@numpy_kernel("pixelate")
+def pixelate_frames(frames, ids, drawn, params):
     return render_pixelate(frames, **params)

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from ..render import window_sources
+from .twins import numpy_kernel
 
 
 def check_c(c: Any) -> int:
@@ -35,7 +36,8 @@ def window_positions(ids: np.ndarray, drawn: Mapping[str, np.ndarray]) -> np.nda
     return np.searchsorted(np.unique(frames), frames)
 
 
-def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
+@numpy_kernel("temporal_blur")
+def temporal_blur_frames(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
                  params: Mapping[str, Any]) -> np.ndarray:
     """Window means by running sums: a consecutive output frame adds one frame and drops one."""
     c = check_c(params["c"])
