@@ -31,8 +31,22 @@ def as_levels(x: torch.Tensor) -> np.ndarray:
     return x.to(torch.float64).mul(255).round().to(torch.uint8).permute(0, 2, 3, 1).numpy()
 
 
-def test_the_ops_that_keep_their_torch_kernel_on_float_clips_are_named() -> None:
-    assert TORCH_ON_FLOAT == ["brightness", "elastic_transform", "static_rotate", "translate"]
+@pytest.mark.parametrize("name", [n for n in NAMES if renderer_of(REGISTRY.get(n)).reads != render.INDEX])
+def test_a_float_cpu_clip_takes_the_kernel_its_entry_names(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A registry property, for every op that computes pixels: one whose entry keeps its torch
+    kernel for float CPU clips (cpu_kernel="torch") has a torch twin registered and renders such a
+    clip with it; every other op, and a uint8 clip of any op, goes through the numpy kernel."""
+    renderer = renderer_of(REGISTRY.get(name))
+    if renderer.cpu_kernel == "torch":
+        assert "torch" in renderer.kernels
+    calls: list[str] = []
+    real = render.render_on_host
+    monkeypatch.setattr(render, "render_on_host", lambda kernel, clip, *a: calls.append(str(clip.dtype)) or real(kernel, clip, *a))
+    clip = small_clip(2)
+    apply(as_float(clip), name, 2, seed=3)
+    apply(torch.from_numpy(clip), name, 2, seed=3)
+    host_float = [] if renderer.cpu_kernel == "torch" else ["torch.float32"]
+    assert calls == host_float + ["torch.uint8"]
 
 
 @pytest.mark.parametrize("name", NAMES)
