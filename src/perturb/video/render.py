@@ -42,12 +42,12 @@ import numpy as np
 from ..registry import REGISTRY, Spec
 from .clip import is_torch, to_numpy, torch_layout
 from .host import render_on_host, renders_on_host
-from .kernels.twins import LIBRARIES, Kernel, OpKernels
+from .kernels.temporal import window_sources
+from .kernels.twins import LIBRARIES, Drawer, Kernel, OpKernels
 from .layouts import from_levels, to_levels
 
 FRAME, INDEX, WINDOW, PREFIX, CLIP = "frame", "index", "window", "prefix", "clip"
 READS = (FRAME, INDEX, WINDOW, PREFIX, CLIP)
-Drawer = Callable[[np.random.Generator, int, Mapping[str, Any]], dict[str, np.ndarray]]
 
 
 def no_draws(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
@@ -57,8 +57,9 @@ def no_draws(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any])
 
 @dataclass(frozen=True)
 class Renderer:
-    """How one visual perturbation draws its parameters and renders frames: its kernels by array
-    library ("numpy", "torch"), for a registered op :func:`.kernels.twins.kernels_of` its name."""
+    """How one visual perturbation draws its parameters and renders frames. ``kernels`` maps an
+    array library ("numpy", "torch") to its kernel: a registered op's are ``kernels_of(name)``
+    (:mod:`.kernels.twins`)."""
 
     reads: str = FRAME
     draw: Drawer = no_draws
@@ -255,13 +256,6 @@ def _in_passes(clip: Any, step: Callable[[int, int, Any], Any]) -> Any:
     for a in range(k, n, k):
         step(a, min(n, a + k), out[a:a + k])
     return out
-
-
-def window_sources(ids: np.ndarray, window: np.ndarray, n_frames: int) -> np.ndarray:
-    """(N, b + a + 1) input frames read by output frames ``ids`` under ``window = (b, a)``:
-    t - b .. t + a, clamped to 0..T-1 (the clip's end frames stand in for frames past its ends)."""
-    before, after = (int(v) for v in np.asarray(window))
-    return np.clip(np.asarray(ids)[:, None] + np.arange(-before, after + 1)[None], 0, n_frames - 1)
 
 
 def _is_increasing(ids: np.ndarray) -> bool:

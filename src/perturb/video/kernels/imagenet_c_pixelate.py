@@ -6,7 +6,7 @@ weights and rounding (columns first, then rows, each pass rounded to levels) and
 map, with whole-row copies (the column pass on the transposed frame): the output equals Pillow's
 columns-then-rows resize (Pillow's only order before its change 9549; Pillow 13.0 takes rows first
 on some frames taller than wide and differs there by a level), deterministic and the same on
-every backend (the torch kernel does the same integer work).
+numpy and torch alike (the torch kernel does the same integer work).
 """
 from __future__ import annotations
 
@@ -171,7 +171,7 @@ def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
     sums of whole rows (the column pass on the transposed frame) rounded exactly as Pillow's
     fixed point rounds them; the enlargement is OpenCV's nearest-exact (Pillow's map) along
     columns, then row copies into the output frame. The output equals Pillow's columns-then-rows
-    resize, and every backend gives the same pixels.
+    resize, and numpy and torch give the same pixels.
     """
     scale = positive("scale", scale, "pixelate")
     if scale > 1:

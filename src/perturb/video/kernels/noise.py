@@ -64,7 +64,7 @@ def gaussian_table(sigma: float) -> np.ndarray:
 def speckle_table(sigma: float) -> np.ndarray:
     """float32 factors 1 + sigma·z per word, on the finest grid 2^-k where 255·|factor| < 2^24.
 
-    On that grid x·factor (x a uint8 level) is exact in float32, so every backend rounds the
+    On that grid x·factor (x a uint8 level) is exact in float32, so numpy and torch round the
     same product.
     """
     factor = 1 + normal_table() * sigma

@@ -287,7 +287,7 @@ GROUP_PIXELS, DRAWN_PIXELS = 8 * 224 * 224, 64 * 224 * 224
 
 @numpy_kernel("rain")
 def rain_frames(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
-                 params: Mapping[str, Any]) -> np.ndarray:
+                params: Mapping[str, Any]) -> np.ndarray:
     """Each frame composited under its streaks, consecutive frames shared out over OpenCV's
     threads; each thread draws the streaks of several frames at once, composites a few at a time
     and reuses its buffers (:data:`GROUP_PIXELS`, :data:`DRAWN_PIXELS`)."""

@@ -1,9 +1,10 @@
-"""The temporal ops' index maps (jumble, box_jumble, sampling, reverse_sampling, freeze, frame_rate).
+"""The temporal ops' index maps (jumble, box_jumble, sampling, reverse_sampling, freeze, frame_rate),
+and the input frames a window of neighbours reads (:func:`window_sources`: temporal_blur's).
 
 Each op is split in two: a pure ``*_indices(T, ..., rng)`` function that returns the source
 frame index for every output position (an int array of length T), and :func:`take_frames`,
 which applies it (``clip[idx]``). The index map is the op's draw (:mod:`..render`, :func:`index_draw`): rendering
-any output frames is a gather, identical on every backend, and severity is measurable as the mean
+any output frames is a gather, identical on numpy and torch, and severity is measurable as the mean
 displacement ``|idx - position|`` (:func:`mean_displacement`). The output always has the input's
 T frames.
 
@@ -21,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-Drawer = Callable[[np.random.Generator, int, Mapping[str, Any]], dict[str, np.ndarray]]
+from .twins import Drawer
 
 
 def _check_length(n_frames: int) -> int:
@@ -164,6 +165,13 @@ def frame_rate_indices(n_frames: int, fps: float, clip_fps: float = 30.0,
 INDEX_FUNCTIONS = {"jumble": jumble_indices, "box_jumble": box_jumble_indices,
                    "sampling": sampling_indices, "reverse_sampling": reverse_sampling_indices,
                    "freeze": freeze_indices, "frame_rate": frame_rate_indices}
+
+
+def window_sources(ids: np.ndarray, window: np.ndarray, n_frames: int) -> np.ndarray:
+    """(N, b + a + 1) input frames read by output frames ``ids`` under ``window = (b, a)``:
+    t - b .. t + a, clamped to 0..T-1 (the clip's end frames stand in for frames past its ends)."""
+    before, after = (int(v) for v in np.asarray(window))
+    return np.clip(np.asarray(ids)[:, None] + np.arange(-before, after + 1)[None], 0, n_frames - 1)
 
 
 def index_draw(index_fn: Callable[..., np.ndarray]) -> Drawer:

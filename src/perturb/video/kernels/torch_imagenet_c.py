@@ -4,7 +4,7 @@
 Registered as ``kernel(x, ids, drawn, params)``. Blurs, glass, elastic and pixelate take float
 (N, 3, H, W) levels (pixelate also uint8 frames); the colour ops take uint8 (N, H, W, 3) frames. Whatever is
 random (glass's pixel sources, displacement fields) and every lookup table is computed on the host by the
-numpy module's own functions, so both backends use the same draw. Pixelate is exact integer
+numpy module's own functions, so numpy and torch use the same draw. Pixelate is exact integer
 work and the colour ops gathers from the same tables (the same pixels); the blurs and the
 remap agree with OpenCV within one level.
 """
@@ -176,7 +176,7 @@ def _extremes(x: torch.Tensor, axis: int = -1) -> tuple[torch.Tensor, torch.Tens
 
 @lru_cache(maxsize=16)
 def _level_values(dtype: torch.dtype, device: torch.device) -> torch.Tensor:
-    """The 256 values level/255 in ``dtype``, computed as :func:`.clip.from_uint8_frames` does."""
+    """The 256 values level/255 in ``dtype``, computed as :func:`..layouts.from_uint8_frames` does."""
     return torch.arange(256, dtype=torch.float32, device=device).to(dtype).div_(255.0)
 
 

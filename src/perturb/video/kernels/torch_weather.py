@@ -27,7 +27,7 @@ def _layers(name: str, x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch
 
 
 def _levels(y: torch.Tensor) -> torch.Tensor:
-    """[0, 1] values to rounded 0..255 levels, as :func:`._opencv_frames.to_uint8` (in place)."""
+    """[0, 1] values to rounded 0..255 levels, as :func:`.opencv_frames.to_uint8` (in place)."""
     return _rounded(y.mul_(255))
 
 

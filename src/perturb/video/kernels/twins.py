@@ -14,7 +14,8 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
-Kernel = Callable[[Any, np.ndarray, Mapping[str, Any], Mapping[str, Any]], Any]
+Kernel = Callable[[Any, np.ndarray, Mapping[str, Any], Mapping[str, Any]], Any]   # (frames, ids, drawn, params)
+Drawer = Callable[[np.random.Generator, int, Mapping[str, Any]], dict[str, Any]]   # (rng, n_frames, params)
 LIBRARIES = ("numpy", "torch")           # the array libraries a kernel is written for
 
 _KERNELS: dict[str, dict[str, Kernel]] = {library: {} for library in LIBRARIES}

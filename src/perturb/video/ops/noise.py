@@ -56,5 +56,5 @@ register(Spec(name="speckle_noise", render=renderer("speckle_noise"),
               summary="Multiplicative Gaussian noise x + x·N(0, c), drawn per frame",
               severities=table("speckle_noise"),
               deviation=_NORMAL + " Factors 1 + σz are rounded to multiples of 2^-14 (finer for small "
-                        "σ), so x·(1 + σz) is exact in float32 and rounds alike on every backend."
+                        "σ), so x·(1 + σz) is exact in float32 and rounds alike on numpy and torch."
                         + _STREAMS, **_COMMON))
