@@ -11,12 +11,13 @@ parent commit) every group of ops runs in a child process of each checkout in tu
 times, and the best of all counts: "before" is DIR, "after" this checkout, at the same load.
 Also timed: the float-path floor, what every float clip pays whatever the op (the range check,
 quantising to levels and converting back: OpenCV frame by frame on the CPU route of
-:mod:`perturb.video.host`, the torch conversions in a checkout without it).
+:mod:`perturb.video.host` (conversions in :mod:`perturb.video.layouts`), the torch conversions in a checkout without it).
 Writes ``results/<date>-<machine>-torch-cpu.json`` and prints the table.
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import subprocess
@@ -48,12 +49,16 @@ def _worker(ops: list[str], repeats: int) -> dict[str, Any]:
 
     def floor() -> Any:
         layout = conv.torch_layout(x)
-        try:                                  # the CPU route's conversions (perturb.video.host)
-            from perturb.video.host import from_host_frames, host_frames
-            return from_host_frames(host_frames(x, layout), layout, x.dtype)
-        except ImportError:                   # an older checkout: the torch kernels' own conversions
-            step = lambda a, b, *dest: conv.from_levels(conv.to_levels(x[a:b], "TCHW"), "TCHW", x.dtype, *dest)
-            return render._in_passes(x, step) if hasattr(render, "_in_passes") else step(0, len(x))
+        for home in ("layouts", "host"):      # the CPU route's conversions, here or in an older checkout
+            try:
+                module = importlib.import_module(f"perturb.video.{home}")
+            except ImportError:
+                continue
+            if hasattr(module, "host_frames"):
+                return module.from_host_frames(module.host_frames(x, layout), layout, x.dtype)
+        # older still: the torch kernels' own conversions
+        step = lambda a, b, *dest: conv.from_levels(conv.to_levels(x[a:b], "TCHW"), "TCHW", x.dtype, *dest)
+        return render._in_passes(x, step) if hasattr(render, "_in_passes") else step(0, len(x))
 
     def best(fn: Any) -> float:
         fn()

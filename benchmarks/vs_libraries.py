@@ -157,9 +157,9 @@ def run(clip: np.ndarray, settings: Settings, log=print, ops: list[str] | None =
 def _float_round_trip(x: Any) -> Callable[[], Any]:
     """What a float clip on the CPU costs whatever the op: the range check, quantising to uint8
     frames and converting them back into a fresh float clip (the CPU route's conversions,
-    :mod:`perturb.video.host`), timed in every row beside the torch path."""
+    :mod:`perturb.video.layouts`), timed in every row beside the torch path."""
     from perturb.video.clip import torch_layout
-    from perturb.video.host import from_host_frames, host_frames
+    from perturb.video.layouts import from_host_frames, host_frames
 
     return lambda: from_host_frames(host_frames(x, torch_layout(x)), "TCHW", x.dtype)
 

@@ -9,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from perturb.registry import REGISTRY  # noqa: E402
-from perturb.video import host, render  # noqa: E402
+from perturb.video import host, layouts, render  # noqa: E402
 from perturb.video.api import apply  # noqa: E402
 from perturb.video.kernels import opencv_frames  # noqa: E402
 from perturb.video.render import renderer_of  # noqa: E402
@@ -31,8 +31,22 @@ def as_levels(x: torch.Tensor) -> np.ndarray:
     return x.to(torch.float64).mul(255).round().to(torch.uint8).permute(0, 2, 3, 1).numpy()
 
 
-def test_the_ops_that_keep_their_torch_kernel_on_float_clips_are_named() -> None:
-    assert TORCH_ON_FLOAT == ["brightness", "elastic_transform", "static_rotate", "translate"]
+@pytest.mark.parametrize("name", [n for n in NAMES if renderer_of(REGISTRY.get(n)).reads != render.INDEX])
+def test_a_float_cpu_clip_takes_the_kernel_its_entry_names(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A registry property, for every op that computes pixels: one whose entry keeps its torch
+    kernel for float CPU clips (cpu_kernel="torch") has a torch twin registered and renders such a
+    clip with it; every other op, and a uint8 clip of any op, goes through the numpy kernel."""
+    renderer = renderer_of(REGISTRY.get(name))
+    if renderer.cpu_kernel == "torch":
+        assert "torch" in renderer.kernels
+    calls: list[str] = []
+    real = render.render_on_host
+    monkeypatch.setattr(render, "render_on_host", lambda kernel, clip, *a: calls.append(str(clip.dtype)) or real(kernel, clip, *a))
+    clip = small_clip(2)
+    apply(as_float(clip), name, 2, seed=3)
+    apply(torch.from_numpy(clip), name, 2, seed=3)
+    host_float = [] if renderer.cpu_kernel == "torch" else ["torch.float32"]
+    assert calls == host_float + ["torch.uint8"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -90,22 +104,22 @@ def test_quantising_rounds_as_torch_does_near_every_tie() -> None:
     v = np.clip(np.concatenate(values), 0, 1)
     v = np.resize(v, (-(-len(v) // (3 * 64)) * 3 * 64,)).reshape(-1, 3, 8, 8)
     want = torch.from_numpy(v).mul(255.0).round().to(torch.uint8).permute(0, 2, 3, 1).numpy()
-    assert np.array_equal(opencv_frames.float_planes_to_frames(v), want)
+    assert np.array_equal(layouts.float_planes_to_frames(v), want)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_levels_come_back_as_torch_divides_them(dtype) -> None:
     frames = np.random.default_rng(0).integers(0, 256, (2, 5, 7, 3), dtype=np.uint8)
-    out = opencv_frames.frames_to_float_planes(frames, np.empty((2, 3, 5, 7), dtype))
+    out = layouts.frames_to_float_planes(frames, np.empty((2, 3, 5, 7), dtype))
     want = torch.from_numpy(frames).permute(0, 3, 1, 2).to(getattr(torch, np.dtype(dtype).name)).div(255.0)
     assert np.array_equal(out, want.numpy())
 
 
 def test_conversions_refuse_the_wrong_arrays() -> None:
     with pytest.raises(ValueError, match="float32 \\(T, 3, H, W\\)"):
-        opencv_frames.float_planes_to_frames(np.zeros((1, 4, 2, 2), np.float32))
+        layouts.float_planes_to_frames(np.zeros((1, 4, 2, 2), np.float32))
     with pytest.raises(ValueError, match="float32/float64"):
-        opencv_frames.frames_to_float_planes(np.zeros((1, 2, 2, 3), np.uint8), np.zeros((1, 3, 2, 2), np.float16))
+        layouts.frames_to_float_planes(np.zeros((1, 2, 2, 3), np.uint8), np.zeros((1, 3, 2, 2), np.float16))
 
 
 def test_the_switch_chooses_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -180,7 +194,8 @@ def float64_near_ties() -> tuple[torch.Tensor, np.ndarray]:
 def test_float64_clips_are_quantised_in_float64(name: str, route: str) -> None:
     """A float64 clip renders as the uint8 clip rint(value·255) (in float64, not float32: there
     nextafter(0.5/255, 1) is level 0, not 1), through the numpy kernels and the torch ones."""
-    from perturb.video.clip import to_levels, to_numpy
+    from perturb.video.clip import to_numpy
+    from perturb.video.layouts import to_levels
 
     x, levels = float64_near_ties()
     assert to_numpy(torch.from_numpy(np.nextafter([[[[0.5 / 255]]]], 1.0)).expand(1, 3, 1, 1))[0].max() == 1

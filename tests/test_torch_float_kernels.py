@@ -14,7 +14,7 @@ from perturb.video.kernels import imagenet_c_colour as colour  # noqa: E402
 from perturb.video.kernels.keyed_words import _mix_numpy, _mix_torch  # noqa: E402
 from perturb.video.kernels.torch_blur_camera import int_levels, translate  # noqa: E402
 from perturb.video.api import apply, draw  # noqa: E402
-from perturb.video.clip import float_levels, to_levels  # noqa: E402
+from perturb.video.layouts import float_levels, to_levels  # noqa: E402
 from perturb.video.kernels.noise import KERNELS  # noqa: E402
 from test_torch_kernel_references import random_frames  # noqa: E402  (greys and blacks included)
 

@@ -15,7 +15,7 @@ from perturb.video.kernels import imagenet_c_colour as colour  # noqa: E402
 from perturb.video.kernels.keyed_words import _mix_numpy, _mix_torch, frame_seeds, words_numpy, words_torch  # noqa: E402
 from perturb.video.api import apply  # noqa: E402
 from perturb.video.kernels.blur import motion_weights, streak_offsets  # noqa: E402
-from perturb.video.clip import from_levels, from_uint8_frames, to_levels  # noqa: E402
+from perturb.video.layouts import from_levels, from_uint8_frames, to_levels  # noqa: E402
 from perturb.video.kernels.noise import KERNELS  # noqa: E402
 from perturb.video.sample import sample_clip  # noqa: E402
 

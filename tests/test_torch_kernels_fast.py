@@ -13,7 +13,7 @@ from perturb.video.kernels import imagenet_c as ic  # noqa: E402
 from perturb.video.kernels.torch_blur_camera import _rotations, static_rotate  # noqa: E402
 from perturb.video.api import apply, draw  # noqa: E402
 from perturb.video.kernels.camera import static_angles  # noqa: E402
-from perturb.video.clip import from_levels, from_uint8_frames, to_levels, to_uint8_frames  # noqa: E402
+from perturb.video.layouts import from_levels, from_uint8_frames, to_levels, to_uint8_frames  # noqa: E402
 from perturb.video.sample import sample_clip  # noqa: E402
 
 # CPU tensors render with the torch kernels here, as on a GPU (the code these tests check).

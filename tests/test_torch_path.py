@@ -9,7 +9,8 @@ torch = pytest.importorskip("torch")
 
 from perturb.registry import REGISTRY  # noqa: E402
 from perturb.video.api import apply  # noqa: E402
-from perturb.video.render import INDEX, LazyKernel, renderer_of  # noqa: E402
+from perturb.video.kernels.twins import registered  # noqa: E402
+from perturb.video.render import INDEX, renderer_of  # noqa: E402
 from perturb.video.sample import sample_clip  # noqa: E402
 
 # CPU tensors render with the torch kernels here, as on a GPU (the code these tests check).
@@ -38,7 +39,7 @@ def level_diff(a: np.ndarray, b: np.ndarray) -> int:
 def test_every_listed_op_has_a_torch_kernel() -> None:
     for name in TORCH_OPS:
         assert "torch" in renderer_of(REGISTRY.get(name)).kernels, name
-    for name in TEMPORAL:                               # a gather: the same on every backend
+    for name in TEMPORAL:                               # a gather: the same on every array library
         assert renderer_of(REGISTRY.get(name)).reads == INDEX
 
 
@@ -46,21 +47,22 @@ def video_ops() -> list[str]:
     return [spec.name for spec in REGISTRY.select("video")]
 
 
-def test_every_op_resolves_its_torch_kernel_one_way() -> None:
-    """Walks the whole registry: every op that computes pixels names its torch twin through
-    render.torch_kernel (a function of a perturb.video.kernels module), or is a codec."""
+def test_every_op_finds_its_kernels_where_they_are_registered() -> None:
+    """Walks the whole registry: every op that computes pixels renders with the numpy kernel and
+    the torch twin registered under its name beside their definitions (perturb.video.kernels
+    modules), or is a codec (numpy only)."""
     without = set()
     for name in video_ops():
         renderer = renderer_of(REGISTRY.get(name))
         if renderer.reads == INDEX:
-            continue                                    # a gather: the same on every backend
+            continue                                    # a gather: the same on every array library
+        assert renderer.kernels["numpy"] is registered("numpy")[name], name
         kernel = renderer.kernels.get("torch")
         if kernel is None:
             without.add(name)
             continue
-        assert isinstance(kernel, LazyKernel), name
-        assert kernel.module.startswith("perturb.video.kernels."), (name, kernel.module)
-        assert callable(kernel.resolve()), name
+        assert kernel is registered("torch")[name], name
+        assert kernel.__module__.startswith("perturb.video.kernels."), (name, kernel.__module__)
     assert without == NUMPY_ONLY
 
 

@@ -153,7 +153,7 @@ def test_zoom_blur_equals_one_warp_per_factor(zooms: tuple[float, float, float])
     rng = np.random.default_rng(5)
     for frames in [sample_clip(2), rng.integers(0, 256, (2, 37, 53, 3), dtype=np.uint8),
                    rng.integers(0, 256, (1, 1, 1, 3), dtype=np.uint8)]:
-        np.testing.assert_array_equal(zoom_blur(frames, None, zooms), zoom_reference(frames, zooms))
+        np.testing.assert_array_equal(zoom_blur(frames, zooms), zoom_reference(frames, zooms))
 
 
 # ----------------------------------------------------------------------------------- spatter
@@ -179,7 +179,7 @@ def test_tiny_frames_render_as_the_references(shape: tuple[int, ...]) -> None:
     level = np.rint(frames.reshape(len(frames), -1, 3).mean(axis=1))      # one pixel a frame: the mean itself
     if shape[1] * shape[2] == 1:
         assert (colour.render_contrast(frames, 0.4) == level[:, None, None, :]).all()
-    np.testing.assert_array_equal(zoom_blur(frames, None, (1.0, 1.11, 0.01)), zoom_reference(frames, (1.0, 1.11, 0.01)))
+    np.testing.assert_array_equal(zoom_blur(frames, (1.0, 1.11, 0.01)), zoom_reference(frames, (1.0, 1.11, 0.01)))
 
 
 # ------------------------------------------------------------------------------ gaussian_blur
@@ -310,7 +310,7 @@ def test_jpeg_equals_an_opencv_round_trip_in_bgr(rgb_decode: bool, monkeypatch: 
         want = np.stack([cv2.cvtColor(cv2.imdecode(cv2.imencode(".jpg", cv2.cvtColor(f, cv2.COLOR_RGB2BGR),
                                                                 [int(cv2.IMWRITE_JPEG_QUALITY), quality])[1],
                                                    cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB) for f in frames])
-        np.testing.assert_array_equal(jpeg_mpeg.jpeg(frames, None, quality), want)
+        np.testing.assert_array_equal(jpeg_mpeg.jpeg(frames, quality), want)
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 4, 10, 37])

@@ -19,7 +19,7 @@ from perturb.video.kernels.rain import (DROP_LEVEL, _clip_drops, _copies, compos
                                         sheet_drops, sheet_size, stamp, streak_pixels, velocity)
 from perturb.video.render import WINDOW, perturb_clip, renderer_of
 from perturb.video.sample import sample_clip
-from perturb.video.ops.temporal import frame_rate_indices, mean_displacement
+from perturb.video.kernels.temporal import frame_rate_indices, mean_displacement
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["rain", "temporal_blur", "frame_rate"]

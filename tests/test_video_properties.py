@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from perturb.registry import REGISTRY
 from perturb.selection import SEVERITY_LEVELS as SEVERITIES
 from perturb.video import apply
-from perturb.video.ops.temporal import INDEX_FUNCTIONS, mean_displacement
+from perturb.video.kernels.temporal import INDEX_FUNCTIONS, mean_displacement
 from perturb.video.severity_params import table
 
 NAMES = [s.name for s in REGISTRY.select("video")]
@@ -47,4 +47,23 @@ def test_temporal_indices_are_valid(n, name, severity, seed):
         assert sorted(idx.tolist()) == list(range(n))          # a permutation
     if name in ("sampling", "freeze"):
         assert np.all(idx <= np.arange(n)) and np.all(np.diff(idx) >= 0)   # held, never ahead
-    assert mean_displacement(idx) >= 0
+
+
+ORDERED = ("sampling", "freeze", "frame_rate")         # displacement grows with severity at every length
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 200), name=st.sampled_from(ORDERED), seed=st.integers(0, 2**31))
+def test_displacement_grows_with_severity(n, name, seed):
+    """Under one seed, each severity of sampling, freeze and frame_rate displaces the clip at least
+    as much as the one below, at any length (sampling and freeze frame by frame: a higher rate or
+    fewer kept frames only holds frames longer), and on 64 frames or more sampling and freeze
+    strictly more, as their documentation says."""
+    index = [INDEX_FUNCTIONS[name](n, rng=np.random.default_rng(seed), **table(name)[s]) for s in sorted(table(name))]
+    moved = [np.abs(idx - np.arange(n)) for idx in index]
+    means = [mean_displacement(idx) for idx in index]
+    assert all(a <= b for a, b in zip(means, means[1:])), means
+    if name != "frame_rate":
+        assert all(np.all(a <= b) for a, b in zip(moved, moved[1:]))
+        if n >= 64:
+            assert all(a < b for a, b in zip(means, means[1:])), means

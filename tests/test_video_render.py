@@ -133,13 +133,13 @@ def test_source_indices_say_what_each_kind_of_op_reads() -> None:
     assert {n for n, r in reads.items() if r == CLIP} == {"h264_abr", "h265_abr", "bit_error", "packet_loss"}
     assert pv.draw("bit_error", 3, T, seed=0).source_indices([2]).tolist() == list(range(T))
     assert reads["jpeg"] == reads["rotate"] == reads["gaussian_noise"] == FRAME
-    assert pv.draw("jumble", 3, T).native_backends == ("numpy", "torch")
-    assert pv.draw("rotate", 3, T).native_backends == ("numpy", "torch")
-    assert pv.draw("mpeg2", 3, T).native_backends == ("numpy",)
+    assert pv.draw("jumble", 3, T).native_libraries == ("numpy", "torch")
+    assert pv.draw("rotate", 3, T).native_libraries == ("numpy", "torch")
+    assert pv.draw("mpeg2", 3, T).native_libraries == ("numpy",)
     assert pv.draw("rotate", 3, T, seed=0).source_indices([9, 2, 9]).tolist() == [2, 9]
     assert pv.draw("mpeg1", 3, T, seed=0).source_indices([9, 2]).tolist() == list(range(10))
     assert pv.draw("temporal_blur", 3, T).source_indices([9, 0]).tolist() == [0, 1, 2, 6, 7, 8, 9, 10, 11]
-    assert pv.draw("temporal_blur", 3, T).native_backends == ("numpy", "torch")
+    assert pv.draw("temporal_blur", 3, T).native_libraries == ("numpy", "torch")
     sampling = pv.draw("sampling", 2, T, seed=0)                    # idx[t] = (t // 4) * 4
     assert sampling.source_indices([5, 6, 13]).tolist() == [4, 12]
     assert sampling.source_indices(None).tolist() == list(range(0, T, 4))

@@ -7,7 +7,7 @@ import pytest
 import perturb
 from perturb.selection import SEVERITY_LEVELS as SEVERITIES
 from perturb.video.kernels import camera
-from perturb.video.ops import temporal
+from perturb.video.kernels import temporal
 from perturb.video.sample import sample_clip
 from perturb.video.severity_params import table
 

@@ -17,7 +17,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..video import Draw, draw
-from ..video.clip import _is_torch, to_numpy, to_uint8_frames, torch_layout
+from ..video.clip import is_torch, to_numpy, torch_layout
+from ..video.layouts import to_uint8_frames
 from ..video.render import FRAME, INDEX
 from .draws import group_params
 
@@ -35,7 +36,7 @@ class BatchKind:
 
 def check_batch(x: Any) -> tuple[Any, BatchKind]:
     """The batch as (B, T, ...) plus its kind; a clip of the clip model gets a leading axis."""
-    torch_in = _is_torch(x)
+    torch_in = is_torch(x)
     if not torch_in and not isinstance(x, np.ndarray):
         raise ValueError(f"expected {EXPECTED}; got {type(x).__name__}")
     ndim = len(x.shape)
@@ -115,14 +116,14 @@ def render_batch(batch: Any, kind: BatchKind, params: Sequence[Mapping[str, Any]
 
 def _new_like(batch: Any, copy: bool) -> Any:
     """A new array like ``batch``: a copy of it, or uninitialised (every sample is written)."""
-    if _is_torch(batch):
+    if is_torch(batch):
         return batch.detach().clone() if copy else batch.detach().new_empty(batch.shape)
     return batch.copy() if copy else np.empty_like(batch)
 
 
 def _own(out: Any, batch: Any) -> Any:
     """``out``, copied where it shares memory with ``batch`` (the result never aliases the input)."""
-    if _is_torch(out):
+    if is_torch(out):
         shared = out.untyped_storage().data_ptr() == batch.untyped_storage().data_ptr()
         return out.clone() if shared else out
     return out.copy() if np.may_share_memory(out, batch) else out
@@ -130,7 +131,7 @@ def _own(out: Any, batch: Any) -> Any:
 
 def _index(members: list[int], batch: Any) -> Any:
     """Sample positions as an index of the batch's own kind (a tensor on its device for torch)."""
-    if _is_torch(batch):
+    if is_torch(batch):
         import torch
         return torch.as_tensor(members, device=batch.device)
     return np.asarray(members)

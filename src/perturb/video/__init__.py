@@ -1,9 +1,10 @@
 """Visual perturbations of clips: ``perturb.video.apply(clip, "motion_blur", severity=3)``.
 
 Where op X lives: an op of category C is registered in ``ops/C.py`` (its name, flags, severity
-rows and notes); the code that renders it is in ``kernels/`` (the numpy kernel, and its torch twin
-named through :func:`.render.torch_kernel`); files and codec streams are read and written in
-``io/``; the API, the clip model, rendering, suites and severity tables stand at the top.
+rows and notes); the code that renders it is in ``kernels/`` (its numpy kernel and torch twin, each
+registered under the op's name where it is defined: :mod:`.kernels.twins`); files and codec streams
+are read and written in ``io/``; the API, the clip model and its layouts, rendering, suites and
+severity tables stand at the top.
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Sequence
 
 from ..registry import REGISTRY, Spec, per_frame_selection
 from ..rng import SeedLike, as_generator
-from .clip import _is_torch, to_numpy, torch_layout
+from .clip import is_torch, to_numpy, torch_layout
 from .render import Draw, check_n_frames, draw_for, output_frames
 
 
@@ -48,7 +48,7 @@ def _level(spec: Spec, severity: Any) -> int:
 
 def _validated(clip: Any) -> tuple[Any, str | None]:
     """The clip checked against the clip model: (clip, torch layout or None for numpy)."""
-    if _is_torch(clip):
+    if is_torch(clip):
         return clip, torch_layout(clip)
     return to_numpy(clip)[0], None
 

@@ -4,13 +4,14 @@ A :class:`Draw` holds everything a perturbation drew for a clip of T frames (ang
 index maps, noise keys), drawn once on the host from the clip's Generator. It renders any set
 of output frames on numpy or torch, and a rendered subset equals the same frames of the full
 output. How an op does this is its :class:`Renderer`, registered on its registry entry
-(``Spec.render``): what output frame t reads, how parameters are drawn, one kernel per backend.
+(``Spec.render``): what output frame t reads, how parameters are drawn, its kernels (numpy, and
+torch where it has one: :mod:`.kernels.twins`, where each kernel is registered beside its definition).
 
 What output frame t reads (``Renderer.reads``):
 
 - ``"frame"``: input frame t only (noise, blur, camera, JPEG).
 - ``"index"``: input frame ``index[t]`` of a drawn index map (temporal ops); rendering is a
-  gather, so it is the same on every backend and device.
+  gather, so it is the same on numpy and torch and on every device.
 - ``"window"``: input frames t - b .. t + a, clamped to the clip, for the draw's
   ``window = (b, a)`` (temporal_blur: the mean of neighbouring frames).
 - ``"prefix"``: input frames 0..t (the MPEG codecs). Their encoders carry state from one GOP
@@ -27,12 +28,11 @@ A kernel is ``kernel(frames, ids, drawn, params)``: ``frames`` holds the input f
 (N, H, W, 3) numpy; for torch, float32 (N, 3, H, W) holding 0..255 levels, or with
 ``torch_frames="clip"`` the validated torch clip itself, uint8 (N, H, W, 3) or float
 (N, 3, H, W) in [0, 1], which the kernel gives back in kind and dtype), ``drawn`` the whole clip's draws and ``params`` the severity's
-parameters; it returns the output frames ``ids`` in the same form. A torch clip on the CPU renders
-through the numpy kernel (:mod:`.host`); elsewhere an op without a torch kernel does the same.
+parameters; it returns the output frames ``ids`` in the same form. A torch clip on the CPU, and on any
+device a torch clip of an op without a torch kernel, renders through the numpy kernel (:mod:`.host`).
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Mapping, Sequence
@@ -40,16 +40,14 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..registry import REGISTRY, Spec
-from .clip import (_is_torch, from_levels, from_uint8_frames, to_levels, to_numpy,
-                   to_uint8_frames, torch_layout)
+from .clip import is_torch, to_numpy, torch_layout
 from .host import render_on_host, renders_on_host
+from .kernels.temporal import window_sources
+from .kernels.twins import LIBRARIES, Drawer, Kernel, OpKernels
+from .layouts import from_levels, to_levels
 
 FRAME, INDEX, WINDOW, PREFIX, CLIP = "frame", "index", "window", "prefix", "clip"
 READS = (FRAME, INDEX, WINDOW, PREFIX, CLIP)
-BACKENDS = ("numpy", "torch")
-
-Kernel = Callable[[Any, np.ndarray, Mapping[str, np.ndarray], Mapping[str, Any]], Any]
-Drawer = Callable[[np.random.Generator, int, Mapping[str, Any]], dict[str, np.ndarray]]
 
 
 def no_draws(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
@@ -59,7 +57,9 @@ def no_draws(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any])
 
 @dataclass(frozen=True)
 class Renderer:
-    """How one visual perturbation draws its parameters and renders frames, per backend."""
+    """How one visual perturbation draws its parameters and renders frames. ``kernels`` maps an
+    array library ("numpy", "torch") to its kernel: a registered op's are ``kernels_of(name)``
+    (:mod:`.kernels.twins`)."""
 
     reads: str = FRAME
     draw: Drawer = no_draws
@@ -70,41 +70,16 @@ class Renderer:
     def __post_init__(self) -> None:
         if self.reads not in READS:
             raise ValueError(f"reads must be one of {READS}; got {self.reads!r}")
-        unknown = set(self.kernels) - set(BACKENDS)
-        if unknown:
-            raise ValueError(f"kernel backends must be among {BACKENDS}; got {sorted(unknown)}")
+        if not isinstance(self.kernels, OpKernels):      # registered kernels are keyed by library already
+            unknown = set(self.kernels) - set(LIBRARIES)
+            if unknown:
+                raise ValueError(f"kernels must be keyed by array library, among {LIBRARIES}; got {sorted(unknown)}")
         if self.torch_frames not in ("levels", "clip"):
             raise ValueError(f"torch_frames must be 'levels' or 'clip'; got {self.torch_frames!r}")
-        if self.cpu_kernel not in BACKENDS:
-            raise ValueError(f"cpu_kernel must be one of {BACKENDS}; got {self.cpu_kernel!r}")
+        if self.cpu_kernel not in LIBRARIES:
+            raise ValueError(f"cpu_kernel must be one of {LIBRARIES}; got {self.cpu_kernel!r}")
         if self.reads != INDEX and "numpy" not in self.kernels:
             raise ValueError("a renderer that computes pixels needs a numpy kernel")
-
-
-class LazyKernel:
-    """A kernel imported on first call, so registering a torch kernel does not import torch.
-
-    ``key`` names a draw passed in place of the whole ``drawn`` mapping (the noise kernels take
-    their clip's key alone)."""
-
-    def __init__(self, module: str, name: str, key: str | None = None) -> None:
-        self.module, self.name, self.key = module, name, key
-
-    def resolve(self) -> Callable[..., Any]:
-        """The kernel function itself (imports its module)."""
-        return getattr(importlib.import_module(self.module), self.name)
-
-    def __call__(self, frames: Any, ids: np.ndarray, drawn: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
-        return self.resolve()(frames, ids, drawn if self.key is None else drawn[self.key], params)
-
-    def __repr__(self) -> str:
-        return f"LazyKernel({self.module}.{self.name})"
-
-
-def torch_kernel(module: str, name: str, key: str | None = None) -> LazyKernel:
-    """The torch twin of a kernel: function ``name`` of ``perturb.video.kernels.<module>``,
-    imported on first use. Every op registers its torch kernel this one way."""
-    return LazyKernel(f"{__package__}.kernels.{module}", name, key)
 
 
 def renderer_of(spec: Spec) -> Renderer:
@@ -118,7 +93,7 @@ def output_frames(frames: Any, n_frames: int) -> np.ndarray:
     """Requested output frames as an int64 array (all T of them for None), validated."""
     if frames is None:
         return np.arange(n_frames)
-    if _is_torch(frames):
+    if is_torch(frames):
         frames = frames.detach().cpu().numpy()
     idx = np.asarray(frames)
     if idx.ndim != 1 or idx.size == 0 or idx.dtype.kind not in "iu":
@@ -158,10 +133,11 @@ class Draw:
         return {k: v for k, v in self.__dict__.items() if k != "renderer"}
 
     @property
-    def native_backends(self) -> tuple[str, ...]:
-        """Backends that render without a round trip through another (a gather runs on both)."""
+    def native_libraries(self) -> tuple[str, ...]:
+        """The array libraries ("numpy", "torch") whose clips render without a round trip through
+        the other (a gather runs on both)."""
         renderer = self.renderer
-        return BACKENDS if renderer.reads == INDEX else tuple(b for b in BACKENDS if b in renderer.kernels)
+        return LIBRARIES if renderer.reads == INDEX else tuple(b for b in LIBRARIES if b in renderer.kernels)
 
     def source_indices(self, frames: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
         """Sorted unique input frame indices needed to render output ``frames`` (None: all)."""
@@ -185,7 +161,7 @@ class Draw:
         (N, H, W, 3) / float (N, 3, H, W) tensor in [0, 1] on any device. Returns
         ``len(frames)`` frames of the same type, layout, dtype and device; ``src`` is not modified.
         """
-        layout = torch_layout(src) if _is_torch(src) else None
+        layout = torch_layout(src) if is_torch(src) else None
         if layout is None:
             src, _ = to_numpy(src)
         return self._render(src, layout, output_frames(frames, self.n_frames))
@@ -193,7 +169,7 @@ class Draw:
     def render_clip(self, clip: Any, frames: Sequence[int] | np.ndarray | None = None) -> Any:
         """Output ``frames`` (None: all T) from the whole input clip (all T frames), of any
         accepted clip type: ``render(clip[source_indices(frames)], frames)`` without the copy."""
-        layout = torch_layout(clip) if _is_torch(clip) else None
+        layout = torch_layout(clip) if is_torch(clip) else None
         if layout is None:
             clip, _ = to_numpy(clip)
         return self.render_checked(clip, layout, frames)
@@ -230,9 +206,10 @@ class Draw:
         if renderer.reads == INDEX:
             return _take(src, np.searchsorted(need, self.drawn["index"][ids]))
         unique, order = (ids, None) if _is_increasing(ids) else np.unique(ids, return_inverse=True)
-        if layout is not None and renders_on_host(src, layout, renderer.cpu_kernel):     # a CPU tensor
+        if layout is not None and (renders_on_host(src, layout, renderer.cpu_kernel)     # a CPU tensor,
+                                   or "torch" not in renderer.kernels):                  # or no torch kernel
             out = render_on_host(renderer.kernels["numpy"], src, layout, unique, self.drawn, self.params)
-        elif layout is not None and "torch" in renderer.kernels:
+        elif layout is not None:
             import torch
 
             with torch.no_grad():
@@ -240,13 +217,6 @@ class Draw:
                     out = _in_passes(src, lambda a, b, dest: self._torch_pass(src[a:b], layout, unique[a:b], dest))
                 else:
                     out = self._torch_pass(src, layout, unique)
-        elif layout is not None:                 # a torch clip through the numpy kernel, and back
-            import torch
-
-            arr = _in_passes(src, lambda a, b, dest: to_uint8_frames(src[a:b], layout, dest))
-            out = renderer.kernels["numpy"](arr.cpu().numpy(), unique, self.drawn, self.params)
-            out = torch.from_numpy(np.ascontiguousarray(out)).to(src.device)
-            out = _in_passes(out, lambda a, b, dest: from_uint8_frames(out[a:b], layout, src.dtype, dest))
         else:                                    # numpy, validated where it came in
             out = renderer.kernels["numpy"](src, unique, self.drawn, self.params)
         return out if order is None else _take(out, order)
@@ -288,20 +258,13 @@ def _in_passes(clip: Any, step: Callable[[int, int, Any], Any]) -> Any:
     return out
 
 
-def window_sources(ids: np.ndarray, window: np.ndarray, n_frames: int) -> np.ndarray:
-    """(N, b + a + 1) input frames read by output frames ``ids`` under ``window = (b, a)``:
-    t - b .. t + a, clamped to 0..T-1 (the clip's end frames stand in for frames past its ends)."""
-    before, after = (int(v) for v in np.asarray(window))
-    return np.clip(np.asarray(ids)[:, None] + np.arange(-before, after + 1)[None], 0, n_frames - 1)
-
-
 def _is_increasing(ids: np.ndarray) -> bool:
     return bool(np.all(ids[1:] > ids[:-1]))
 
 
 def _take(frames: Any, positions: np.ndarray) -> Any:
     """frames[positions] for numpy or torch (a new array either way)."""
-    if _is_torch(frames):
+    if is_torch(frames):
         import torch
         return frames.detach().index_select(0, torch.as_tensor(positions, device=frames.device))
     return frames[positions]

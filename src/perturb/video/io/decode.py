@@ -14,7 +14,7 @@ from av.video.reformatter import VideoReformatter
 import numpy as np
 
 from ...errors import VideoReadError
-from .probe import PathLike, _describe, _open, _stream_duration, _stream_fps, _stream_start
+from .probe import PathLike, describe_source, open_video, stream_duration, stream_fps, stream_start
 
 Size = Union[int, tuple[int, int], None]
 # Time slack when deciding that a stream ended early (truncated), in frame durations.
@@ -59,13 +59,13 @@ def _check_options(fps: float | None, start: float | None, end: float | None,
 
 def _decoded(container: Any, stream: Any, where: str, start: float) -> Iterator[tuple[float, Any]]:
     """(time in seconds from the stream start, av.VideoFrame) pairs; decode errors -> VideoReadError."""
-    origin = _stream_start(stream)
+    origin = stream_start(stream)
     if start > 0:
         try:
             container.seek(int((origin + start) / stream.time_base), stream=stream, backward=True)
         except av.FFmpegError:
             container.seek(0, stream=stream)
-    fps = _stream_fps(stream)
+    fps = stream_fps(stream)
     index = 0
     try:
         for frame in container.decode(stream):
@@ -121,10 +121,10 @@ def _frames(path: PathLike, fps: float | None, size: Size, start: float | None,
             meta: dict[str, Any] | None = None, convert: bool = True) -> Iterator[Any]:
     """Output frames as RGB arrays, or (``convert=False``) as the decoded av.VideoFrame each one
     shows (the same object for a repeated frame), converted later by :func:`_to_rgb`."""
-    where = _describe(path)
-    container, stream = _open(path)
+    where = describe_source(path)
+    container, stream = open_video(path)
     try:
-        src_fps = _stream_fps(stream)
+        src_fps = stream_fps(stream)
         if meta is not None:
             meta["fps"] = src_fps
             meta["frames"] = int(stream.frames or 0)
@@ -175,7 +175,7 @@ def _to_rgb(frame: Any, wh: tuple[int, int], to_rgb: VideoReformatter) -> np.nda
 
 def _check_complete(container: Any, stream: Any, where: str, last_t: float, fps: float) -> None:
     """Raise if the decoded frames stop well before the duration the container declares."""
-    duration = _stream_duration(container, stream)
+    duration = stream_duration(container, stream)
     if duration is None:
         return
     covered = last_t + 1.0 / fps
@@ -192,7 +192,7 @@ def read(path: PathLike, *, fps: float | None = None, size: Size = None, start: 
     meta: dict[str, float] = {}
     clip = _collect(_frames(path, fps, size, start, end, max_frames, meta), meta)
     if clip is None:
-        raise VideoReadError(f"no frames in {_describe(path)} between start={start} and end={end}")
+        raise VideoReadError(f"no frames in {describe_source(path)} between start={start} and end={end}")
     return clip, float(fps if fps is not None else meta["fps"])
 
 
@@ -208,7 +208,7 @@ def read_frames(path: PathLike, pick: Callable[[int], Any], *, fps: float | None
     meta: dict[str, Any] = {}
     decoded = list(_frames(path, fps, size, start, end, max_frames, meta, convert=False))
     if not decoded:
-        raise VideoReadError(f"no frames in {_describe(path)} between start={start} and end={end}")
+        raise VideoReadError(f"no frames in {describe_source(path)} between start={start} and end={end}")
     n = len(decoded)
     kept = np.unique(np.asarray(pick(n), dtype=np.int64))
     if kept.size and (kept[0] < 0 or kept[-1] >= n):

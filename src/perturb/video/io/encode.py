@@ -10,7 +10,7 @@ from typing import Any
 import av
 import numpy as np
 
-from .probe import PathLike, _describe
+from .probe import PathLike, describe_source
 
 # Default pixel format per encoder: lossless RGB where the codec can store it, else the
 # most widely playable format.
@@ -93,7 +93,7 @@ class VideoWriter:
         if isinstance(path, (str, os.PathLike)):
             folder = Path(path).parent
             if not folder.is_dir():
-                raise ValueError(f"cannot write video {_describe(path)}: folder {str(folder)!r} "
+                raise ValueError(f"cannot write video {describe_source(path)}: folder {str(folder)!r} "
                                  "does not exist")
         self.path, self.fps, self.codec = path, fps, codec
         self.width, self.height = width, height
@@ -112,7 +112,7 @@ class VideoWriter:
                   else (self.width, self.height))
         self._pad = (pw - self.width, ph - self.height)
         target = os.fspath(self.path) if isinstance(self.path, (str, os.PathLike)) else self.path
-        where = _describe(self.path)
+        where = describe_source(self.path)
         try:
             self._container = av.open(target, "w", format=self.format,
                                       container_options={"fflags": "+bitexact"} if self.bitexact else None)

@@ -29,13 +29,14 @@ class VideoInfo:
     codec: str
 
 
-def _describe(path: PathLike) -> str:
+def describe_source(path: PathLike) -> str:
+    """How an error names a video source: the path quoted, or "the given stream" for a file object."""
     return repr(os.fspath(path)) if isinstance(path, (str, os.PathLike)) else "the given stream"
 
 
-def _open(path: PathLike) -> tuple[Any, Any]:
+def open_video(path: PathLike) -> tuple[Any, Any]:
     """Open a container and its first video stream, or raise VideoReadError."""
-    where = _describe(path)
+    where = describe_source(path)
     if isinstance(path, (str, os.PathLike)):
         p = Path(path)
         if not p.exists():
@@ -61,12 +62,14 @@ def _open(path: PathLike) -> tuple[Any, Any]:
     return container, stream
 
 
-def _stream_fps(stream: Any) -> float:
+def stream_fps(stream: Any) -> float:
+    """A video stream's frame rate (average, else guessed, else base rate; 25 when none is known)."""
     rate = stream.average_rate or stream.guessed_rate or stream.base_rate
     return float(rate) if rate else 25.0
 
 
-def _stream_duration(container: Any, stream: Any) -> float | None:
+def stream_duration(container: Any, stream: Any) -> float | None:
+    """A video stream's duration in seconds (the container's when the stream has none), or None."""
     if stream.duration is not None and stream.time_base is not None:
         return float(stream.duration * stream.time_base)
     if container.duration is not None:
@@ -74,7 +77,8 @@ def _stream_duration(container: Any, stream: Any) -> float | None:
     return None
 
 
-def _stream_start(stream: Any) -> float:
+def stream_start(stream: Any) -> float:
+    """A video stream's first timestamp in seconds (0 when unknown)."""
     if stream.start_time is not None and stream.time_base is not None:
         return float(stream.start_time * stream.time_base)
     return 0.0
@@ -82,12 +86,12 @@ def _stream_start(stream: Any) -> float:
 
 def probe(path: PathLike) -> VideoInfo:
     """Size, frame rate, frame count and duration of a video without decoding it."""
-    container, stream = _open(path)
+    container, stream = open_video(path)
     try:
         cc = stream.codec_context
-        return VideoInfo(width=cc.width, height=cc.height, fps=_stream_fps(stream),
+        return VideoInfo(width=cc.width, height=cc.height, fps=stream_fps(stream),
                          frames=int(stream.frames) or None,
-                         duration=_stream_duration(container, stream), codec=cc.name)
+                         duration=stream_duration(container, stream), codec=cc.name)
     finally:
         container.close()
 

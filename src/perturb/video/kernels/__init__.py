@@ -1,1 +1,2 @@
-"""The code that renders the visual perturbations: numpy and torch kernels and their helpers."""
+"""The code that renders the visual perturbations: numpy and torch kernels, each registered under
+its op's name where it is defined (:mod:`.twins`), and their helpers."""

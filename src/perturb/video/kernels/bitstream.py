@@ -27,6 +27,7 @@ import numpy as np
 from ..io.codec_stream import Stream, decode
 from .keyed_words import draw_key
 from .h26x import source_stream
+from .twins import register_kernel
 
 CHUNK = 256                     # byte offsets drawn from the key's Generator at a time
 
@@ -133,9 +134,14 @@ def damaged(name: str, clip: np.ndarray, key: int, params: Mapping[str, Any],
     return decode(FAULTS[name](source_stream(clip, out_of_band=True), key, **params), keep)
 
 
-def _kernel(name: str):
+def fault_frames(name: str):
+    """The numpy kernel of fault ``name``: the whole clip's stream damaged and decoded."""
     def kernel(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, Any],
                params: Mapping[str, Any]) -> np.ndarray:
         return damaged(name, frames, drawn["key"], params, keep=ids)
-    kernel.__name__ = f"_{name}_frames"
+    kernel.__name__ = f"{name}_frames"
     return kernel
+
+
+for _name in FAULTS:
+    register_kernel(_name, "numpy", fault_frames(_name))

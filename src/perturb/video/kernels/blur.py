@@ -17,6 +17,7 @@ import numpy as np
 
 from .opencv_frames import centre_zoom_matrix, per_frame, per_frame_into, scratch
 from .sparse_filter import SparseKernel, correlate, sparse_kernel
+from .twins import numpy_kernel
 
 # Motion blur angles are drawn uniformly in this range (degrees), one per frame.
 MOTION_ANGLE_RANGE = (-45.0, 45.0)
@@ -74,7 +75,7 @@ def column_prefix(padded: np.ndarray) -> np.ndarray:
     return np.subtract(table[:, 1:], table[:, :-1]).astype(np.float32)
 
 
-def defocus_blur(clip: np.ndarray, rng: np.random.Generator, radius: float, alias_blur: float) -> np.ndarray:
+def defocus_blur(clip: np.ndarray, radius: float, alias_blur: float) -> np.ndarray:
     """Convolve every frame with an (anti-aliased) disk: an out-of-focus lens.
 
     The disk sum is exact (integer column runs over a prefix sum, :func:`disk_columns`); the
@@ -152,7 +153,7 @@ def zoom_factors(zooms: tuple[float, float, float]) -> np.ndarray:
     return np.arange(*zooms)
 
 
-def zoom_blur(clip: np.ndarray, rng: np.random.Generator, zooms: tuple[float, float, float]) -> np.ndarray:
+def zoom_blur(clip: np.ndarray, zooms: tuple[float, float, float]) -> np.ndarray:
     """Mean of each frame and its centre zooms by every factor: a blur radiating from the centre.
 
     Each frame is warped on its own as a 3-channel image: OpenCV samples those at exact
@@ -189,17 +190,20 @@ def rounded_mean_levels(sums: np.ndarray, n: int, dst: np.ndarray | None = None)
 
 
 # ---------------------------------------------------------------------- draw / render split
-def _draw_motion_angles(rng: np.random.Generator, n_frames: int, params) -> dict[str, np.ndarray]:
+def draw_motion_angles(rng: np.random.Generator, n_frames: int, params) -> dict[str, np.ndarray]:
     return {"angles": sample_motion_angles(rng, n_frames)}
 
 
-def _defocus_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
-    return defocus_blur(frames, None, **params)
+@numpy_kernel("defocus_blur")
+def defocus_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+    return defocus_blur(frames, **params)
 
 
-def _motion_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+@numpy_kernel("motion_blur")
+def motion_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
     return render_motion_blur(frames, drawn["angles"][ids], **params)
 
 
-def _zoom_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
-    return zoom_blur(frames, None, **params)
+@numpy_kernel("zoom_blur")
+def zoom_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+    return zoom_blur(frames, **params)

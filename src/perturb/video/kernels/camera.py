@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from .opencv_frames import per_frame
+from .twins import numpy_kernel
 
 # Uncovered area shows the picture mirrored about its edge (OpenCV's reflect-101: ...dcb|abcd|cba...).
 BORDER = cv2.BORDER_REFLECT_101
@@ -85,21 +86,24 @@ def render_translation(clip: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- draw / render split
-def _draw_angles(rng: np.random.Generator, n_frames: int, params) -> dict[str, np.ndarray]:
+def draw_angles(rng: np.random.Generator, n_frames: int, params) -> dict[str, np.ndarray]:
     return {"angles": random_angles(n_frames, params["max_degrees"], rng)}
 
 
-def _draw_offsets(rng: np.random.Generator, n_frames: int, params) -> dict[str, np.ndarray]:
+def draw_offsets(rng: np.random.Generator, n_frames: int, params) -> dict[str, np.ndarray]:
     return {"offsets": translate_offsets(n_frames, params["max_shift"], rng)}
 
 
-def _static_rotate_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+@numpy_kernel("static_rotate")
+def static_rotate_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
     return render_rotation(frames, static_angles(len(ids), params["degrees"]))
 
 
-def _rotate_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+@numpy_kernel("rotate")
+def rotate_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
     return render_rotation(frames, drawn["angles"][ids])
 
 
-def _translate_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+@numpy_kernel("translate")
+def translate_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
     return render_translation(frames, drawn["offsets"][ids])

@@ -25,6 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..io.codec_stream import CODEC_FPS, Stream, decode, encode
+from .twins import register_kernel
 
 
 ENCODERS = {"h264": "libx264", "h265": "libx265"}
@@ -95,12 +96,19 @@ def abr_reencode(clip: np.ndarray, codec: str, divisor: float,
 MODES = {"crf": (crf_reencode, "crf"), "abr": (abr_reencode, "divisor")}   # mode -> (function, parameter)
 
 
-def _kernel(mode: str, codec: str):
+def reencode_frames(mode: str, codec: str):
     """The numpy kernel: ``frames`` is the prefix 0..max(ids) (CRF) or the whole clip (ABR)."""
     reencode, param = MODES[mode]
 
     def kernel(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, Any],
                params: Mapping[str, Any]) -> np.ndarray:
         return reencode(frames, codec, params[param], keep=ids)
-    kernel.__name__ = f"_{codec}_{mode}_frames"
+    kernel.__name__ = f"{codec}_{mode}_frames"
     return kernel
+
+
+# op -> (mode, encoder)
+OPS = {"h264_crf": ("crf", "libx264"), "h264_abr": ("abr", "libx264"),
+       "h265_crf": ("crf", "libx265"), "h265_abr": ("abr", "libx265")}
+for _op, (_mode, _encoder) in OPS.items():
+    register_kernel(_op, "numpy", reencode_frames(_mode, _encoder))

@@ -17,6 +17,7 @@ import numpy as np
 
 from .keyed_words import draw_key
 from .opencv_frames import per_frame, per_frame_into
+from .twins import numpy_kernel
 
 # Gaussians reach truncate·sigma pixels, as scipy.ndimage's (the reference blurs with skimage).
 BLUR_TRUNCATE = 4.0           # skimage.filters.gaussian's default
@@ -26,7 +27,7 @@ ELASTIC_SIGMA = 0.01          # smoothing sigma per axis: 0.01·H rows, 0.01·W 
 ELASTIC_MAX_SHIFT = 0.005     # uniform noise in ±0.005·H pixels before smoothing (H for both axes)
 
 
-def _positive(name: str, value: object, op: str, allow_zero: bool = False) -> float:
+def positive(name: str, value: object, op: str, allow_zero: bool = False) -> float:
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
     if not ok or not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
@@ -64,7 +65,7 @@ def blur_levels(frame: np.ndarray, sigma: float, depth: int = cv2.CV_32F,
 def render_gaussian_blur(frames: np.ndarray, sigma: float) -> np.ndarray:
     """Every frame blurred by a Gaussian of ``sigma`` px (truncated at 4 sigma, replicated edges):
     the float32 filter of :func:`blur_levels`, rounded to levels by the filter itself."""
-    sigma = _positive("sigma", sigma, "gaussian_blur")
+    sigma = positive("sigma", sigma, "gaussian_blur")
     return per_frame_into(frames, lambda frame, _, dst: blur_levels(frame, sigma, cv2.CV_8U, dst))
 
 
@@ -120,14 +121,14 @@ def glass_sources(key: int, height: int, width: int, max_delta: int, iterations:
     return source
 
 
-def _check_glass(sigma: float, max_delta: int, iterations: int) -> tuple[float, int, int]:
-    return (_positive("sigma", sigma, "glass_blur"), _count("max_delta", max_delta, "glass_blur", 1),
+def check_glass(sigma: float, max_delta: int, iterations: int) -> tuple[float, int, int]:
+    return (positive("sigma", sigma, "glass_blur"), _count("max_delta", max_delta, "glass_blur", 1),
             _count("iterations", iterations, "glass_blur", 0))
 
 
 def render_glass_blur(frames: np.ndarray, key: int, sigma: float, max_delta: int, iterations: int) -> np.ndarray:
     """Blur, move pixels by the clip's :func:`glass_sources`, blur again (frosted glass)."""
-    sigma, max_delta, iterations = _check_glass(sigma, max_delta, iterations)
+    sigma, max_delta, iterations = check_glass(sigma, max_delta, iterations)
     _, h, w, _ = frames.shape
     source = glass_sources(int(key), h, w, max_delta, iterations)
 
@@ -164,7 +165,7 @@ def elastic_maps(key: int, height: int, width: int, alpha: float) -> tuple[np.nd
 
 def render_elastic(frames: np.ndarray, key: int, alpha: float) -> np.ndarray:
     """Every frame resampled (bilinear, mirrored edges) at the clip's displaced positions."""
-    alpha = _positive("alpha", alpha, "elastic_transform", allow_zero=True)
+    alpha = positive("alpha", alpha, "elastic_transform", allow_zero=True)
     _, h, w, _ = frames.shape
     map_x, map_y = elastic_maps(key, h, w, alpha)
     return per_frame(frames, lambda frame, _: cv2.remap(
@@ -172,30 +173,33 @@ def render_elastic(frames: np.ndarray, key: int, alpha: float) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- draw / render split
-def _draw_key(rng: np.random.Generator, n_frames: int, params) -> dict[str, int]:
+def draw_clip_key(rng: np.random.Generator, n_frames: int, params) -> dict[str, int]:
     """One key per clip: the pixel moves or displacement field every frame of the clip shares."""
     return {"key": draw_key(rng)}
 
 
-def _draw_glass(rng: np.random.Generator, n_frames: int, params) -> dict[str, int]:
-    _check_glass(params["sigma"], params["max_delta"], params["iterations"])
-    return _draw_key(rng, n_frames, params)
+def draw_glass(rng: np.random.Generator, n_frames: int, params) -> dict[str, int]:
+    check_glass(params["sigma"], params["max_delta"], params["iterations"])
+    return draw_clip_key(rng, n_frames, params)
 
 
-def _draw_elastic(rng: np.random.Generator, n_frames: int, params) -> dict[str, int]:
-    _positive("alpha", params["alpha"], "elastic_transform", allow_zero=True)
-    return _draw_key(rng, n_frames, params)
+def draw_elastic(rng: np.random.Generator, n_frames: int, params) -> dict[str, int]:
+    positive("alpha", params["alpha"], "elastic_transform", allow_zero=True)
+    return draw_clip_key(rng, n_frames, params)
 
 
-def _gaussian_frames(frames, ids, drawn, params):
+@numpy_kernel("gaussian_blur")
+def gaussian_frames(frames, ids, drawn, params):
     return render_gaussian_blur(frames, **params)
 
 
-def _glass_frames(frames, ids, drawn, params):
+@numpy_kernel("glass_blur")
+def glass_frames(frames, ids, drawn, params):
     return render_glass_blur(frames, drawn["key"], **params)
 
 
-def _elastic_frames(frames, ids, drawn, params):
+@numpy_kernel("elastic_transform")
+def elastic_frames(frames, ids, drawn, params):
     return render_elastic(frames, drawn["key"], **params)
 
 

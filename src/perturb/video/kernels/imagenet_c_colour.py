@@ -10,7 +10,7 @@ the other component held, that round trip has a closed form, used here:
 - contrast pulls each channel towards its frame mean: (c - mean)·factor + mean.
 Brightness and contrast are lookup tables computed on the host in float64 (on the pixel's max
 and the channel; per frame and channel), saturate a table of S'/S on the pixel's max and min
-followed by the same float32 operations on every backend: the same pixels everywhere.
+followed by the same float32 operations in numpy and torch: the same pixels everywhere.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from .opencv_frames import per_frame_into, scratch
+from .twins import numpy_kernel
 
 
 def _finite(name: str, value: object, op: str, low: float, high: float) -> float:
@@ -177,7 +178,7 @@ def render_saturate(frames: np.ndarray, factor: float, offset: float) -> np.ndar
 
     Per frame on planes: V and min, the gain S'/S from the table, then rint(V - (V - c)·gain)
     as OpenCV float32 subtract, multiply and a rounding subtract (the same float32 operations
-    as every backend); greys take their green and blue from the grey table."""
+    as numpy and torch do); greys take their green and blue from the grey table."""
     scale, grey = saturate_tables(factor, offset)
     tint = bool((grey != np.arange(256)).any())                      # greys change only when offset > 0
 
@@ -198,13 +199,16 @@ def render_saturate(frames: np.ndarray, factor: float, offset: float) -> np.ndar
 
 
 # ---------------------------------------------------------------------- draw / render split
-def _brightness_frames(frames, ids, drawn, params):
+@numpy_kernel("brightness")
+def brightness_frames(frames, ids, drawn, params):
     return render_brightness(frames, **params)
 
 
-def _contrast_frames(frames, ids, drawn, params):
+@numpy_kernel("contrast")
+def contrast_frames(frames, ids, drawn, params):
     return render_contrast(frames, **params)
 
 
-def _saturate_frames(frames, ids, drawn, params):
+@numpy_kernel("saturate")
+def saturate_frames(frames, ids, drawn, params):
     return render_saturate(frames, **params)

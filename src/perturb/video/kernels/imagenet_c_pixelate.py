@@ -6,7 +6,7 @@ weights and rounding (columns first, then rows, each pass rounded to levels) and
 map, with whole-row copies (the column pass on the transposed frame): the output equals Pillow's
 columns-then-rows resize (Pillow's only order before its change 9549; Pillow 13.0 takes rows first
 on some frames taller than wide and differs there by a level), deterministic and the same on
-every backend (the torch kernel does the same integer work).
+numpy and torch alike (the torch kernel does the same integer work).
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ import cv2
 import numpy as np
 
 from .opencv_frames import per_frame_into, scratch
-from .imagenet_c import _positive
+from .imagenet_c import positive
+from .twins import numpy_kernel
 
 
 def pixelate_size(n: int, scale: float) -> int:
@@ -170,9 +171,9 @@ def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
     sums of whole rows (the column pass on the transposed frame) rounded exactly as Pillow's
     fixed point rounds them; the enlargement is OpenCV's nearest-exact (Pillow's map) along
     columns, then row copies into the output frame. The output equals Pillow's columns-then-rows
-    resize, and every backend gives the same pixels.
+    resize, and numpy and torch give the same pixels.
     """
-    scale = _positive("scale", scale, "pixelate")
+    scale = positive("scale", scale, "pixelate")
     if scale > 1:
         raise ValueError(f"pixelate: expected scale in (0, 1]; got {scale!r}")
     _, h, w, _ = frames.shape
@@ -190,5 +191,6 @@ def render_pixelate(frames: np.ndarray, scale: float) -> np.ndarray:
     return per_frame_into(frames, pixelate)
 
 
-def _pixelate_frames(frames, ids, drawn, params):
+@numpy_kernel("pixelate")
+def pixelate_frames(frames, ids, drawn, params):
     return render_pixelate(frames, **params)

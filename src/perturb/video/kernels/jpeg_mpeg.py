@@ -17,6 +17,7 @@ import numpy as np
 
 from ..io.codec_stream import CODEC_GOP, decode, encode
 from .opencv_frames import per_frame_into, scratch
+from .twins import numpy_kernel, register_kernel
 
 # JPEG frames decoded straight to RGB where OpenCV can (libjpeg-turbo's RGB output: the same levels
 # as BGR swapped), else as BGR and swapped.
@@ -24,7 +25,7 @@ DECODE_RGB = getattr(cv2, "IMREAD_COLOR_RGB", None)
 
 
 # --------------------------------------------------------------------------------------- jpeg
-def jpeg(clip: np.ndarray, rng: np.random.Generator, quality: int) -> np.ndarray:
+def jpeg(clip: np.ndarray, quality: int) -> np.ndarray:
     """Encode and decode every frame as JPEG at ``quality`` (OpenCV, in memory)."""
     params = [int(cv2.IMWRITE_JPEG_QUALITY), int(quality)]
 
@@ -59,12 +60,19 @@ def reencode(clip: np.ndarray, codec: str, q: int, bit_rate: int | None = None,
 
 
 # ---------------------------------------------------------------------- draw / render split
-def _jpeg_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
-    return jpeg(frames, None, **params)
+@numpy_kernel("jpeg")
+def jpeg_frames(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
+    return jpeg(frames, **params)
 
 
-def _codec_frames(codec: str):
+def codec_frames(codec: str):
+    """The numpy kernel of an MPEG op: the prefix 0..max(ids) re-encoded with ``codec``."""
     def kernel(prefix: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
         return reencode(prefix, codec, **params, keep=None if len(ids) == len(prefix) else ids)
-    kernel.__name__ = f"_{codec}_frames"
+    kernel.__name__ = f"{codec}_frames"
     return kernel
+
+
+ENCODERS = {"mpeg1": "mpeg2video", "mpeg2": "mpeg4"}       # op -> the FFmpeg encoder it re-encodes with
+for _op, _encoder in ENCODERS.items():
+    register_kernel(_op, "numpy", codec_frames(_encoder))

@@ -89,7 +89,7 @@ def check_frame_indices(frame_indices: Any, frames: int) -> np.ndarray:
 
 
 def frame_seeds(key: int, frame_indices: np.ndarray) -> np.ndarray:
-    """The uint32 seed of each frame index under ``key`` (computed on the host for every backend)."""
+    """The uint32 seed of each frame index under ``key`` (computed on the host for numpy and torch alike)."""
     key = check_key(key)
     x = np.asarray(frame_indices, dtype=np.int64).astype(np.uint32)
     x ^= np.uint32(key & MASK)

@@ -28,6 +28,7 @@ import numpy as np
 from .fast_random import WORDS, hit_threshold, hit_words, normal_table, packed_levels, render_values
 from .keyed_words import check_frame_indices, draw_key, frame_seeds, word_halves_torch, words_torch
 from .noise_rows import shot_tables
+from .twins import register_kernel
 
 TORCH_GROUP = 1 << 22          # values per torch step: bounds the int64 word tensors' memory
 
@@ -63,7 +64,7 @@ def gaussian_table(sigma: float) -> np.ndarray:
 def speckle_table(sigma: float) -> np.ndarray:
     """float32 factors 1 + sigma·z per word, on the finest grid 2^-k where 255·|factor| < 2^24.
 
-    On that grid x·factor (x a uint8 level) is exact in float32, so every backend rounds the
+    On that grid x·factor (x a uint8 level) is exact in float32, so numpy and torch round the
     same product.
     """
     factor = 1 + normal_table() * sigma
@@ -176,7 +177,7 @@ def render_values_torch(frames: Any, frame_indices: Sequence[int], key: int,
     group = max(1, TORCH_GROUP // max(values, 1))
     out = torch.empty(frames.shape, dtype=frames.dtype, device=frames.device)
     if floating:
-        from ..clip import float_levels
+        from ..layouts import float_levels
     for a in range(0, len(seeds), group):
         if floating:
             part = frames[a:a + group]
@@ -200,7 +201,7 @@ def device_copy(make: Callable[..., np.ndarray], args: tuple, device: Any, dtype
     return torch.from_numpy(np.array(make(*args))).to(device=device, dtype=dtype)
 
 
-def _lookup(table: Any, index: Any) -> Any:
+def lookup(table: Any, index: Any) -> Any:
     """table[index] for an int32 index of any shape (index_select: the fast gather on every device)."""
     return table.index_select(0, index.reshape(-1)).view(index.shape)
 
@@ -212,7 +213,7 @@ def gaussian_torch(frames: Any, frame_indices: Sequence[int], key: int, params: 
     # integers well inside float32's exact range, and float is the fast path of torch on CPU
     table = device_copy(gaussian_table, (_sigma(params),), frames.device, torch.float32)
     return render_values_torch(frames, frame_indices, key,
-                               lambda x, w: _lookup(table, w).add_(x).clamp_(0, 255))
+                               lambda x, w: lookup(table, w).add_(x).clamp_(0, 255))
 
 
 def speckle_torch(frames: Any, frame_indices: Sequence[int], key: int, params: Mapping[str, Any]) -> Any:
@@ -221,7 +222,7 @@ def speckle_torch(frames: Any, frame_indices: Sequence[int], key: int, params: M
 
     table = device_copy(speckle_table, (_sigma(params),), frames.device, torch.float32)
     return render_values_torch(frames, frame_indices, key,
-                               lambda x, w: _lookup(table, w).mul_(x).round_().clamp_(0, 255))
+                               lambda x, w: lookup(table, w).mul_(x).round_().clamp_(0, 255))
 
 
 def shot_torch(frames: Any, frame_indices: Sequence[int], key: int, params: Mapping[str, Any]) -> Any:
@@ -232,7 +233,7 @@ def shot_torch(frames: Any, frame_indices: Sequence[int], key: int, params: Mapp
 
     def draw(x: Any, w: Any) -> Any:
         column = w >> 8
-        cell = _lookup(table, (x.int() << 8) | column)
+        cell = lookup(table, (x.int() << 8) | column)
         return torch.where((w & 0xFF) < (cell & 0xFF), column, cell >> 8)
 
     return render_values_torch(frames, frame_indices, key, draw)
@@ -246,7 +247,7 @@ def impulse_torch(frames: Any, frame_indices: Sequence[int], key: int, params: M
     table = device_copy(impulse_codes, (hit_threshold(_amount(params)),), frames.device)
 
     def hit(x: Any, w: Any) -> Any:
-        code = _lookup(table, w)
+        code = lookup(table, w)
         return torch.where(code == 1, x, code)
 
     return render_values_torch(frames, frame_indices, key, hit)
@@ -268,3 +269,11 @@ KERNELS: dict[str, NoiseKernels] = {
     "impulse_noise": NoiseKernels(draw_key, impulse_numpy, impulse_torch),
     "speckle_noise": NoiseKernels(draw_key, speckle_numpy, speckle_torch),
 }
+for _op, _kernels in KERNELS.items():         # both twins take the clip's key alone (drawn["key"])
+    register_kernel(_op, "numpy", _kernels.render_numpy, key="key")
+    register_kernel(_op, "torch", _kernels.render_torch, key="key")
+
+
+def draw_clip_key(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, Any]:
+    """A noise op's draw: one key per clip, every frame rendered from (key, frame index)."""
+    return {"key": int(draw_key(rng))}

@@ -102,40 +102,6 @@ def per_frame_into(clip: np.ndarray, fn: Callable[[np.ndarray, int, np.ndarray],
     return out
 
 
-def float_planes_to_frames(planes: np.ndarray) -> np.ndarray:
-    """float32 (T, 3, H, W) values in [0, 1] as uint8 (T, H, W, 3) levels rint(value·255), the
-    float32 product rounded half to even as torch's round does (OpenCV, frame by frame)."""
-    if planes.dtype != np.float32 or planes.ndim != 4 or planes.shape[1] != 3:
-        raise ValueError(f"expected float32 (T, 3, H, W) planes; got {planes.dtype} {planes.shape}")
-    t, _, h, w = planes.shape
-    out = np.empty((t, h, w, 3), np.uint8)
-    frames_in_threads(t, lambda i: cv2.merge([cv2.convertScaleAbs(p, alpha=255.0) for p in planes[i]], dst=out[i]))
-    return out
-
-
-@lru_cache(maxsize=4)
-def _level_values(dtype: str) -> np.ndarray:
-    """(1, 256) table of level/255 in ``dtype`` (the division correctly rounded, as torch's)."""
-    table = (np.arange(256, dtype=dtype) / np.array(255, dtype)).reshape(1, 256)
-    table.setflags(write=False)
-    return table
-
-
-def frames_to_float_planes(frames: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """uint8 (T, H, W, 3) levels written into float32 or float64 (T, 3, H, W) ``out`` as level/255."""
-    if out.dtype not in (np.float32, np.float64) or out.shape != (frames.shape[0], 3, *frames.shape[1:3]):
-        raise ValueError(f"expected float32/float64 (T, 3, H, W) planes for {frames.shape} frames; "
-                         f"got {out.dtype} {out.shape}")
-    table = _level_values(out.dtype.name)
-
-    def convert(i: int) -> None:
-        for c, plane in enumerate(cv2.split(frames[i])):
-            cv2.LUT(plane, table, dst=out[i, c])
-
-    frames_in_threads(len(frames), convert)
-    return out
-
-
 def per_frame(clip: np.ndarray, fn: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
     """Apply ``fn(frame, t)`` to every frame into a new uint8 clip (as :func:`per_frame_into`)."""
     def into(frame: np.ndarray, t: int, dst: np.ndarray) -> None:

@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from .opencv_frames import run_parallel, scratch, threads
+from .twins import numpy_kernel
 
 DROP_LEVEL = 220            # the streaks' grey (the reference's drop colour (220, 220, 220))
 SLANTS = (-10, 10)          # slant in px over a streak, an integer drawn in [-10, 10)
@@ -284,8 +285,9 @@ def composite(frame: np.ndarray, mask: np.ndarray, darken: float, dst: np.ndarra
 GROUP_PIXELS, DRAWN_PIXELS = 8 * 224 * 224, 64 * 224 * 224
 
 
-def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
-                 params: Mapping[str, Any]) -> np.ndarray:
+@numpy_kernel("rain")
+def rain_frames(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
+                params: Mapping[str, Any]) -> np.ndarray:
     """Each frame composited under its streaks, consecutive frames shared out over OpenCV's
     threads; each thread draws the streaks of several frames at once, composites a few at a time
     and reuses its buffers (:data:`GROUP_PIXELS`, :data:`DRAWN_PIXELS`)."""

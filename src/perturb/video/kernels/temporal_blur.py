@@ -4,7 +4,7 @@ Output frame t is the mean of the 2c input frames t-c .. t+c-1 (the reference's 
 before, c-1 after), rounded to the nearest level (half up). Frames past the clip's ends are
 the end frames repeated, so the clip keeps its T frames (the reference drops the first and
 last c). Its renderer reads that window of neighbours (``reads="window"``); sums are exact
-integers on every backend, so numpy, torch-CPU and CUDA give the same pixels.
+integers in numpy and torch alike, so numpy, torch-CPU and CUDA give the same pixels.
 """
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from typing import Any, Mapping
 import cv2
 import numpy as np
 
-from ..render import window_sources
+from .temporal import window_sources
+from .twins import numpy_kernel
 
 
 def check_c(c: Any) -> int:
@@ -35,8 +36,9 @@ def window_positions(ids: np.ndarray, drawn: Mapping[str, np.ndarray]) -> np.nda
     return np.searchsorted(np.unique(frames), frames)
 
 
-def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
-                 params: Mapping[str, Any]) -> np.ndarray:
+@numpy_kernel("temporal_blur")
+def temporal_blur_frames(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
+                         params: Mapping[str, Any]) -> np.ndarray:
     """Window means by running sums: a consecutive output frame adds one frame and drops one."""
     c = check_c(params["c"])
     pos = window_positions(ids, drawn)

@@ -20,6 +20,7 @@ import torch.nn.functional as F
 from .blur import disk_kernel, motion_weights, streak_offsets, zoom_factors
 from .camera import rotation_matrix, static_angles
 from .temporal_blur import check_c, window_positions
+from .twins import torch_kernel
 
 # ------------------------------------------------------------------------------------- levels
 ROUNDER = 1.5 * 2**23        # y + ROUNDER rounds y in [0, 2^22) half to even, to an integer in the low bits
@@ -84,6 +85,7 @@ def normal_weights(kernel: np.ndarray) -> np.ndarray:
     return np.where(np.abs(kernel) < np.finfo(np.float32).tiny, np.float32(0), kernel)
 
 
+@torch_kernel("defocus_blur")
 def defocus_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Every frame correlated with the numpy path's disk kernel (reflect-101 borders)."""
     kernel = torch.from_numpy(normal_weights(disk_kernel(params["radius"], params["alias_blur"]))).to(x.device)
@@ -91,6 +93,7 @@ def defocus_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tenso
     return _depthwise(x, kernel.expand(x.shape[0], -1, -1), pad, "reflect")   # OpenCV's reflect-101
 
 
+@torch_kernel("motion_blur")
 def motion_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Frame t blurred along its drawn angle: a weighted sum of 2·radius+1 shifted copies (the
     streak kernel's taps, replicated edges). The clip is padded once; every tap of a frame is a
@@ -202,6 +205,7 @@ def _centre_zoom_grid(h: int, w: int, z: float, device: torch.device) -> torch.T
     return _source_grid(inverse, h, w, device, "replicate")
 
 
+@torch_kernel("zoom_blur")
 def zoom_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Rounded mean of the frame and its centre zooms, each zoom rounded like the uint8 path
     (on the CPU the render passes a few frames at a time, so the running sum stays in cache)."""
@@ -233,16 +237,19 @@ def _static_grid(h: int, w: int, degrees: float, device: torch.device) -> torch.
     return _source_grid(_rotation_inverses(h, w, static_angles(1, degrees)), h, w, device)
 
 
+@torch_kernel("static_rotate")
 def static_rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Every frame turned by the same angle (bilinear, mirrored borders): one sampling grid for the clip."""
     return _sample(x, _static_grid(*x.shape[2:], float(params["degrees"]), x.device))
 
 
+@torch_kernel("rotate")
 def rotate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Frame t turned by its drawn angle."""
     return _rotations(x, drawn["angles"][ids])
 
 
+@torch_kernel("translate")
 def translate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Output (y, x) of frame t = input (y + dy_t, x + dx_t), mirrored past the edge; exact.
 
@@ -271,6 +278,7 @@ def _translate_into(out: torch.Tensor, x: torch.Tensor, ids: np.ndarray, drawn) 
 
 
 # ------------------------------------------------------------------------------ temporal blur
+@torch_kernel("temporal_blur")
 def temporal_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Window means as the numpy kernel: exact integer sums of 2c gathered frames, then
     floor((s + c) / 2c) (the division is a quarter step clear of every integer).

@@ -4,7 +4,7 @@
 Registered as ``kernel(x, ids, drawn, params)``. Blurs, glass, elastic and pixelate take float
 (N, 3, H, W) levels (pixelate also uint8 frames); the colour ops take uint8 (N, H, W, 3) frames. Whatever is
 random (glass's pixel sources, displacement fields) and every lookup table is computed on the host by the
-numpy module's own functions, so both backends use the same draw. Pixelate is exact integer
+numpy module's own functions, so numpy and torch use the same draw. Pixelate is exact integer
 work and the colour ops gathers from the same tables (the same pixels); the blurs and the
 remap agree with OpenCV within one level.
 """
@@ -19,9 +19,10 @@ import torch.nn.functional as F
 from . import imagenet_c as ic
 from . import imagenet_c_colour as colour
 from . import imagenet_c_pixelate as pix
-from .noise import _lookup, device_copy
-from ..clip import float_levels
+from .noise import device_copy, lookup
+from ..layouts import float_levels
 from .torch_blur_camera import exact_sums, int_levels
+from .twins import torch_kernel
 
 
 # ------------------------------------------------------------------------------------- blurs
@@ -68,13 +69,15 @@ def _separable(x: torch.Tensor, taps: np.ndarray) -> torch.Tensor:
     return out.view(n, c, h, w)
 
 
+@torch_kernel("gaussian_blur")
 def gaussian_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
-    return _separable(x, ic.gaussian_taps(ic._positive("sigma", params["sigma"], "gaussian_blur")))
+    return _separable(x, ic.gaussian_taps(ic.positive("sigma", params["sigma"], "gaussian_blur")))
 
 
+@torch_kernel("glass_blur")
 def glass_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Blur, round, gather every frame through the clip's pixel sources, blur again."""
-    sigma, delta, iterations = ic._check_glass(params["sigma"], params["max_delta"], params["iterations"])
+    sigma, delta, iterations = ic.check_glass(params["sigma"], params["max_delta"], params["iterations"])
     n, c, h, w = x.shape
     source = device_copy(ic.glass_sources, (int(drawn["key"]), h, w, delta, iterations), x.device)
     taps = ic.gaussian_taps(sigma)
@@ -83,11 +86,12 @@ def glass_blur(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     return _separable(moved.reshape(n, c, h, w), taps)
 
 
+@torch_kernel("elastic_transform")
 def elastic_transform(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Bilinear samples at the clip's displaced positions (exact positions, as OpenCV 5's remap
     of float maps); grid_sample's reflection without corner alignment mirrors about the outer
     pixel edges, OpenCV's BORDER_REFLECT."""
-    alpha = ic._positive("alpha", params["alpha"], "elastic_transform", allow_zero=True)
+    alpha = ic.positive("alpha", params["alpha"], "elastic_transform", allow_zero=True)
     n, _, h, w = x.shape
     grid = _elastic_grid(int(drawn["key"]), h, w, alpha, x.device)
     return F.grid_sample(x, grid.expand(n, -1, -1, -1), mode="bilinear", padding_mode="reflection",
@@ -133,6 +137,7 @@ def _box_mean(sums: torch.Tensor, weight: np.ndarray) -> torch.Tensor:
     return fixed.to(torch.float32)
 
 
+@torch_kernel("pixelate")
 def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Pillow's BOX shrink (columns, then rows, each pass rounded in its fixed point) and its
     NEAREST enlargement. The box sums are products with 0/1 matrices: integers below 2^24
@@ -142,7 +147,7 @@ def pixelate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     if x.dtype == torch.uint8:
         levels = pixelate(x.permute(0, 3, 1, 2).to(torch.float32), ids, drawn, params)
         return levels.to(torch.uint8).permute(0, 2, 3, 1).contiguous()
-    scale = ic._positive("scale", params["scale"], "pixelate")
+    scale = ic.positive("scale", params["scale"], "pixelate")
     if scale > 1:
         raise ValueError(f"pixelate: expected scale in (0, 1]; got {scale!r}")
     _, _, h, w = x.shape
@@ -171,7 +176,7 @@ def _extremes(x: torch.Tensor, axis: int = -1) -> tuple[torch.Tensor, torch.Tens
 
 @lru_cache(maxsize=16)
 def _level_values(dtype: torch.dtype, device: torch.device) -> torch.Tensor:
-    """The 256 values level/255 in ``dtype``, computed as :func:`.clip.from_uint8_frames` does."""
+    """The 256 values level/255 in ``dtype``, computed as :func:`..layouts.from_uint8_frames` does."""
     return torch.arange(256, dtype=torch.float32, device=device).to(dtype).div_(255.0)
 
 
@@ -187,18 +192,20 @@ def _brightness_table(shift: float, device: torch.device, dtype: torch.dtype = t
     return table if dtype == torch.uint8 else _as_values(table, dtype)
 
 
+@torch_kernel("brightness")
 def brightness(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """table[V·256 + c] for every channel c of a pixel whose max is V (int32 indices)."""
     if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
         levels = int_levels(float_levels(x))
         v, _ = _extremes(levels, 1)
-        return _lookup(_brightness_table(params["shift"], x.device, x.dtype), levels.add_(v.bitwise_left_shift_(8)))
+        return lookup(_brightness_table(params["shift"], x.device, x.dtype), levels.add_(v.bitwise_left_shift_(8)))
     lut = _brightness_table(params["shift"], x.device)
     r, g, b = x[..., 0:1], x[..., 1:2], x[..., 2:3]
     v = torch.maximum(torch.maximum(r, g), b)
-    return _lookup(lut, (v.int() << 8) + x)                      # uint8 + int32: int32
+    return lookup(lut, (v.int() << 8) + x)                      # uint8 + int32: int32
 
 
+@torch_kernel("contrast")
 def contrast(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """Frame n's channel c through its table: luts[(n·3 + c)·256 + level]."""
     if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
@@ -207,12 +214,12 @@ def contrast(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
         sums = exact_sums(levels, (2, 3), 255)                                     # (N, 3)
         luts = torch.from_numpy(colour.contrast_tables(sums, h * w, params["factor"])).to(x.device)
         base = (torch.arange(n * 3, dtype=torch.int32, device=x.device) * 256).view(n, 3, 1, 1)
-        return _lookup(_as_values(luts, x.dtype).reshape(-1), int_levels(levels).add_(base))
+        return lookup(_as_values(luts, x.dtype).reshape(-1), int_levels(levels).add_(base))
     n, h, w, _ = x.shape
     sums = x.sum(dim=(1, 2), dtype=torch.int64).cpu().numpy()                  # exact, (N, 3)
     luts = torch.as_tensor(colour.contrast_tables(sums, h * w, params["factor"]), device=x.device)
     base = (torch.arange(n * 3, dtype=torch.int32, device=x.device) * 256).view(n, 1, 1, 3)
-    return _lookup(luts.reshape(-1), base + x)
+    return lookup(luts.reshape(-1), base + x)
 
 
 @lru_cache(maxsize=8)
@@ -223,22 +230,23 @@ def _saturate_tables(factor: float, offset: float, device: torch.device) -> tupl
     return torch.tensor(scale, device=device), torch.tensor(grey, device=device), moves
 
 
+@torch_kernel("saturate")
 def saturate(x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
     """The numpy path's table of S'/S and its float32 operations, in the same order."""
     scale, grey, grey_moves = _saturate_tables(params["factor"], params["offset"], x.device)
     if x.is_floating_point():                                  # (N, 3, H, W) in [0, 1]
         out = float_levels(x)
         vf, mf = _extremes(out, 1)
-        gain = _lookup(scale, int_levels(torch.add(mf, vf, alpha=256)))
+        gain = lookup(scale, int_levels(torch.add(mf, vf, alpha=256)))
         out = torch.sub(vf, out.sub_(vf).neg_().mul_(gain), out=out).round_()   # V - (V - c)·gain
         if grey_moves:
-            tint = vf - _lookup(grey, vf.int()).to(torch.float32)               # greys: (V, grey, grey)
+            tint = vf - lookup(grey, vf.int()).to(torch.float32)               # greys: (V, grey, grey)
             out[:, 1:] -= tint.mul_(vf == mf)
         return out.to(x.dtype).div_(255.0)
     v, m = _extremes(x)
-    gain = _lookup(scale, (v.int() << 8) + m)
+    gain = lookup(scale, (v.int() << 8) + m)
     vf = v.to(torch.float32)
     d = torch.sub(vf, x, out=torch.empty(x.shape, dtype=torch.float32, device=x.device))
     out = torch.sub(vf, d.mul_(gain), out=d).round_().to(torch.uint8)
-    out[..., 1:] = torch.where(v == m, _lookup(grey, v.int()), out[..., 1:])
+    out[..., 1:] = torch.where(v == m, lookup(grey, v.int()), out[..., 1:])
     return out

@@ -10,10 +10,11 @@ from typing import Any, Mapping
 import numpy as np
 import torch
 
-from .noise import _lookup
+from .noise import lookup
 from .torch_blur_camera import exact_sums, padded
 from .rain import DROP_LEVEL, frame_masks, lift_table, pull_terms
 from .weather import GRAY_WEIGHTS, frame_layers
+from .twins import torch_kernel
 
 
 def _layers(name: str, x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch.Tensor:
@@ -26,7 +27,7 @@ def _layers(name: str, x: torch.Tensor, ids: np.ndarray, drawn, params) -> torch
 
 
 def _levels(y: torch.Tensor) -> torch.Tensor:
-    """[0, 1] values to rounded 0..255 levels, as :func:`._opencv_frames.to_uint8` (in place)."""
+    """[0, 1] values to rounded 0..255 levels, as :func:`.opencv_frames.to_uint8` (in place)."""
     return _rounded(y.mul_(255))
 
 
@@ -35,6 +36,7 @@ def _rounded(y: torch.Tensor) -> torch.Tensor:
     return y.clamp_(0, 255).round_()
 
 
+@torch_kernel("fog")
 def fog(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     """x·k + fog·255·s·k with k = max / (max + s), max the frame's brightest value on [0, 1]."""
     s = float(params["strength"])
@@ -44,11 +46,13 @@ def fog(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> t
     return _rounded((x * k.float()).add_(fog))
 
 
+@torch_kernel("frost")
 def frost(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     scale, amount = float(params["scale"]), float(params["frost"])
     return _rounded((scale * x).add_(_layers("frost", x, ids, drawn, params).mul_(amount)))
 
 
+@torch_kernel("snow")
 def snow(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     """b·v + (1-b)·max(v, 1.5·grey + 0.5) + flakes on [0, 1] values, in the numpy kernel's float32
     order (on the CPU the render passes a few frames at a time, so the intermediates stay in cache)."""
@@ -60,6 +64,7 @@ def snow(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> 
     return _levels(v.mul_(b).add_(bright).add_(_layers("snow", x, ids, drawn, params)))
 
 
+@torch_kernel("spatter")
 def spatter(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     layer = _layers("spatter", x, ids, drawn, params)
     return _rounded((x * layer[:, :1]).add_(layer[:, 1:]))
@@ -72,6 +77,7 @@ def _box3_sums(x: torch.Tensor) -> torch.Tensor:
     return torch.add(rows[:, :, :-2], rows[:, :, 1:-1]).add_(rows[:, :, 2:])
 
 
+@torch_kernel("rain")
 def rain(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
     """The numpy kernel's steps on the device: the host computes the masks and, from per-frame
     sums read back, the lift tables and the final affine terms; the rest is elementwise and in
@@ -82,7 +88,7 @@ def rain(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> 
     sums = exact_sums(x, (2, 3), 255)                                                   # (N, C)
     lift = lift_table(sums.sum(axis=1), c * h * w).astype(np.float32)                # (N, 256)
     offset = torch.arange(n, dtype=torch.int32, device=x.device).view(n, 1, 1, 1) * 256
-    lifted = _lookup(torch.from_numpy(lift).to(x.device).reshape(-1), x.int().add_(offset))
+    lifted = lookup(torch.from_numpy(lift).to(x.device).reshape(-1), x.int().add_(offset))
     blended = _box3_sums(lifted.mul_(mask).add_(x)).div_(9).round_()
     blended.sub_(x).mul_(mask.mul_(DROP_LEVEL)).add_(x, alpha=255)                   # exact integers
     a, b = pull_terms(exact_sums(blended, (2, 3), 255 * 255), h * w, float(params["darken"]))

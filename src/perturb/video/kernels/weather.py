@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from .opencv_frames import per_frame_into, scratch
+from .twins import register_kernel
 from .weather_layers import fog_layer, frost_layer, next_power_of_2, snow_layer, spatter_layer
 
 Layer = Callable[[np.random.Generator, int, int, Mapping[str, Any], float], np.ndarray]
@@ -218,11 +219,16 @@ COMPOSITES = {"fog": composite_fog, "frost": composite_frost, "snow": composite_
               "spatter": composite_spatter}
 
 
-def numpy_kernel(name: str):
+def composited_frames(name: str):
     """The numpy kernel of op ``name``: each frame composited with its layer."""
     def kernel(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
         _, h, w, _ = frames.shape
         form = FORMS[name](params) if name in FORMS else None
         layers = frame_layers(name, drawn, params, ids, h, w, form)
         return per_frame_into(frames, lambda frame, i, dst: COMPOSITES[name](frame, layers[i], params, dst))
+    kernel.__name__ = f"{name}_frames"
     return kernel
+
+
+for _name in COMPOSITES:
+    register_kernel(_name, "numpy", composited_frames(_name))

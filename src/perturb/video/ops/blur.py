@@ -1,19 +1,21 @@
 """Visual perturbations of category blur: defocus, motion, zoom, gaussian, glass and temporal blur.
 
-Registrations only; the kernels are in :mod:`..kernels` (blur, imagenet_c, temporal_blur, torch_*)."""
+Registrations only; the kernels are in :mod:`..kernels` (blur, imagenet_c, temporal_blur, torch_*),
+registered there under each op's name."""
 from __future__ import annotations
 
 from ...registry import Spec, register
-from ..kernels.blur import _defocus_frames, _draw_motion_angles, _motion_frames, _zoom_frames
-from ..kernels.imagenet_c import ROUNDING, SOURCE, _draw_glass, _gaussian_frames, _glass_frames
-from ..kernels.temporal_blur import draw_window, render_numpy as _temporal_blur_frames
-from ..render import WINDOW, Renderer, torch_kernel
+from ..kernels.blur import draw_motion_angles
+from ..kernels.imagenet_c import ROUNDING, SOURCE, draw_glass
+from ..kernels.temporal_blur import draw_window
+from ..kernels.twins import kernels_of
+from ..render import WINDOW, Renderer
 from ..severity_params import paper_table, source_order_note, table
 
 _COMMON = dict(modality="video", category="blur", temporal=False)
 
 register(Spec(name="defocus_blur",
-              render=Renderer(kernels={"numpy": _defocus_frames, "torch": torch_kernel("torch_blur_camera", "defocus_blur")}),
+              render=Renderer(kernels=kernels_of("defocus_blur")),
               aliases=("Defocus", "Defocus Blur"),
               summary="Out-of-focus lens: convolution with an anti-aliased disk",
               severities=table("defocus_blur"), random=False,
@@ -23,8 +25,7 @@ register(Spec(name="defocus_blur",
                         "edge) it brightened every frame by about 1%.",
               **_COMMON))
 register(Spec(name="motion_blur",
-              render=Renderer(draw=_draw_motion_angles,
-                              kernels={"numpy": _motion_frames, "torch": torch_kernel("torch_blur_camera", "motion_blur")}),
+              render=Renderer(draw=draw_motion_angles, kernels=kernels_of("motion_blur")),
               aliases=("Motion", "Motion Blur"),
               summary="One-sided Gaussian streak at a random angle in [-45°, 45°] per frame",
               severities=table("motion_blur"), random=True,
@@ -34,7 +35,7 @@ register(Spec(name="motion_blur",
                         "per frame from the seeded generator.",
               **_COMMON))
 register(Spec(name="zoom_blur",
-              render=Renderer(kernels={"numpy": _zoom_frames, "torch": torch_kernel("torch_blur_camera", "zoom_blur")}),
+              render=Renderer(kernels=kernels_of("zoom_blur")),
               aliases=("Zoom", "Zoom Blur"),
               summary="Mean of the frame and its centre zooms (np.arange(start, stop, step) factors)",
               severities=table("zoom_blur"), random=False,
@@ -45,14 +46,14 @@ register(Spec(name="zoom_blur",
               **_COMMON))
 register(Spec(
     name="gaussian_blur", modality="video", category="blur",
-    render=Renderer(kernels={"numpy": _gaussian_frames, "torch": torch_kernel("torch_imagenet_c", "gaussian_blur")}),
+    render=Renderer(kernels=kernels_of("gaussian_blur")),
     summary="Gaussian blur of sigma 1-6 px (ImageNet-C's extra corruption)",
     severities=table("gaussian_blur"), random=False,
     deviation=f"Source: {SOURCE}. Same kernel (truncated at 4 sigma, replicated edges) applied "
               "with OpenCV in float32. " + ROUNDING))
 register(Spec(
     name="glass_blur", modality="video", category="blur",
-    render=Renderer(draw=_draw_glass, kernels={"numpy": _glass_frames, "torch": torch_kernel("torch_imagenet_c", "glass_blur")}),
+    render=Renderer(draw=draw_glass, kernels=kernels_of("glass_blur")),
     aliases=("Glass", "Glass Blur"),
     summary="Frosted glass: blur, replace each pixel by a random neighbour within d px, blur again",
     severities=table("glass_blur"), paper=paper_table("glass_blur"),
@@ -70,7 +71,7 @@ register(Spec(
               "truncates. " + ROUNDING))
 register(Spec(
     name="temporal_blur", modality="video", category="blur",
-    render=Renderer(WINDOW, draw_window, {"numpy": _temporal_blur_frames, "torch": torch_kernel("torch_blur_camera", "temporal_blur")}),
+    render=Renderer(WINDOW, draw_window, kernels_of("temporal_blur")),
     temporal=True, random=False, aliases=("TemporalBlur", "temporal motion blur"),
     summary="Motion blur over time: each frame the mean of the 2c frames t-c .. t+c-1",
     severities=table("temporal_blur"),

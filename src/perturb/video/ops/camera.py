@@ -1,12 +1,13 @@
 """Visual perturbations of category camera: static rotation, per-frame rotation, translation.
 
-Registrations only; the kernels are in :mod:`..kernels.camera` and :mod:`..kernels.torch_blur_camera`."""
+Registrations only; the kernels are in :mod:`..kernels.camera` and :mod:`..kernels.torch_blur_camera`,
+registered there under each op's name."""
 from __future__ import annotations
 
 from ...registry import Spec, register
-from ..kernels.camera import (_draw_angles, _draw_offsets, _rotate_frames, _static_rotate_frames,
-                              _translate_frames)
-from ..render import Renderer, torch_kernel
+from ..kernels.camera import draw_angles, draw_offsets
+from ..kernels.twins import kernels_of
+from ..render import Renderer
 from ..severity_params import table
 
 _BORDER = ("Same output size; the uncovered area mirrors the picture (reflect-101) where the "
@@ -15,8 +16,7 @@ _BORDER = ("Same output size; the uncovered area mirrors the picture (reflect-10
 
 register(Spec(
     name="static_rotate", modality="video", category="camera", random=False,
-    render=Renderer(kernels={"numpy": _static_rotate_frames,
-                             "torch": torch_kernel("torch_blur_camera", "static_rotate")},
+    render=Renderer(kernels=kernels_of("static_rotate"),
                     cpu_kernel="torch"),                   # one grid for the clip: faster on float clips
     summary="Turn every frame by the same angle, counter-clockwise about the centre.",
     aliases=("StaticRotate", "Static Rotation"),
@@ -27,8 +27,7 @@ register(Spec(
 ))
 register(Spec(
     name="rotate", modality="video", category="camera",
-    render=Renderer(draw=_draw_angles,
-                    kernels={"numpy": _rotate_frames, "torch": torch_kernel("torch_blur_camera", "rotate")}),
+    render=Renderer(draw=draw_angles, kernels=kernels_of("rotate")),
     summary="Turn each frame by its own random angle ~ U(-6s°, 6s°) at severity s.",
     aliases=("VarRotate", "Rotation"),
     severities=table("rotate"),
@@ -37,8 +36,8 @@ register(Spec(
 ))
 register(Spec(
     name="translate", modality="video", category="camera",
-    render=Renderer(draw=_draw_offsets, torch_frames="clip",     # a gather: any clip, moved as it is
-                    kernels={"numpy": _translate_frames, "torch": torch_kernel("torch_blur_camera", "translate")},
+    render=Renderer(draw=draw_offsets, torch_frames="clip",     # a gather: any clip, moved as it is
+                    kernels=kernels_of("translate"),
                     cpu_kernel="torch"),                   # a float clip moved as it is: no conversions
     summary="Camera shake: each frame shifted by its own random offset in [0, 8s) px per axis.",
     aliases=("Translate", "Translation"),

@@ -1,17 +1,16 @@
 """Visual perturbations of category digital: compression (JPEG, MPEG, H.264/H.265, bitstream
 faults), elastic transform, pixelate and the colour ops (brightness, contrast, saturate).
 
-Registrations only; the kernels are in :mod:`..kernels`."""
+Registrations only; the kernels are in :mod:`..kernels`, registered there under each op's name."""
 from __future__ import annotations
 
 from ...registry import Spec, register
-from ..kernels.bitstream import _kernel as _fault_kernel, draw_fault_key
-from ..kernels.h26x import SOURCE as KINETICS_SOURCE, _kernel as _h26x_kernel
-from ..kernels.imagenet_c import ROUNDING, SOURCE, _draw_elastic, _elastic_frames
-from ..kernels.imagenet_c_colour import _brightness_frames, _contrast_frames, _saturate_frames
-from ..kernels.imagenet_c_pixelate import _pixelate_frames
-from ..kernels.jpeg_mpeg import _codec_frames, _jpeg_frames
-from ..render import CLIP, PREFIX, Renderer, torch_kernel
+from ..kernels import imagenet_c_colour, imagenet_c_pixelate, jpeg_mpeg  # noqa: F401  (register their kernels)
+from ..kernels.bitstream import draw_fault_key
+from ..kernels.h26x import OPS as H26X_OPS, SOURCE as KINETICS_SOURCE
+from ..kernels.imagenet_c import ROUNDING, SOURCE, draw_elastic
+from ..kernels.twins import kernels_of
+from ..render import CLIP, PREFIX, Renderer
 from ..severity_params import paper_table, source_order_note, table
 
 _CODEC = dict(modality="video", category="digital", random=False, temporal=False)
@@ -23,25 +22,25 @@ _CODEC_DEVIATION = (
     "The re-encoding runs in memory and keeps every frame aligned (the reference could drop or "
     "shift frames).")
 
-register(Spec(name="jpeg", render=Renderer(kernels={"numpy": _jpeg_frames}),
+register(Spec(name="jpeg", render=Renderer(kernels=kernels_of("jpeg")),
               aliases=("JPEG", "JPEG Compression", "jpeg_compression"),
               summary="Per-frame JPEG compression at decreasing quality",
               severities=table("jpeg"), **_CODEC))
 register(Spec(name="mpeg1",
-              render=Renderer(PREFIX, kernels={"numpy": _codec_frames("mpeg2video")}),
+              render=Renderer(PREFIX, kernels=kernels_of("mpeg1")),
               aliases=("MPEG1", "Codec1"),
               summary="Whole clip re-encoded with the mpeg2video encoder at a fixed quantiser",
               severities=table("mpeg1"), paper=paper_table("mpeg1"),
               deviation=_CODEC_DEVIATION.format(levels="20, 40, 60, 80, 100"), **_CODEC))
 register(Spec(name="mpeg2",
-              render=Renderer(PREFIX, kernels={"numpy": _codec_frames("mpeg4")}),
+              render=Renderer(PREFIX, kernels=kernels_of("mpeg2")),
               aliases=("MPEG2", "Codec2"),
               summary="Whole clip re-encoded with the mpeg4 encoder at a fixed quantiser",
               severities=table("mpeg2"), paper=paper_table("mpeg2"),
               deviation=_CODEC_DEVIATION.format(levels="15, 30, 45, 60, 75"), **_CODEC))
 register(Spec(
     name="elastic_transform", modality="video", category="digital",
-    render=Renderer(draw=_draw_elastic, kernels={"numpy": _elastic_frames, "torch": torch_kernel("torch_imagenet_c", "elastic_transform")},
+    render=Renderer(draw=draw_elastic, kernels=kernels_of("elastic_transform"),
                     cpu_kernel="torch"),                   # one grid_sample: faster than the conversions
     aliases=("Elastic", "Elastic Transform"),
     summary="Resample each frame at positions moved by a smooth random displacement field",
@@ -52,7 +51,7 @@ register(Spec(
               "map_coordinates. " + ROUNDING))
 register(Spec(
     name="pixelate", modality="video", category="digital",
-    render=Renderer(kernels={"numpy": _pixelate_frames, "torch": torch_kernel("torch_imagenet_c", "pixelate")}),
+    render=Renderer(kernels=kernels_of("pixelate")),
     aliases=("Pixelation",),
     summary="Box-shrink each frame to 60%-25% of its size and enlarge it back with nearest neighbour",
     severities=table("pixelate"), random=False,
@@ -64,29 +63,28 @@ register(Spec(
               "a zero size)."))
 
 
-def _renderer(numpy_kernel, name: str, cpu_kernel: str = "numpy") -> Renderer:
-    return Renderer(kernels={"numpy": numpy_kernel, "torch": torch_kernel("torch_imagenet_c", name)},
-                    torch_frames="clip", cpu_kernel=cpu_kernel)
+def _renderer(name: str, cpu_kernel: str = "numpy") -> Renderer:
+    return Renderer(kernels=kernels_of(name), torch_frames="clip", cpu_kernel=cpu_kernel)
 
 
 _COLOUR = dict(modality="video", category="digital", random=False)
 
 register(Spec(
-    name="brightness", render=_renderer(_brightness_frames, "brightness", cpu_kernel="torch"),  # faster on float clips
+    name="brightness", render=_renderer("brightness", cpu_kernel="torch"),  # faster on float clips
     summary="HSV value raised by 0.1-0.5 of full scale, hue and saturation kept",
     severities=table("brightness"),
     deviation=f"Source: {SOURCE}. scikit-image's RGB->HSV->RGB round trip replaced by its closed "
               "form (a 256x256 lookup table on the pixel's max and the channel). " + ROUNDING,
     **_COLOUR))
 register(Spec(
-    name="contrast", render=_renderer(_contrast_frames, "contrast"),
+    name="contrast", render=_renderer("contrast"),
     summary="Each channel pulled towards its frame mean by a factor 0.4-0.05",
     severities=table("contrast"),
     deviation=f"Source: {SOURCE}. The per-channel frame mean comes from exact integer sums and the "
               "mapping is a per-frame lookup table. " + ROUNDING,
     **_COLOUR))
 register(Spec(
-    name="saturate", render=_renderer(_saturate_frames, "saturate"),
+    name="saturate", render=_renderer("saturate"),
     summary="HSV saturation scaled and offset: x2, x0.3, x5+0.1, x0.1, x20+0.2",
     severities=table("saturate"), paper=paper_table("saturate"),
     deviation=f"Source: {SOURCE}. The source's five levels (x0.3, x0.1, x2, x5+0.1, x20+0.2) are "
@@ -121,22 +119,23 @@ _ABR = ("Source: " + KINETICS_SOURCE + ": the source file's bit rate (ffprobe's 
 _MBTREE = {"libx264": " (mb-tree off, as in the source)", "libx265": ""}
 
 
-def _register(name: str, mode: str, codec: str, aliases: tuple[str, ...], summary: str) -> None:
+def _register(name: str, aliases: tuple[str, ...], summary: str) -> None:
+    mode, codec = H26X_OPS[name]
     text = (_CRF if mode == "crf" else _ABR).format(encoder=codec, mbtree=_MBTREE[codec])
     text += _ENCODE.format(encoder=codec, threads=_THREADS[codec], pad=_PAD[codec])
     register(Spec(name=name,
-                  render=Renderer(PREFIX if mode == "crf" else CLIP, kernels={"numpy": _h26x_kernel(mode, codec)}),
+                  render=Renderer(PREFIX if mode == "crf" else CLIP, kernels=kernels_of(name)),
                   aliases=aliases, summary=summary, severities=table(name),
                   deviation=text, **_CODEC))
 
 
-_register("h264_crf", "crf", "libx264", ("H.264 CRF", "avc_crf"),
+_register("h264_crf", ("H.264 CRF", "avc_crf"),
           "Whole clip re-encoded with H.264 (libx264) at a constant rate factor")
-_register("h264_abr", "abr", "libx264", ("H.264 ABR", "avc_abr"),
+_register("h264_abr", ("H.264 ABR", "avc_abr"),
           "Whole clip re-encoded with H.264 (libx264) at an average bitrate below the source's")
-_register("h265_crf", "crf", "libx265", ("H.265 CRF", "hevc_crf"),
+_register("h265_crf", ("H.265 CRF", "hevc_crf"),
           "Whole clip re-encoded with H.265 (libx265) at a constant rate factor")
-_register("h265_abr", "abr", "libx265", ("H.265 ABR", "hevc_abr"),
+_register("h265_abr", ("H.265 ABR", "hevc_abr"),
           "Whole clip re-encoded with H.265 (libx265) at an average bitrate below the source's")
 
 
@@ -157,7 +156,7 @@ _NESTED = ("The damaged units are chosen uniformly without replacement by pertur
 
 _FAULT = dict(modality="video", category="digital", random=True, temporal=False)
 register(Spec(name="bit_error",
-              render=Renderer(CLIP, draw=draw_fault_key, kernels={"numpy": _fault_kernel("bit_error")}),
+              render=Renderer(CLIP, draw=draw_fault_key, kernels=kernels_of("bit_error")),
               aliases=("Bit Error", "bit_errors"),
               summary="Bytes of the clip's H.264 stream corrupted (one in 100,000 to one in 10,000), "
                       "decoded with concealment",
@@ -170,7 +169,7 @@ register(Spec(name="bit_error",
                          "band and are never damaged, as the noise filter leaves an MP4 source's avcC box "
                          "alone. " + _NESTED + _DECODE), **_FAULT))
 register(Spec(name="packet_loss",
-              render=Renderer(CLIP, draw=draw_fault_key, kernels={"numpy": _fault_kernel("packet_loss")}),
+              render=Renderer(CLIP, draw=draw_fault_key, kernels=kernels_of("packet_loss")),
               aliases=("Packet Loss",),
               summary="1-6% of the UDP datagrams of the clip's H.264 stream lost, decoded with concealment",
               severities=table("packet_loss"),

@@ -8,29 +8,16 @@ the four ops.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
-
-import numpy as np
-
 from ...registry import Spec, register
-from ..kernels.noise import KERNELS
-from ..render import FRAME, Renderer, torch_kernel
+from ..kernels.noise import draw_clip_key
+from ..kernels.twins import kernels_of
+from ..render import FRAME, Renderer
 from ..severity_params import table
 
 
 def renderer(name: str) -> Renderer:
     """Noise op ``name`` in the draw/render model: one key per clip, frames rendered per (key, index)."""
-    kernels = KERNELS[name]
-
-    def draw(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, Any]:
-        return {"key": int(kernels.draw_key(rng))}
-
-    def render_numpy(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
-        return kernels.render_numpy(frames, ids, drawn["key"], params)
-
-    return Renderer(FRAME, draw, {"numpy": render_numpy,
-                                  "torch": torch_kernel("noise", kernels.render_torch.__name__, key="key")},
-                    torch_frames="clip")
+    return Renderer(FRAME, draw_clip_key, kernels_of(name), torch_frames="clip")
 
 
 _COMMON = dict(modality="video", category="noise", random=True, temporal=False)
@@ -69,5 +56,5 @@ register(Spec(name="speckle_noise", render=renderer("speckle_noise"),
               summary="Multiplicative Gaussian noise x + x·N(0, c), drawn per frame",
               severities=table("speckle_noise"),
               deviation=_NORMAL + " Factors 1 + σz are rounded to multiples of 2^-14 (finer for small "
-                        "σ), so x·(1 + σz) is exact in float32 and rounds alike on every backend."
+                        "σ), so x·(1 + σz) is exact in float32 and rounds alike on numpy and torch."
                         + _STREAMS, **_COMMON))

@@ -1,19 +1,19 @@
 """Visual perturbations of category weather: fog, frost, snow, spatter and rain.
 
-Registrations only; the kernels are in :mod:`..kernels` (weather, weather_layers, rain, torch_weather)."""
+Registrations only; the kernels are in :mod:`..kernels` (weather, weather_layers, rain, torch_weather),
+registered there under each op's name."""
 from __future__ import annotations
 
 from ...registry import Spec, register
-from ..kernels.rain import draw_rain, render_numpy as _rain_frames
-from ..kernels.weather import draw_weather, numpy_kernel
-from ..render import Renderer, torch_kernel
+from ..kernels.rain import draw_rain
+from ..kernels.twins import kernels_of
+from ..kernels.weather import draw_weather
+from ..render import Renderer
 from ..severity_params import paper_table, source_order_note, table
 
 
 def renderer(name: str) -> Renderer:
-    return Renderer(draw=draw_weather(name),
-                    kernels={"numpy": numpy_kernel(name),
-                             "torch": torch_kernel("torch_weather", name)})
+    return Renderer(draw=draw_weather(name), kernels=kernels_of(name))
 
 
 # ------------------------------------------------------------------------------ registration
@@ -64,8 +64,7 @@ register(Spec(name="spatter", render=renderer("spatter"),
 
 register(Spec(
     name="rain", modality="video", category="weather",
-    render=Renderer(draw=draw_rain, kernels={"numpy": _rain_frames,
-                                             "torch": torch_kernel("torch_weather", "rain")}),
+    render=Renderer(draw=draw_rain, kernels=kernels_of("rain")),
     aliases=("Rain",), extra={"per_frame": True},
     summary="One-pixel rain streaks 10-80 px long over a flattened picture; streaks fall in video",
     severities=table("rain"),
