@@ -14,7 +14,7 @@ from typing import Any, Iterable, Sequence
 from ..registry import REGISTRY, Spec, per_frame_selection
 from ..rng import SeedLike, as_generator
 from .clip import is_torch, to_numpy, torch_layout
-from .render import Draw, check_n_frames, draw_for, output_frames
+from .render import Draw, check_n_frames, draw_for
 
 
 def get(name: str | Spec, suite: str | None = None, *, per_frame: bool = False) -> Spec:
@@ -29,7 +29,7 @@ def draw(name: str | Spec, severity: int, n_frames: int, *, seed: SeedLike = Non
          suite: str | None = None, per_frame: bool = False) -> Draw:
     """Draw the parameters of ``name`` at ``severity`` for a clip of ``n_frames`` frames.
 
-    Host-side and cheap; the result renders any output frames on any backend
+    Host-side and cheap; the result renders any output frames with its numpy or torch kernel
     (:meth:`Draw.render`) and is picklable. ``seed`` is an int, a ``numpy.random.Generator``
     (the clip's; drawn from) or None. ``suite`` takes that suite's parameter table (default:
     the op's own); ``name`` may also say it, as in ``"contrast:kinetics-c"``. ``per_frame=True``
@@ -67,7 +67,7 @@ def apply(clip: Any, name: str | Spec, severity: int = 3, *, seed: SeedLike = No
     params = spec.params(severity)
     src, layout = _validated(clip)
     drawn = draw_for(spec, params, len(src), as_generator(seed), _level(spec, severity))
-    return drawn._render_clip(src, layout, output_frames(None, len(src)))
+    return drawn.render_checked(src, layout)
 
 
 class Perturbation:

@@ -84,8 +84,8 @@ register(Spec(
                "timing changes and the clip keeps its T frames: each frame is the one ffmpeg's fps "
                "filter keeps for its slot at the lower rate, held until the next (ffmpeg -vf "
                "fps=r,fps=30 gives the same frames). The clip is taken to run at clip_fps = 30 (the paper's "
-               "input rate, as perturb build --paper-preprocess gives); for a clip at another rate call "
-               "perturb.video.ops.temporal.frame_rate(clip, None, fps=r, clip_fps=f). The reference's "
+               "input rate, as perturb build --paper-preprocess gives); for a clip at another rate take "
+               "clip[perturb.video.kernels.temporal.frame_rate_indices(len(clip), r, clip_fps=f)]. The reference's "
                "command passes -fps, which ffmpeg 5.1 rejects (Unrecognized option), so its own "
                "output could not be made here; ffmpeg's fps filter stands in for it."),
 ))
