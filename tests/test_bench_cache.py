@@ -15,7 +15,8 @@ from perturb.bench.pipeline import cache as cache_mod
 from perturb.bench import cache_cli
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
-from perturb.bench.pipeline.cache import BadEmbeddingsError, CacheKey, EmbeddingCache, check_rows
+from perturb.bench.adapters.protocol import BadEmbeddingsError, check_rows
+from perturb.bench.pipeline.cache import CacheKey, EmbeddingCache
 from perturb.bench.pipeline.data import make_data
 from perturb.fingerprint import checkpoint_fingerprint, file_identity
 from bench_fixtures import tiny_items, write_tiny_dataset

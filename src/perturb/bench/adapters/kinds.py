@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .device import pick_device
-from .protocol import Model, ModelSpecError, _required_params, wrap
+from .protocol import Model, ModelSpecError, required_params, wrap
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ def _encoder_callable(target: str, may_import: bool) -> str | None:
     obj = import_target(target)
     if hasattr(obj, "encode_videos"):
         return "dual"
-    if hasattr(obj, "score") or (not inspect.isclass(obj) and callable(obj) and _required_params(obj) == 2):
+    if hasattr(obj, "score") or (not inspect.isclass(obj) and callable(obj) and required_params(obj) == 2):
         return "cross"
     return None
 
