@@ -13,7 +13,7 @@ import pytest
 
 import perturb
 from bench_fixtures import write_tiny_dataset
-from perturb.bench.pipeline.plan import plan
+from perturb.bench.pipeline.jobs import jobs_of
 from perturb.bench.scoring.suite_summary import load_baseline, suite_runs, summarize_suites
 from perturb.cli import main
 from perturb.errors import UnknownPerturbationError
@@ -57,7 +57,7 @@ def test_membership_lists_are_the_agreed_ones():
 def test_msrvtt_p_is_todays_18_ops_and_90_configurations():
     specs = REGISTRY.resolve("suite:msrvtt-p", "video")
     assert [s.ref for s in specs] == TODAY and not any(s.table for s in specs)
-    jobs = plan(video=["suite:msrvtt-p"])
+    jobs = jobs_of(video=["suite:msrvtt-p"])
     assert len(jobs) == 90 and {j.video for j in jobs} == set(TODAY)
 
 

@@ -21,7 +21,7 @@ from ...fingerprint import digest, item_fingerprint, perturbation_fingerprint, t
 from ...metric_names import DIRECTIONS, reported_names
 from ...ranking import Ranking
 from ..scoring.metrics import per_query_values
-from .plan import Job
+from .jobs import Job
 from .prefetch import batched, prefetch
 from .schedule import Config, video_batches
 from .sources import CLEAN, OnTheFly
