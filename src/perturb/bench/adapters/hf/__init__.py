@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...options import options_object
+from ....options import options_object
 from ..model_options import ModelOptions
 from ..protocol import ModelSpecError
 from .base import HfAdapter
