@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     from runner_speed import make_dataset
 
     from perturb.bench.adapters.factory import load_model
+    from perturb.bench.adapters.model_options import ModelOptions
     from perturb.video.io import read_frames
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     captions = make_dataset(CACHE, args.videos, args.seconds, 30, args.width, args.height)
     files = sorted(captions.parent.glob("*.mp4"))
-    model = load_model(f"clip:{build_vit_b32(CACHE / 'clip-vit-b32-random')}", device="cpu", frames=8)
+    model = load_model(f"clip:{build_vit_b32(CACHE / 'clip-vit-b32-random')}", ModelOptions(device="cpu", frames=8))
     spec = model.impl.frame_spec
     rows = []
     for label, size in (("native", None), ("--size 224", 224)):

@@ -138,13 +138,18 @@ def decode_floor(files: list[Path]) -> dict:
 def adapter_floor(model: str, files: list[Path], options: dict) -> dict:
     """clips/s of the adapter's encode_videos on pre-decoded clean clips (only its frames when declared)."""
     from perturb.bench.adapters.frames import frame_spec_of
-    try:
-        from perturb.bench.adapters.factory import load_model
-    except ImportError:                     # a --base checkout from before the factory had its module
-        from perturb.bench.adapters.protocol import load_model  # type: ignore[attr-defined,no-redef]
     from perturb.video.io import read
 
-    m = load_model(model, **options)
+    try:
+        from perturb.bench.adapters.factory import load_model
+        from perturb.bench.adapters.model_options import ModelOptions
+        m = load_model(model, ModelOptions(**options))
+    except ImportError:                     # a --base checkout from before the model's options object
+        try:
+            from perturb.bench.adapters.factory import load_model
+        except ImportError:                 # ... or before the factory had its module
+            from perturb.bench.adapters.protocol import load_model  # type: ignore[attr-defined,no-redef]
+        m = load_model(model, **options)
     spec = frame_spec_of(m.impl)
     clips = [read(f)[0] for f in files]
     clips = [c[spec.indices(len(c))] if spec else c for c in clips]

@@ -5,12 +5,13 @@ import numpy as np
 import pytest
 
 from perturb.bench.adapters import factory
-from perturb.bench.adapters.kinds import KINDS, Kind, LoadOptions
+from perturb.bench.adapters.model_options import ModelOptions
+from perturb.bench.adapters.kinds import KINDS, Kind
 from perturb.bench.adapters.protocol import Model, ModelSpecError
 from perturb.bench.adapters.toy import ToyEncoder
 
 
-def _load_const(kind: str, target: str, options: LoadOptions) -> Model:
+def _load_const(kind: str, target: str, options: ModelOptions) -> Model:
     return Model(ToyEncoder(int(target) + 1), f"{kind}:{target}@{options.device}")
 
 
@@ -33,11 +34,11 @@ def test_a_new_kind_is_one_row_read_by_parse_load_and_help(with_const):
         factory.parse_spec("const:x")
     with pytest.raises(ModelSpecError, match=r"unknown model kind 'nope' .*toy:DIM, const:N$"):
         factory.parse_spec("nope:1")
-    m = factory.load_model("const:3", device="cpu", cache_key="v1")
+    m = factory.load_model("const:3", ModelOptions(device="cpu", cache_key="v1"))
     assert m.id == "const:3@cpu" and m.cache_key == "v1"
     assert m.encode_texts(["a cat"]).shape == (1, 4)
     with pytest.raises(ModelSpecError, match="applies to hf: and clip: models; 'const:3' picks its own"):
-        factory.load_model("const:3", frame_sampling="start")
+        factory.load_model("const:3", ModelOptions(frame_sampling="start"))
     factory.check_available("const:3")                  # no early check of its own: nothing to refuse
     bench = next(a for a in build_parser()._actions if a.dest == "command").choices["bench"]
     help_text = next(a.help for a in bench._actions if a.dest == "model")
@@ -52,8 +53,8 @@ def build_on(device: str = "auto") -> ToyEncoder:
 
 def test_each_kind_loads_through_its_row():
     assert factory.load_model("toy:8").id == "toy:8"
-    assert factory.load_model("http://127.0.0.1:9/x", frames=3).id == "http:http://127.0.0.1:9/x@3f"
-    m = factory.load_model(f"callable:{__name__}:build_on", device="cpu")
+    assert factory.load_model("http://127.0.0.1:9/x", ModelOptions(frames=3)).id == "http:http://127.0.0.1:9/x@3f"
+    m = factory.load_model(f"callable:{__name__}:build_on", ModelOptions(device="cpu"))
     assert m.id == f"callable:{__name__}:build_on" and build_on.device == "cpu"
     assert [k for k, kind in KINDS.items() if kind.frame_sampling] == ["hf", "clip"]
 
@@ -69,30 +70,29 @@ def _ends_in_9_is_cross(target: str, may_import: bool) -> str | None:
 
 def test_a_new_kinds_placement_and_encoder_are_read_off_its_row(with_const, monkeypatch):
     from perturb.bench.distributed import placement
-    from perturb.bench.distributed.dry_run import model_kind
-    from perturb.bench.options import is_dual
+    from perturb.bench.adapters.factory import encoder_type
 
     monkeypatch.setattr(placement, "device_count", lambda: 4)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     assert placement.default_engine("const", "cuda", None) == (
         None, "a const: model is not placed on --device: this process")
-    assert not is_dual("const:3") and model_kind("const:3") is None       # a row's defaults: decided once built
+    assert encoder_type("const:3") is None and encoder_type("const:3", may_import=True) is None   # decided once built
     monkeypatch.setitem(KINDS, "const", Kind("const:N", _load_const, _check_const, on_device=True,
                                              encoder=_ends_in_9_is_cross))
     assert placement.default_engine("const", "cuda", None)[0] == "loky"
-    assert is_dual("const:3") and model_kind("const:3") == "dual"
-    assert not is_dual("const:9") and model_kind("const:9") == "cross"
+    assert encoder_type("const:3") == encoder_type("const:3", may_import=True) == "dual"
+    assert encoder_type("const:9") == encoder_type("const:9", may_import=True) == "cross"
 
 
 def test_built_in_rows_say_where_each_model_goes_and_what_its_spec_tells():
-    from perturb.bench.distributed.dry_run import model_kind
-    from perturb.bench.options import is_dual
+    from perturb.bench.adapters.factory import encoder_type
 
     assert [k for k, kind in KINDS.items() if kind.on_device] == ["hf", "clip", "callable"]
     told = {"toy:8": "dual", "clip:x": "dual", "precomputed:/tmp": "dual", "http://h:1/x": "dual",
             "https://h/x#cross": "cross", "http:http://h/x#cross": "cross", "hf:a/b": None, "hf:a/b#embed": "dual",
             "hf:a/b@rev#itm": "cross", "callable:perturb.bench.adapters.toy:ToyEncoder": "dual",
             f"callable:{__name__}:pair_scores": "cross", f"callable:{__name__}:build_on": None}
-    assert {spec: model_kind(spec) for spec in told} == told
+    assert {spec: encoder_type(spec, may_import=True) for spec in told} == told
     # without importing anything, a callable is not known to be dual
-    assert [spec for spec in told if is_dual(spec)] == [s for s, k in told.items() if k == "dual" and "callable" not in s]
+    assert [spec for spec in told if encoder_type(spec) == "dual"] == \
+        [s for s, k in told.items() if k == "dual" and "callable" not in s]

@@ -15,7 +15,10 @@ from perturb.bench.pipeline import cache as cache_mod
 from perturb.bench import cache_cli
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
-from perturb.bench.pipeline.cache import BadEmbeddingsError, CacheKey, EmbeddingCache, check_rows
+from perturb.bench.adapters.model_options import ModelOptions
+from perturb.bench.options import BenchOptions
+from perturb.bench.adapters.protocol import BadEmbeddingsError, check_rows
+from perturb.bench.pipeline.cache import CacheKey, EmbeddingCache
 from perturb.bench.pipeline.data import make_data
 from perturb.fingerprint import checkpoint_fingerprint, file_identity
 from bench_fixtures import tiny_items, write_tiny_dataset
@@ -49,11 +52,12 @@ def _data(items):
     return make_data(items, "tiny", "memory")
 
 
-def _run(model, items, cache, **kw):
+def _run(model, items, cache, cache_key=None, **kw):
     kw.setdefault("video", ["translate"])
     kw.setdefault("severities", [1, 2])
     kw.setdefault("text", [])
-    return benchmark(model, _data(items), bootstrap=0, cache_dir=str(cache), settings=QUIET, **kw)
+    options = BenchOptions(bootstrap=0, cache_dir=str(cache), settings=QUIET, model=ModelOptions(cache_key=cache_key))
+    return benchmark(model, _data(items), options, **kw)
 
 
 def _parts(root):
@@ -402,8 +406,9 @@ def test_rebuilt_clip_of_a_built_directory_is_encoded_again(dataset, tmp_path):
 
     def run():
         model = Counting()
-        benchmark(model, data, video=["translate"], severities=[1], text=[], bootstrap=0,
-                  source=Built(built), cache_dir=str(tmp_path / "cache"), settings=QUIET)
+        benchmark(model, data,
+                  BenchOptions(bootstrap=0, source=Built(built), cache_dir=str(tmp_path / "cache"), settings=QUIET),
+                  video=["translate"], severities=[1], text=[])
         return model.videos
     assert run() == 8 and run() == 0
     outputs = sorted(p for p in built.rglob("*") if p.is_file() and "translate" in p.parts)

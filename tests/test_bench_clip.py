@@ -13,7 +13,9 @@ transformers = pytest.importorskip("transformers")
 from tiny_models import build_clip  # noqa: E402
 
 from perturb.bench.adapters.factory import load_model  # noqa: E402
+from perturb.bench.adapters.model_options import ModelOptions  # noqa: E402
 from perturb.bench.api import benchmark  # noqa: E402
+from perturb.bench.options import BenchOptions  # noqa: E402
 from bench_fixtures import tiny_data  # noqa: E402
 from perturb.bench.pipeline.encoder import Settings  # noqa: E402
 
@@ -24,7 +26,7 @@ def tiny_clip(tmp_path_factory):
 
 
 def test_clip_adapter_embeds_and_runs_a_benchmark(tiny_clip):
-    model = load_model(f"clip:{tiny_clip}", device="cpu", frames=3, batch_size=2)
+    model = load_model(f"clip:{tiny_clip}", ModelOptions(device="cpu", frames=3, batch_size=2))
     assert model.kind == "dual" and model.id.endswith("@3f")
     clips = [np.full((7, 40, 50, 3), v, np.uint8) for v in (0, 128, 255)]
     v = model.encode_videos(clips)
@@ -33,8 +35,8 @@ def test_clip_adapter_embeds_and_runs_a_benchmark(tiny_clip):
     # each video embedding is a mean of unit-norm frame embeddings of identical frames -> unit norm
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
     assert not np.allclose(v[0], v[2])
-    doc = benchmark(model, tiny_data(3), video=["translate"], severities=[1], text=["Typos"], bootstrap=0,
-                    settings=Settings(progress=False, batch_size=2))
+    doc = benchmark(model, tiny_data(3), BenchOptions(bootstrap=0, settings=Settings(progress=False, batch_size=2)),
+                    video=["translate"], severities=[1], text=["Typos"])
     assert len(doc["runs"]) == 2 and 0.0 <= doc["clean"]["t2v"]["R@1"] <= 1.0
     # one direct call each above, then batches of 2: (clean + perturbed) x ceil(3/2) videos, x 3 texts
     assert model.calls["videos"] == 1 + 2 * 2 and model.calls["texts"] == 1 + 2 * 3
@@ -44,7 +46,7 @@ def test_clip_adapter_rejects_missing_cuda(tiny_clip):
     if torch.cuda.is_available():
         pytest.skip("a CUDA device is present")
     with pytest.raises(RuntimeError, match="CUDA"):
-        load_model(f"clip:{tiny_clip}", device="cuda")
+        load_model(f"clip:{tiny_clip}", ModelOptions(device="cuda"))
 
 
 def test_retrained_weights_at_the_same_path_are_not_served_from_the_cache(tmp_path, capsys):
@@ -82,8 +84,8 @@ def test_clip_adapter_declares_frames_and_takes_numpy_or_tensors_in_any_batching
 
     rng = np.random.default_rng(0)
     clips = [rng.integers(0, 256, (5, 40, 50, 3), dtype=np.uint8) for _ in range(5)]
-    small = load_model(f"clip:{tiny_clip}", device="cpu", batch_size=2, frames=3)
-    auto = load_model(f"clip:{tiny_clip}", device="cpu", batch_size=0, frames=3)    # 0: automatic
+    small = load_model(f"clip:{tiny_clip}", ModelOptions(device="cpu", batch_size=2, frames=3))
+    auto = load_model(f"clip:{tiny_clip}", ModelOptions(device="cpu", batch_size=0, frames=3))    # 0: automatic
     assert small.impl.frame_spec == FrameSpec(3, 32, "linspace") and small.impl.accepts_tensors
     a = small.encode_videos(clips)
     b = auto.encode_videos([torch.from_numpy(c) for c in clips])
@@ -92,4 +94,4 @@ def test_clip_adapter_declares_frames_and_takes_numpy_or_tensors_in_any_batching
     assert np.allclose(small.encode_videos(picked), a, atol=1e-6)
     for bad in (-1, True):
         with pytest.raises(ValueError, match="batch_size"):
-            load_model(f"clip:{tiny_clip}", device="cpu", batch_size=bad)
+            load_model(f"clip:{tiny_clip}", ModelOptions(device="cpu", batch_size=bad))

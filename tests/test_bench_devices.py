@@ -12,6 +12,8 @@ import pytest
 from bench_fixtures import tiny_data, write_tiny_dataset
 from perturb.bench.distributed import placement
 from perturb.bench.api import benchmark
+from perturb.bench.adapters.model_options import ModelOptions
+from perturb.bench.options import BenchOptions
 from perturb.bench.pipeline.encoder import Settings
 from perturb.cli import main
 from replica_models import LOG_ENV, builds
@@ -85,8 +87,9 @@ def test_cuda_on_a_machine_without_a_gpu_is_one_line_before_any_work(machine, be
 def test_the_api_refuses_cuda_without_a_gpu_before_building_the_model(machine):
     machine(0)
     with pytest.raises(ValueError, match=re.escape(f"--device cuda asks for CUDA, but {NO_GPU}; pass --device cpu")):
-        benchmark(MODEL, tiny_data(2), video=["translate"], severities=[2], bootstrap=0,
-                  settings=Settings(progress=False), model_options={"device": "cuda"})
+        benchmark(MODEL, tiny_data(2),
+                  BenchOptions(bootstrap=0, settings=Settings(progress=False), model=ModelOptions(device="cuda")),
+                  video=["translate"], severities=[2])
 
 
 def test_gpus_n_previews_a_plan_from_a_machine_without_any(machine, bench, monkeypatch):
@@ -150,11 +153,11 @@ def test_cuda_n_is_checked_the_same_way_in_process_and_on_every_engine(machine, 
 
 def test_the_api_checks_cuda_n_as_the_command_line_does(machine):
     machine(4)
-    kw = dict(video=["translate"], severities=[2], bootstrap=0, settings=Settings(progress=False),
-              model_options={"device": "cuda:7"})
     for backend in (None, "loky"):
+        options = BenchOptions(bootstrap=0, settings=Settings(progress=False), model=ModelOptions(device="cuda:7"),
+                               backend=backend)
         with pytest.raises(ValueError, match=r"^--device cuda:7: this machine shows 4 GPU\(s\)"):
-            benchmark(MODEL, tiny_data(2), backend=backend, **kw)
+            benchmark(MODEL, tiny_data(2), options, video=["translate"], severities=[2])
 
 
 @pytest.mark.parametrize("options", [[], ["--device", "cpu"]], ids=["auto", "cpu"])

@@ -18,6 +18,7 @@ from perturb.bench.adapters.hf.checkpoint import HfSpec, parse_spec  # noqa: E40
 from perturb.bench.adapters.hf.families import BY_NAME, pick_family, pick_mode  # noqa: E402
 from perturb.bench.adapters.hf.yesno import yes_no_margin  # noqa: E402
 from perturb.bench.adapters.factory import load_model  # noqa: E402
+from perturb.bench.adapters.model_options import ModelOptions  # noqa: E402
 from bench_fixtures import tiny_items  # noqa: E402
 
 CLIPS = [it.meta["clip"] for it in tiny_items(3)]             # (8, 32, 32, 3) uint8 each
@@ -38,7 +39,7 @@ def ckpt(tmp_path_factory):
 
 def _load(ckpt, name: str, mode: str = "", **kw):
     kw = {"device": "cpu", "batch_size": 2, **kw}
-    return load_hf(f"{ckpt(name)}{'#' + mode if mode else ''}", **kw)
+    return load_hf(f"{ckpt(name)}{'#' + mode if mode else ''}", ModelOptions(**kw))
 
 
 def _frames(adapter, clips=CLIPS):
@@ -63,10 +64,11 @@ def test_parse_spec_and_family_from_config():
 
 
 def test_model_id_names_revision_mode_and_frames(ckpt):
-    m = load_model(f"hf:{ckpt('xclip')}", device="cpu")            # frames from vision_config.num_frames
+    m = load_model(f"hf:{ckpt('xclip')}",
+                   ModelOptions(device="cpu"))            # frames from vision_config.num_frames
     assert m.id == f"hf:{ckpt('xclip')}@local#logits@4f" and m.kind == "cross"
     assert m.impl.frame_spec.num_frames == 4 and m.impl.frame_spec.size == 32
-    clip = load_model(f"clip:{ckpt('clip')}", device="cpu", frames=3)
+    clip = load_model(f"clip:{ckpt('clip')}", ModelOptions(device="cpu", frames=3))
     assert clip.id == f"hf:{ckpt('clip')}@local#embed@3f" and clip.impl.family.name == "clip"
     card = m.impl.card()
     assert card == {"family": "xclip", "class": "XCLIPModel", "checkpoint": str(ckpt("xclip")), "revision": "local",
@@ -97,10 +99,10 @@ def hub_clip(ckpt, tmp_path, monkeypatch):
 def test_hub_names_resolve_offline_to_a_commit(ckpt, hub_clip):
     """A hub name read from the Hugging Face cache: the model id carries the snapshot's commit."""
     sha = SHA
-    m = load_model("hf:org/tiny-clip@main", device="cpu", frames=2)
+    m = load_model("hf:org/tiny-clip@main", ModelOptions(device="cpu", frames=2))
     assert m.id == f"hf:org/tiny-clip@{sha}#embed@2f"
     assert m.impl.card()["revision"] == sha and m.impl.card()["requested_revision"] == "main"
-    local = load_model(f"hf:{ckpt('clip')}", device="cpu", frames=2)
+    local = load_model(f"hf:{ckpt('clip')}", ModelOptions(device="cpu", frames=2))
     assert np.array_equal(m.encode_texts(TEXTS), local.encode_texts(TEXTS))
 
 
@@ -117,8 +119,8 @@ def test_a_hub_checkpoints_config_is_resolved_once_per_process(hub_clip, monkeyp
         return real(repo_id, filename, **kw)
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", counting)
     check_available(f"hf:{hub_clip}")                     # perturb bench's early check
-    first = load_model(f"hf:{hub_clip}", device="cpu", frames=2)
-    second = load_model(f"hf:{hub_clip}", device="cpu", frames=3)
+    first = load_model(f"hf:{hub_clip}", ModelOptions(device="cpu", frames=2))
+    second = load_model(f"hf:{hub_clip}", ModelOptions(device="cpu", frames=3))
     assert first.id == f"hf:{hub_clip}@{SHA}#embed@2f" and second.id == f"hf:{hub_clip}@{SHA}#embed@3f"
     assert asked.count("config.json") == 1 and "preprocessor_config.json" in asked
     assert sorted(asked) == sorted(set(asked))

@@ -11,6 +11,8 @@ pytest.importorskip("transformers")
 
 from hf_models import BUILDERS  # noqa: E402
 from perturb.bench.api import benchmark  # noqa: E402
+from perturb.bench.adapters.model_options import ModelOptions  # noqa: E402
+from perturb.bench.options import BenchOptions  # noqa: E402
 from bench_fixtures import tiny_data  # noqa: E402
 from perturb.bench.pipeline.rerank import merge, top_k  # noqa: E402
 from perturb.bench.pipeline.encoder import Settings  # noqa: E402
@@ -47,8 +49,8 @@ def test_bench_xclip_end_to_end(demo, ckpt, tmp_path):
 
 def test_bench_refuses_a_frame_count_xclip_cannot_take(ckpt):
     with pytest.raises(ValueError, match="exactly 4 frames .*got --frames 8"):
-        benchmark(f"hf:{ckpt('xclip')}", tiny_data(2), bootstrap=0, model_options={"device": "cpu", "frames": 8},
-                  settings=Settings(progress=False))
+        options = BenchOptions(bootstrap=0, model=ModelOptions(device="cpu", frames=8), settings=Settings(progress=False))
+        benchmark(f"hf:{ckpt('xclip')}", tiny_data(2), options)
 
 
 def test_cli_refuses_a_frame_count_xclip_cannot_take_with_one_line(demo, ckpt, tmp_path, capsys):
@@ -90,13 +92,14 @@ def test_bench_qwen2_vl_yes_no_with_mc(demo, ckpt, tmp_path):
 
 def test_rerank_scores_exactly_queries_times_k_and_caches_each_pair(ckpt, tmp_path):
     data = tiny_data(7)                                              # 7 videos, 14 caption queries
-    opts = {"device": "cpu", "frames": 2, "batch_size": 4}
+    opts = ModelOptions(device="cpu", frames=2, batch_size=4)
     from perturb.bench.adapters.factory import load_model
-    blip = load_model(f"hf:{ckpt('blip')}", **opts)
+    blip = load_model(f"hf:{ckpt('blip')}", opts)
 
     def run(k):
-        return benchmark(blip, data, bootstrap=0, rerank=k, first_stage=f"hf:{ckpt('clip')}", model_options=opts,
-                         settings=Settings(progress=False, batch_size=4), cache_dir=str(tmp_path))
+        return benchmark(blip, data, BenchOptions(bootstrap=0, rerank=k, first_stage=f"hf:{ckpt('clip')}", model=opts,
+                                                  settings=Settings(progress=False, batch_size=4),
+                                                  cache_dir=str(tmp_path)))
     doc = run(3)
     assert blip.items["pairs"] == 14 * 3 == doc["rerank"]["pairs_scored"]
     again = run(3)                                                   # every pair from the cache
@@ -104,10 +107,10 @@ def test_rerank_scores_exactly_queries_times_k_and_caches_each_pair(ckpt, tmp_pa
     assert again["clean"] == doc["clean"]
     assert run(4)["rerank"]["pairs_scored"] == 14                    # only each query's 4th video is new
     with pytest.raises(ValueError, match="needs --first-stage"):
-        benchmark(blip, data, bootstrap=0, rerank=3, settings=Settings(progress=False))
+        benchmark(blip, data, BenchOptions(bootstrap=0, rerank=3, settings=Settings(progress=False)))
     with pytest.raises(ValueError, match="is a dual encoder"):
-        benchmark(f"hf:{ckpt('clip')}", data, bootstrap=0, rerank=3, first_stage=f"hf:{ckpt('clip')}",
-                  model_options=opts, settings=Settings(progress=False))
+        benchmark(f"hf:{ckpt('clip')}", data, BenchOptions(bootstrap=0, rerank=3, first_stage=f"hf:{ckpt('clip')}",
+                                                           model=opts, settings=Settings(progress=False)))
 
 
 def test_merge_reorders_only_the_top_k():
@@ -164,7 +167,7 @@ def test_a_hub_model_not_in_the_cache_without_network_is_one_line_exit_2(demo, t
     assert not (tmp_path / "o").exists()
     from perturb.bench.adapters.factory import load_model
     with pytest.raises(ValueError, match="is not in the local Hugging Face cache"):
-        load_model(f"clip:{name}", device="cpu")
+        load_model(f"clip:{name}", ModelOptions(device="cpu"))
 
 
 def test_a_folder_saved_without_its_tokenizer_is_one_line_exit_2(demo, ckpt, tmp_path, capsys):
@@ -189,8 +192,8 @@ def test_a_folder_saved_without_its_tokenizer_is_one_line_exit_2(demo, ckpt, tmp
     assert not (tmp_path / "o").exists()
     from perturb.bench.adapters.factory import load_model
     with pytest.raises(ValueError, match="the folder has no tokenizer files"):
-        load_model(f"hf:{alone}", device="cpu")
-    assert load_model(f"hf:{full}", device="cpu", frames=2).encode_texts(["a dog"]).shape == (1, 16)
+        load_model(f"hf:{alone}", ModelOptions(device="cpu"))
+    assert load_model(f"hf:{full}", ModelOptions(device="cpu", frames=2)).encode_texts(["a dog"]).shape == (1, 16)
 
 
 def test_no_progress_in_a_fresh_process_prints_no_warning(demo, ckpt, tmp_path):

@@ -93,6 +93,7 @@ def test_without_cis_no_sentence_claims_anything_about_them():
 
 def test_report_leads_with_headline_and_explains(data, tmp_path):  # noqa: F811
     from perturb.bench.api import benchmark
+    from perturb.bench.options import BenchOptions
     from perturb.bench.pipeline.encoder import Settings
     from perturb.contrast.mc import MCRow, write_mc_tsv
 
@@ -101,8 +102,9 @@ def test_report_leads_with_headline_and_explains(data, tmp_path):  # noqa: F811
     ent = tmp_path / "ent.tsv"
     ent.write_text("video\tcaption\tlabel\n" + "".join(f"item{i}\tclip {i}\t1\nitem{i}\tclip {(i + 2) % 5}\t0\n"
                                                        for i in range(5)))
-    doc = benchmark(Angles(), data, video=["jpeg"], text=[], severities=(1, 5), bootstrap=50, mc=str(mc),
-                    entailment=str(ent), settings=Settings(progress=False), metric="t2v.R@1")
+    doc = benchmark(Angles(), data,
+                    BenchOptions(bootstrap=50, mc=str(mc), entailment=str(ent), settings=Settings(progress=False)),
+                    video=["jpeg"], text=[], severities=(1, 5), metric="t2v.R@1")
     assert doc["chance"]["t2v"]["R@1"] == pytest.approx(1 / 5)
     assert doc["mc"]["chance"] == pytest.approx(1 / 5) and doc["entailment"]["chance"] == 0.5
     assert set(doc["summary"]["modality"]["video"]["ci"]) == {"gamma_a", "gamma_r"}

@@ -7,16 +7,18 @@ import pytest
 from perturb.bench.adapters.http import HttpAdapter, HttpModelError
 from perturb.bench.adapters.factory import load_model
 from perturb.bench.api import benchmark
+from perturb.bench.adapters.model_options import ModelOptions
+from perturb.bench.options import BenchOptions
 from bench_fixtures import tiny_data
 from perturb.bench.pipeline.encoder import Settings
 from http_model import Handler, server  # noqa: F401  (server: the fixture)
 
 
 def test_http_adapter_end_to_end(server):
-    model = load_model(f"http:{server}", frames=3)
+    model = load_model(f"http:{server}", ModelOptions(frames=3))
     assert model.kind == "dual"
-    doc = benchmark(model, tiny_data(3), video=["translate"], severities=[1], text=["Typos"], bootstrap=0,
-                    settings=Settings(progress=False))
+    doc = benchmark(model, tiny_data(3), BenchOptions(bootstrap=0, settings=Settings(progress=False)),
+                    video=["translate"], severities=[1], text=["Typos"])
     assert doc["model"]["id"].startswith("http:http://127.0.0.1")
     assert {"/encode_texts", "/encode_videos"} == set(Handler.hits)
     assert load_model(server).id == model.id.replace("@3f", "@8f")      # a bare URL works too
@@ -103,8 +105,9 @@ def test_info_version_keys_the_cache(server, tmp_path, capsys):
 
     def run():
         Handler.items = []
-        return benchmark(load_model(f"http:{server}", frames=2), data, video=[], text=[], bootstrap=0,
-                         cache_dir=str(tmp_path), settings=Settings(progress=False))
+        return benchmark(load_model(f"http:{server}", ModelOptions(frames=2)), data,
+                         BenchOptions(bootstrap=0, cache_dir=str(tmp_path), settings=Settings(progress=False)),
+                         video=[], text=[])
     run()
     assert "keyed by its name only" in capsys.readouterr().err     # no GET /info: a notice
     Handler.version = "a"

@@ -104,11 +104,12 @@ def test_fps_sampling_reads_a_count_that_follows_each_clip(setup, tmp_path, monk
     assert doc["model"]["card"]["frame_sampling"] == "fps:2" and doc["model"]["id"].endswith("@fps:2")
 
     from perturb.bench.adapters.factory import load_model
+    from perturb.bench.adapters.model_options import ModelOptions
     from perturb.bench.adapters.frames import FrameSpec
     from perturb.bench.pipeline.sources import OnTheFly
     from perturb.dataset.readers import read_dataset
 
-    m = load_model(f"clip:{model}", device="cpu", frame_sampling="fps:2")
+    m = load_model(f"clip:{model}", ModelOptions(device="cpu", frame_sampling="fps:2"))
     spec, src = m.impl.frame_spec, OnTheFly()
     assert spec.by_rate and spec.key != FrameSpec(8, sampling="start").key
     items = read_dataset(captions)
@@ -128,20 +129,22 @@ def test_fps_sampling_is_refused_where_every_clip_needs_the_same_count(tmp_path)
     from hf_models import build_llava_next_video, build_xclip
 
     from perturb.bench.adapters.factory import load_model
+    from perturb.bench.adapters.model_options import ModelOptions
     from perturb.bench.adapters.protocol import ModelSpecError
 
     for make, name in ((build_xclip, "XCLIPModel"), (build_llava_next_video, "LlavaNextVideo")):
         path = make(tmp_path / name)
         with pytest.raises(ModelSpecError, match=f"{name}.*reads the same number of frames from every clip"):
-            load_model(f"hf:{path}", device="cpu", frame_sampling="fps:2")
+            load_model(f"hf:{path}", ModelOptions(device="cpu", frame_sampling="fps:2"))
 
 
 def test_qwen2_vl_under_fps_sampling_gives_each_clip_its_own_grid(tmp_path):
     from hf_models import build_qwen2_vl
 
     from perturb.bench.adapters.factory import load_model
+    from perturb.bench.adapters.model_options import ModelOptions
 
-    m = load_model(f"hf:{build_qwen2_vl(tmp_path / 'q')}", device="cpu", frame_sampling="fps:2")
+    m = load_model(f"hf:{build_qwen2_vl(tmp_path / 'q')}", ModelOptions(device="cpu", frame_sampling="fps:2"))
     spec = m.impl.frame_spec
     assert spec.multiple == 2 and spec.count(30, fps=6.0) == 10 and spec.count(9, fps=6.0) == 2
     clips = [video(64, 48, k, np.arange(k), seed=k) for k in (10, 2)]

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 
 import pytest
 
 from bench_fixtures import tiny_data, write_tiny_dataset
 from perturb.bench.distributed import placement
 from perturb.bench.api import benchmark
+from perturb.bench.adapters.model_options import ModelOptions
+from perturb.bench.options import BenchOptions
 from perturb.bench.distributed.replicas import planned_replicas
 from perturb.cli import main
 from perturb.bench.reporting.report import model_tables
@@ -18,14 +21,14 @@ from perturb.bench.pipeline.encoder import Settings
 from replica_models import KILL_ENV, LOG_ENV, builds
 
 MODEL = "callable:replica_models:Recorder"
-KW = dict(video=["translate"], severities=[2], text=["Typos"], bootstrap=0,
-          settings=Settings(progress=False, batch_size=2))
+KW = dict(video=["translate"], severities=[2], text=["Typos"])
+QUIET = BenchOptions(bootstrap=0, settings=Settings(progress=False, batch_size=2))
 
 
 @pytest.fixture(scope="module")
 def reference():
     """The single-process run every sharded run must equal."""
-    return benchmark(MODEL, tiny_data(4), **KW)
+    return benchmark(MODEL, tiny_data(4), QUIET, **KW)
 
 
 @pytest.fixture
@@ -70,7 +73,7 @@ def test_loky_pins_one_replica_per_gpu_and_gives_the_single_process_results(n, m
     _gpus(monkeypatch, n)
     planned = planned_replicas("loky", None, None, "cuda", None)
     assert [(r.device, r.pin) for r in planned] == [(f"cuda:{i}", str(i)) for i in range(n)]
-    doc = benchmark(MODEL, tiny_data(4), backend="loky", model_options={"device": "cuda"}, **KW)
+    doc = benchmark(MODEL, tiny_data(4), replace(QUIET, backend="loky", model=ModelOptions(device="cuda")), **KW)
     _same(doc, reference)
     _one_replica_per_gpu(doc, log, n)
     assert model_tables(doc)[0] == ("Model", ["id", "replicas"], [[MODEL, f"{n} (loky)"]])
@@ -79,7 +82,7 @@ def test_loky_pins_one_replica_per_gpu_and_gives_the_single_process_results(n, m
 @pytest.mark.parametrize("n, device", [(2, "cuda"), (4, "auto")])
 def test_without_a_backend_several_gpus_get_one_local_replica_each(n, device, monkeypatch, log, reference):
     _gpus(monkeypatch, n)
-    doc = benchmark(MODEL, tiny_data(4), model_options={"device": device}, **KW)
+    doc = benchmark(MODEL, tiny_data(4), replace(QUIET, model=ModelOptions(device=device)), **KW)
     _same(doc, reference)
     assert doc["provenance"]["engine"] == "loky"
     _one_replica_per_gpu(doc, log, n)
@@ -87,7 +90,7 @@ def test_without_a_backend_several_gpus_get_one_local_replica_each(n, device, mo
 
 def test_without_a_backend_one_gpu_or_one_asked_for_stays_in_this_process(monkeypatch, log, reference):
     _gpus(monkeypatch, 1)
-    doc = benchmark(MODEL, tiny_data(4), model_options={"device": "cuda"}, **KW)
+    doc = benchmark(MODEL, tiny_data(4), replace(QUIET, model=ModelOptions(device="cuda")), **KW)
     _same(doc, reference)
     assert "provenance" not in doc
     assert [(b["pid"], b["device"]) for b in builds(log)] == [(os.getpid(), "cuda")]     # built here, once
@@ -204,7 +207,7 @@ def test_dask_runs_one_replica_per_gpu_worker(monkeypatch, log, reference):
     pytest.importorskip("distributed")
     _gpus(monkeypatch, 2)                  # a local cluster: one worker per GPU, GPU=1 each, pinned
     assert [r.device for r in planned_replicas("dask", None, None, "auto", None)] == ["cuda:0", "cuda:1"]
-    doc = benchmark(MODEL, tiny_data(4), backend="dask", model_options={"device": "auto"}, **KW)
+    doc = benchmark(MODEL, tiny_data(4), replace(QUIET, backend="dask", model=ModelOptions(device="auto")), **KW)
     _same(doc, reference)
     _one_replica_per_gpu(doc, log, 2)
 
@@ -225,8 +228,8 @@ def test_dask_gpu_workers_of_a_scheduler_are_the_replicas_and_a_killed_one_is_re
         address = cluster.scheduler_address
         planned = planned_replicas("dask", address, None, "cuda", None)
         assert sorted((r.name, r.device) for r in planned) == [("a", "cuda:0"), ("b", "cuda:1")]
-        doc = benchmark(MODEL, tiny_data(4), backend="dask", scheduler=address,
-                        model_options={"device": "cuda"}, **KW)
+        doc = benchmark(MODEL, tiny_data(4), replace(QUIET, backend="dask", scheduler=address,
+                                                     model=ModelOptions(device="cuda")), **KW)
     finally:
         cluster.close()
     _same(doc, reference)
@@ -272,7 +275,7 @@ def test_ray_runs_one_actor_per_gpu(ray_gpus, reference):
     log = _fresh_log(ray_gpus)
     planned = planned_replicas("ray", None, None, "cuda", None)
     assert [r.device for r in planned] == [f"cuda:{g}" for g in range(4)]
-    doc = benchmark(MODEL, tiny_data(4), backend="ray", model_options={"device": "cuda"}, **KW)
+    doc = benchmark(MODEL, tiny_data(4), replace(QUIET, backend="ray", model=ModelOptions(device="cuda")), **KW)
     _same(doc, reference)
     _one_replica_per_gpu(doc, log, 4)
     assert len(planned_replicas("ray", None, 2, "cuda", None)) == 2          # --jobs caps the replicas
@@ -282,7 +285,8 @@ def test_ray_redoes_the_shard_of_a_killed_actor(ray_gpus, reference):
     log = _fresh_log(ray_gpus)
     marker = ray_gpus / "killed"
     marker.unlink()                                  # armed: the first actor to embed videos dies
-    doc = benchmark(MODEL, tiny_data(4), backend="ray", n_workers=2, model_options={"device": "cuda"}, **KW)
+    options = replace(QUIET, backend="ray", n_workers=2, model=ModelOptions(device="cuda"))
+    doc = benchmark(MODEL, tiny_data(4), options, **KW)
     _same(doc, reference)
     made = builds(log)
     assert int(marker.read_text()) in {b["pid"] for b in made} and len(made) == 3   # restarted once
@@ -292,8 +296,8 @@ def test_ray_redoes_the_shard_of_a_killed_actor(ray_gpus, reference):
 def test_a_cross_encoder_ranks_every_configuration_on_a_replica():
     model = "callable:replica_models:score"
     kw = dict(KW, video=["translate"], severities=[2], text=["Typos"], pairs=[("translate", "Typos")])
-    here = benchmark(model, tiny_data(3), **kw)
-    doc = benchmark(model, tiny_data(3), backend="loky", n_workers=1, **kw)
+    here = benchmark(model, tiny_data(3), QUIET, **kw)
+    doc = benchmark(model, tiny_data(3), replace(QUIET, backend="loky", n_workers=1), **kw)
     _same(doc, here)
     assert [s["shard"] for s in doc["provenance"]["shards"]] == [
         "model", "clean:clean", "video:translate@2", "text:Typos", "both:translate+Typos@2"]
@@ -339,9 +343,9 @@ def test_an_hf_model_is_described_by_its_replica(tmp_path):
     from tiny_models import build_clip
 
     spec = f"clip:{build_clip(tmp_path / 'clip')}"
-    kw = dict(KW, model_options={"device": "cpu", "frames": 4})
-    here = benchmark(spec, tiny_data(3), **kw)
-    doc = benchmark(spec, tiny_data(3), backend="loky", n_workers=1, **kw)
+    options = replace(QUIET, model=ModelOptions(device="cpu", frames=4))
+    here = benchmark(spec, tiny_data(3), options, **KW)
+    doc = benchmark(spec, tiny_data(3), replace(options, backend="loky", n_workers=1), **KW)
     _same(doc, here)
     assert doc["model"] == here["model"] and doc["model"]["card"]["frames"] == 4      # id, card: from the replica
     assert model_tables(doc)[0][1][-1] == "replicas" and model_tables(doc)[0][2][0][-1] == "1 (loky)"

@@ -10,6 +10,7 @@ from perturb.bench.adapters.factory import load_model
 from perturb.bench.adapters.protocol import wrap
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
+from perturb.bench.options import BenchOptions
 from perturb.bench.pipeline.data import make_data, select_subset
 from bench_fixtures import tiny_data, tiny_items
 from perturb.results import load_results, tidy_rows, write_csv, write_json
@@ -43,12 +44,11 @@ class Counting(ToyEncoder):
         return super().encode_texts(texts)
 
 
-def _run(model, data, **kw):
+def _run(model, data, cache_dir=None, **kw):
     kw.setdefault("video", ["translate"])
     kw.setdefault("severities", [1, 2])
     kw.setdefault("text", ["Typos"])
-    kw.setdefault("bootstrap", 50)
-    return benchmark(model, data, settings=QUIET, **kw)
+    return benchmark(model, data, BenchOptions(bootstrap=50, cache_dir=cache_dir, settings=QUIET), **kw)
 
 
 def test_unperturbed_modality_is_never_re_encoded():
@@ -85,8 +85,9 @@ def test_cache_is_keyed_by_seed_and_model(tmp_path):
     data = tiny_data(4)
     _run(Counting(), data, cache_dir=str(tmp_path))
     again = Counting()
-    benchmark(again, tiny_data(4, seed=1), video=["translate"], severities=[1], text=[], bootstrap=0,
-              cache_dir=str(tmp_path), settings=Settings(seed=1, progress=False))
+    benchmark(again, tiny_data(4, seed=1),
+              BenchOptions(bootstrap=0, cache_dir=str(tmp_path), settings=Settings(seed=1, progress=False)),
+              video=["translate"], severities=[1], text=[])
     assert again.videos == 4 * 2                           # another seed is another key: clean + severity 1
     renamed = Counting()
     renamed.id = "another-model"
@@ -134,8 +135,8 @@ def test_results_document_matches_contract(tmp_path):
 
 def test_the_tie_convention_is_recorded():
     optimistic = Settings(progress=False, batch_size=4, ties="optimistic")
-    doc = benchmark(Counting(), tiny_data(3), video=["translate"], severities=[1], text=[], bootstrap=0,
-                    settings=optimistic)
+    doc = benchmark(Counting(), tiny_data(3), BenchOptions(bootstrap=0, settings=optimistic), video=["translate"],
+                    severities=[1], text=[])
     assert doc["ties"] == "optimistic"
 
 
@@ -149,8 +150,8 @@ def test_gamma_r_is_null_when_clean_metric_is_zero(tmp_path):
         def encode_texts(self, texts):
             return np.ones((len(texts), 3))
 
-    doc = benchmark(Blind(), tiny_data(8), video=["translate"], severities=[1], text=[], metric="R@1",
-                    bootstrap=20, settings=QUIET)
+    doc = benchmark(Blind(), tiny_data(8), BenchOptions(bootstrap=20, settings=QUIET), video=["translate"],
+                    severities=[1], text=[], metric="R@1")
     assert doc["clean"]["t2v"]["R@1"] == 0.0                # all ties -> pessimistic worst rank
     assert doc["runs"][0]["gamma_r"] is None and doc["runs"][0]["gamma_a"] == 1.0
     write_json(doc, tmp_path / "r.json")                    # no NaN reaches the JSON
@@ -164,7 +165,7 @@ def test_judgements_add_positives_and_map(tmp_path):
                  + json.dumps({"caption": items[2].captions[0], "video_id": "item03"}) + "\n")
     data = make_data(items, "tiny", "memory", judgements=str(j))
     assert data.extra_positives == 2 and data.relevance.sum() == 6
-    doc = benchmark(Counting(), data, video=[], text=[], metric="mAP", bootstrap=0, settings=QUIET)
+    doc = benchmark(Counting(), data, BenchOptions(bootstrap=0, settings=QUIET), video=[], text=[], metric="mAP")
     assert "mAP" in doc["clean"]["t2v"] and doc["metric"] == "t2v.mAP"
 
 
@@ -179,11 +180,11 @@ def test_precomputed_adapter(tmp_path):
     np.save(tmp_path / "texts" / "clean.npy", text)
     np.save(tmp_path / "videos" / "clean.npy", text[::2])                 # video i == its 1st caption
     np.save(tmp_path / "videos" / "translate" / "1.npy", text[::2][::-1].copy())
-    doc = benchmark(f"precomputed:{tmp_path}", data, video=["translate"], severities=[1], text=[],
-                    metric="R@1", bootstrap=0, settings=QUIET)
+    doc = benchmark(f"precomputed:{tmp_path}", data, BenchOptions(bootstrap=0, settings=QUIET), video=["translate"],
+                    severities=[1], text=[], metric="R@1")
     assert doc["clean"]["v2t"]["R@1"] == 1.0
     with pytest.raises(FileNotFoundError, match="Typos"):
-        benchmark(f"precomputed:{tmp_path}", data, text=["Typos"], bootstrap=0, settings=QUIET)
+        benchmark(f"precomputed:{tmp_path}", data, BenchOptions(bootstrap=0, settings=QUIET), text=["Typos"])
 
 
 def test_callable_spec_and_score_function_cross_encoder():
@@ -197,8 +198,8 @@ def test_callable_spec_and_score_function_cross_encoder():
 
     model = wrap(score, "cross-fn")
     assert model.kind == "cross"
-    doc = benchmark(model, tiny_data(3), video=["translate"], severities=[1], text=[], bootstrap=0,
-                    settings=QUIET)
+    doc = benchmark(model, tiny_data(3), BenchOptions(bootstrap=0, settings=QUIET), video=["translate"],
+                    severities=[1], text=[])
     assert doc["model"]["kind"] == "cross" and sum(calls) == 3 * 6 * 2    # every pair, clean + perturbed
     with pytest.raises(TypeError, match="encode_videos"):
         wrap(42)
@@ -228,8 +229,8 @@ def test_bad_model_specs_are_model_spec_errors_listing_the_kinds(spec, words):
 
 def test_bad_metric_and_missing_model_perturbation_is_skipped():
     with pytest.raises(ValueError, match="MdR|R@1"):
-        benchmark(Counting(), tiny_data(3), metric="MdR", settings=QUIET)
-    doc = benchmark(Counting(), tiny_data(3), video=[], text=["BackTrans"], bootstrap=0, settings=QUIET)
+        benchmark(Counting(), tiny_data(3), BenchOptions(settings=QUIET), metric="MdR")
+    doc = benchmark(Counting(), tiny_data(3), BenchOptions(bootstrap=0, settings=QUIET), video=[], text=["BackTrans"])
     assert doc["runs"] == [] and doc["skipped"][0]["perturbation"] == "BackTrans"
 
 
@@ -277,5 +278,5 @@ def test_clips_are_prepared_while_the_model_encodes():
                 started.set()
             return super().frames(item, clean, perturbation, severity, spec)
 
-    benchmark(Slow(), data, video=[], text=[], bootstrap=0, source=Watching(),
-              settings=Settings(progress=False, batch_size=4, workers=2))
+    options = BenchOptions(bootstrap=0, source=Watching(), settings=Settings(progress=False, batch_size=4, workers=2))
+    benchmark(Slow(), data, options, video=[], text=[])

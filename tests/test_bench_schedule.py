@@ -1,6 +1,8 @@
 """Video-major schedule: only declared frames are rendered, exact forward counts, resume, shards."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -8,6 +10,7 @@ import perturb.video
 from perturb.bench.adapters.frames import FrameSpec, frame_indices
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
+from perturb.bench.options import BenchOptions
 from bench_fixtures import tiny_data
 from perturb.bench.pipeline.encoder import Settings
 from perturb.bench.distributed.placement import shards
@@ -40,12 +43,14 @@ class Recording(ToyEncoder):
         return super().encode_texts(texts)
 
 
-def _bench(model, data, **kw):
+OPTIONS = BenchOptions(bootstrap=0, settings=QUIET)
+
+
+def _bench(model, data, options=OPTIONS, **kw):
     kw.setdefault("video", ["translate"])
     kw.setdefault("severities", [1, 2])
     kw.setdefault("text", ["Typos"])
-    kw.setdefault("settings", QUIET)
-    return benchmark(model, data, bootstrap=0, **kw)
+    return benchmark(model, data, options, **kw)
 
 
 def test_model_gets_only_its_declared_frames_and_they_are_the_full_renders():
@@ -136,9 +141,9 @@ def test_a_run_killed_mid_render_resumes_from_its_cache(tmp_path):
             return super().frames(item, clean, perturbation, severity, spec)
 
     with pytest.raises(RuntimeError, match="killed"):
-        _bench(Recording(FrameSpec(4)), data, source=Dying(), cache_dir=str(tmp_path))
+        _bench(Recording(FrameSpec(4)), data, replace(OPTIONS, source=Dying(), cache_dir=str(tmp_path)))
     resumed = Recording(FrameSpec(4))
-    doc = _bench(resumed, data, cache_dir=str(tmp_path))
+    doc = _bench(resumed, data, replace(OPTIONS, cache_dir=str(tmp_path)))
     assert len(resumed.clips) == 18 - 8               # block 0's clean and @1 batches were saved
     reference = _bench(Recording(FrameSpec(4)), data)
     assert doc["runs"] == reference["runs"] and doc["clean"] == reference["clean"]
@@ -153,13 +158,13 @@ def test_shards_are_whole_batches():
 def test_dask_shards_over_videos_give_the_single_process_results(tmp_path):
     pytest.importorskip("distributed")
     data = tiny_data(5)
-    kw = dict(video=["translate", "jumble"], severities=[1, 3], text=["Typos"],
-              settings=Settings(progress=False, batch_size=2))
+    kw = dict(video=["translate", "jumble"], severities=[1, 3], text=["Typos"])
+    options = BenchOptions(bootstrap=50, settings=Settings(progress=False, batch_size=2))
     model = "callable:perturb.bench.adapters.toy:ToyEncoder"
     here: dict = {}
-    local = benchmark(model, data, bootstrap=50, stats=here, **kw)
+    local = benchmark(model, data, options, stats=here, **kw)
     stats: dict = {}
-    sharded = benchmark(model, data, bootstrap=50, backend="dask", n_workers=2, cache_dir=str(tmp_path),
+    sharded = benchmark(model, data, replace(options, backend="dask", n_workers=2, cache_dir=str(tmp_path)),
                         stats=stats, **kw)
     assert sharded["runs"] == local["runs"] and sharded["clean"] == local["clean"]
     assert stats["forward_passes"] == here["forward_passes"]      # on replicas, nothing encoded twice
@@ -173,7 +178,7 @@ def test_results_are_identical_on_the_numpy_and_torch_perturbation_paths():
     kw = dict(video=ops, severities=[1, 4], text=[])
     m_np, m_torch = Recording(FrameSpec(3)), Recording(FrameSpec(3))
     on_numpy = _bench(m_np, data, **kw)
-    on_torch = _bench(m_torch, data, source=OnTheFly(seed=0, device="cpu"), **kw)
+    on_torch = _bench(m_torch, data, replace(OPTIONS, source=OnTheFly(seed=0, device="cpu")), **kw)
     assert on_torch["runs"] == on_numpy["runs"] and on_torch["clean"] == on_numpy["clean"]
     assert all(isinstance(c, np.ndarray) and c.dtype == np.uint8 for c in m_torch.clips)
     diffs = [np.abs(a.astype(int) - b) for a, b in zip(m_np.clips, m_torch.clips)]
@@ -183,7 +188,7 @@ def test_results_are_identical_on_the_numpy_and_torch_perturbation_paths():
     noise = dict(video=ops[-4:], severities=[1, 4], text=[])
     n_np, n_torch = Recording(FrameSpec(3)), Recording(FrameSpec(3))
     _bench(n_np, data, **noise)
-    _bench(n_torch, data, source=OnTheFly(seed=0, device="cpu"), **noise)
+    _bench(n_torch, data, replace(OPTIONS, source=OnTheFly(seed=0, device="cpu")), **noise)
     assert len(n_np.clips) == len(n_torch.clips) == 4 * (1 + 4 * 2)
     assert all(np.array_equal(a, b) for a, b in zip(n_np.clips, n_torch.clips))   # noise: bit-identical
 
@@ -191,10 +196,11 @@ def test_results_are_identical_on_the_numpy_and_torch_perturbation_paths():
 def test_ray_shards_over_videos_give_the_single_process_results(tmp_path):
     pytest.importorskip("ray")
     data = tiny_data(4)
-    kw = dict(video=["translate"], severities=[2], text=[], settings=Settings(progress=False, batch_size=2))
+    kw = dict(video=["translate"], severities=[2], text=[])
+    options = BenchOptions(bootstrap=0, settings=Settings(progress=False, batch_size=2))
     model = "callable:perturb.bench.adapters.toy:ToyEncoder"
-    local = benchmark(model, data, bootstrap=0, **kw)
-    sharded = benchmark(model, data, bootstrap=0, backend="ray", n_workers=2, cache_dir=str(tmp_path), **kw)
+    local = benchmark(model, data, options, **kw)
+    sharded = benchmark(model, data, replace(options, backend="ray", n_workers=2, cache_dir=str(tmp_path)), **kw)
     assert sharded["runs"] == local["runs"] and sharded["clean"] == local["clean"]
 
 
@@ -240,7 +246,8 @@ def test_clean_clips_alive_stay_within_two_blocks(monkeypatch):
 
     monkeypatch.setattr(OnTheFly, "clean", tracked)
     m = Recording(FrameSpec(2))
-    _bench(m, tiny_data(12), severities=[1, 2, 3], text=[], settings=Settings(progress=False, batch_size=2))
+    _bench(m, tiny_data(12), replace(OPTIONS, settings=Settings(progress=False, batch_size=2)), severities=[1, 2, 3],
+           text=[])
     assert len(m.clips) == 12 * 4 and alive[0] == 0
     assert 2 <= peak[0] <= 2 * 2                         # never more than two blocks of 2 videos
 
@@ -253,11 +260,11 @@ def test_size_model_decodes_straight_to_the_short_side_the_model_reads(tmp_path)
     captions = write_tiny_dataset(tmp_path / "ds", n=3, frames=6, size=32)
     data = make_data(read_dataset(captions), "tiny", str(captions))
     m = Recording(FrameSpec(2, 16))
-    doc = _bench(m, data, source=OnTheFly(size="model"), text=[])
+    doc = _bench(m, data, replace(OPTIONS, source=OnTheFly(size="model")), text=[])
     assert {c.shape[1:] for c in m.clips} == {(16, 16, 3)} and {len(c) for c in m.clips} == {2}
     assert doc["decode"] == {"source": "on the fly", "short_side": 16, "fps": None, "max_frames": None,
                              "perturb_device": "numpy", "model_input_changed_by_size": True, "per_frame": False}
     whole = Recording(None)                                         # declares nothing: native size
-    native = _bench(whole, data, source=OnTheFly(size="model"), text=[])["decode"]
+    native = _bench(whole, data, replace(OPTIONS, source=OnTheFly(size="model")), text=[])["decode"]
     assert native["short_side"] is None and native["model_input_changed_by_size"] is False
     assert {c.shape[1:] for c in whole.clips} == {(32, 32, 3)}

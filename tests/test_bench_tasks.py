@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from perturb.bench.api import benchmark
+from perturb.bench.options import BenchOptions
 from perturb.bench.pipeline.data import make_data
 from perturb.bench.pipeline.encoder import Settings
 from perturb.dataset.items import Item
@@ -44,8 +45,9 @@ def test_mc_accuracy_and_entailment_auc(data, tmp_path):
     ent = tmp_path / "ent.tsv"
     ent.write_text("video\tcaption\tlabel\ttype\n" + "".join(
         f"item{i}\tclip {i}\t1\t\nitem{i}\tclip {(i + 2) % 5}\t0\tobject\n" for i in range(5)))
-    doc = benchmark(Angles(), data, video=[], text=[], bootstrap=50, mc=str(mc), entailment=str(ent),
-                    settings=Settings(progress=False))
+    doc = benchmark(Angles(), data,
+                    BenchOptions(bootstrap=50, mc=str(mc), entailment=str(ent), settings=Settings(progress=False)),
+                    video=[], text=[])
     assert doc["mc"]["accuracy"] == pytest.approx(2 / 3)
     assert doc["mc"]["n"] == 3 and doc["mc"]["missing"] == 1
     assert doc["mc"]["ci"][0] <= 2 / 3 <= doc["mc"]["ci"][1]

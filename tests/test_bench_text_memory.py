@@ -11,7 +11,7 @@ from perturb.bench.adapters.protocol import wrap
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.pipeline.cache import EmbeddingCache
 from perturb.bench.pipeline.encoder import Encoder, Settings
-from perturb.bench.pipeline.plan import plan
+from perturb.bench.pipeline.jobs import jobs_of
 from perturb.bench.distributed.shards import run_jobs
 from perturb.bench.pipeline.sources import OnTheFly
 from perturb.errors import MissingResourceError
@@ -24,7 +24,7 @@ CAPTIONS = ["a man is slicing a red tomato in the kitchen", "two dogs run quickl
 def test_caption_sets_are_released_after_their_last_job():
     model = wrap(ToyEncoder(8), "toy")
     encoder = Encoder(model, tiny_data(3), OnTheFly(seed=0), EmbeddingCache(None), Settings(progress=False))
-    jobs = plan(video=["translate"], text=["Typos", "Punctuation"], severities=[1], pairs=[("translate", "Typos")])
+    jobs = jobs_of(video=["translate"], text=["Typos", "Punctuation"], severities=[1], pairs=[("translate", "Typos")])
     clean, runs, skipped = run_jobs(encoder, jobs)
     assert len(runs) == 4 and not skipped
     assert model.items["texts"] == 3 * 2 * 3                  # clean, Typos, Punctuation: each embedded once

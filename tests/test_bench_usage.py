@@ -172,10 +172,12 @@ def test_progress_bars_written_to_a_log_hold_no_cursor_movements(capsys):
     from bench_fixtures import tiny_data
     from perturb.bench.adapters.toy import ToyEncoder
     from perturb.bench.api import benchmark
+    from perturb.bench.options import BenchOptions
     from perturb.bench.pipeline.encoder import Settings
 
-    doc = benchmark(ToyEncoder(8), tiny_data(4), video=["gaussian_noise"], text=["DropFirst"], severities=(1,),
-                    bootstrap=0, settings=Settings(seed=0, batch_size=2, progress=True))
+    doc = benchmark(ToyEncoder(8), tiny_data(4),
+                    BenchOptions(bootstrap=0, settings=Settings(seed=0, batch_size=2, progress=True)),
+                    video=["gaussian_noise"], text=["DropFirst"], severities=(1,))
     err = capsys.readouterr().err                       # captured: stderr is not a terminal
     assert len(doc["runs"]) == 2 and "configs" in err
     assert "\x1b" not in err, repr(err)

@@ -274,8 +274,8 @@ def test_cli_build_exit_0(dataset, tmp_path, capsys):
 
 
 def test_options_are_one_build_options_object_built_with_keywords(dataset, tmp_path):
-    with pytest.raises(TypeError, match=r"^options must be a perturb\.dataset\.BuildOptions, built with "
-                                        r"keywords \(BuildOptions\(jobs=4\)\); got dict$") as caught:
+    with pytest.raises(TypeError, match=r"^build takes its options as a perturb\.dataset\.build_options\.BuildOptions; "
+                                        r"got dict; build it as BuildOptions\(\*\*mapping\)$") as caught:
         build(dataset, tmp_path / "o", video_perturbations="jpeg", options={"jobs": 1})
     assert isinstance(caught.value, ValueError) and not (tmp_path / "o").exists()
     with pytest.raises(TypeError):

@@ -17,6 +17,7 @@ pytest.importorskip("transformers")
 from conformance_cases import CASES, FRAMES, LENGTHS, SIZES, build, levels, official, ours, scores, \
     use_official_pixels, video  # noqa: E402
 from perturb.bench.adapters.hf import load_hf  # noqa: E402
+from perturb.bench.adapters.model_options import ModelOptions  # noqa: E402
 
 TEXTS = ["a man is riding a horse", "a dog runs on grass", "a woman cooks food", "a car drives at night",
          "children play football", "a cat sleeps on a sofa", "people dance on a stage", "a boat on a lake"]
@@ -40,8 +41,8 @@ def checkpoints(tmp_path_factory):
 
 def _adapter(checkpoints, family: str, precision: str = "fp32", device: str = "cpu"):
     case = CASES[family]
-    return load_hf(f"{checkpoints(family)}{'#' + case.mode if case.mode else ''}", device=device,
-                   precision=precision, frames=case.frames, batch_size=8)
+    return load_hf(f"{checkpoints(family)}{'#' + case.mode if case.mode else ''}",
+                   ModelOptions(device=device, precision=precision, frames=case.frames, batch_size=8))
 
 
 def _compare(case, adapter, clip):
@@ -91,7 +92,7 @@ def test_qwen_under_fps_pads_an_odd_frame_count_as_the_processor(checkpoints, fa
     not a multiple of temporal_patch_size gets copies of its last frame, as Qwen2VLVideoProcessor
     pads (the reference: the PIL processor on the frames so padded)."""
     case = CASES[family]
-    a = load_hf(str(checkpoints(family)), device="cpu", frame_sampling="fps:2", batch_size=8)
+    a = load_hf(str(checkpoints(family)), ModelOptions(device="cpu", frame_sampling="fps:2", batch_size=8))
     clip = video(64, 48, length, np.arange(length), seed=length)
     padded = np.concatenate([clip, np.repeat(clip[-1:], -length % a.tp, axis=0)])
     want, got = official(case, padded), ours(case, a, clip)

@@ -93,6 +93,14 @@ def test_a_benchmark_room_imports_only_the_rooms_it_says(room):
                     f"{module_name(path)} imports {target}; {room.name} may import {sorted(may_import(room))}"
 
 
+def test_no_module_imports_another_modules_private_names():
+    private = sorted(f"{module_name(path)}: {node.module} {alias.name}" for path in SOURCES
+                     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                     if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("perturb"))
+                     for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__"))
+    assert private == []
+
+
 def test_the_benchmark_top_level_holds_at_most_ten_modules():
     assert len(list(BENCH.glob("*.py"))) <= 10
 

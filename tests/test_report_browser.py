@@ -20,13 +20,14 @@ SCREEN = (1280, 900)
 @pytest.fixture(scope="module")
 def doc(tmp_path_factory):
     from perturb.bench.api import benchmark
+    from perturb.bench.options import BenchOptions
     from perturb.bench.pipeline.data import make_data
     from bench_fixtures import tiny_items
     from perturb.bench.pipeline.encoder import Settings
 
     data = make_data(tiny_items(6, frames=6, size=32), "tiny", "memory")
-    return benchmark("toy:16", data, video=["gaussian_noise", "jpeg"], text=["Typos"], severities=(1, 3, 5),
-                     bootstrap=50, settings=Settings(progress=False))
+    return benchmark("toy:16", data, BenchOptions(bootstrap=50, settings=Settings(progress=False)),
+                     video=["gaussian_noise", "jpeg"], text=["Typos"], severities=(1, 3, 5))
 
 
 def screenshot(html: str, tmp_path: Path) -> np.ndarray:

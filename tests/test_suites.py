@@ -13,7 +13,7 @@ import pytest
 
 import perturb
 from bench_fixtures import write_tiny_dataset
-from perturb.bench.pipeline.plan import plan
+from perturb.bench.pipeline.jobs import jobs_of
 from perturb.bench.scoring.suite_summary import load_baseline, suite_runs, summarize_suites
 from perturb.cli import main
 from perturb.errors import UnknownPerturbationError
@@ -63,7 +63,7 @@ def test_membership_lists_are_the_agreed_ones():
 def test_msrvtt_p_is_todays_18_ops_and_90_configurations():
     specs = REGISTRY.resolve("suite:msrvtt-p", "video")
     assert [s.ref for s in specs] == TODAY and not any(s.table for s in specs)
-    jobs = plan(video=["suite:msrvtt-p"])
+    jobs = jobs_of(video=["suite:msrvtt-p"])
     assert len(jobs) == 90 and {j.video for j in jobs} == set(TODAY)
 
 
@@ -304,13 +304,15 @@ def test_a_kinetics_c_bench_leads_with_its_figures_and_shows_no_partial_imagenet
     "imagenet-c 3/19" row; the mPC/rPC line comes in the headline, before any table."""
     from perturb.bench.adapters.toy import ToyEncoder
     from perturb.bench.api import benchmark
+    from perturb.bench.options import BenchOptions
     from perturb.bench.pipeline.encoder import Settings
     from perturb.bench.reporting.report import markdown, print_summary
     from bench_fixtures import tiny_data
 
     video = [s.ref for s in REGISTRY.resolve("suite:kinetics-c", "video")]
-    doc = benchmark(ToyEncoder(8), tiny_data(3, frames=8, size=32), video=video, severities=(1,), bootstrap=0,
-                    settings=Settings(seed=0, progress=False))
+    doc = benchmark(ToyEncoder(8), tiny_data(3, frames=8, size=32),
+                    BenchOptions(bootstrap=0, settings=Settings(seed=0, progress=False)), video=video,
+                    severities=(1,))
     assert list(doc["suites"]) == ["kinetics-c"]
     kin = doc["suites"]["kinetics-c"]
     line = f"kinetics-c (12/12 operations): mPC {kin['figures']['mPC']:.3f}, rPC {kin['figures']['rPC']:.3f}"
@@ -372,11 +374,12 @@ def test_bench_and_report_take_baseline_errors(dataset, tmp_path, capsys):
 def test_benchmark_api_takes_a_suite_item():
     from perturb.bench.adapters.factory import load_model
     from perturb.bench.api import benchmark
+    from perturb.bench.options import BenchOptions
     from bench_fixtures import tiny_data
     from perturb.bench.pipeline.encoder import Settings
 
-    doc = benchmark(load_model("toy:8"), tiny_data(3), video=["suite:imagenet-c"], severities=[2],
-                    bootstrap=0, settings=Settings(progress=False))
+    doc = benchmark(load_model("toy:8"), tiny_data(3), BenchOptions(bootstrap=0, settings=Settings(progress=False)),
+                    video=["suite:imagenet-c"], severities=[2])
     assert len(doc["runs"]) == 19 and doc["suites"]["imagenet-c"]["not_run"] == []
     assert {r["perturbation"] for r in doc["runs"]} >= {"shot_noise:imagenet-c", "speckle_noise:imagenet-c"}
 
@@ -384,11 +387,12 @@ def test_benchmark_api_takes_a_suite_item():
 def test_benchmark_api_mechanism_with_registered_ops():
     from perturb.bench.adapters.factory import load_model
     from perturb.bench.api import benchmark
+    from perturb.bench.options import BenchOptions
     from bench_fixtures import tiny_data
     from perturb.bench.pipeline.encoder import Settings
 
-    doc = benchmark(load_model("toy:8"), tiny_data(3), video=["jpeg", "speckle_noise:imagenet-c"],
-                    severities=[2], bootstrap=0, settings=Settings(progress=False))
+    doc = benchmark(load_model("toy:8"), tiny_data(3), BenchOptions(bootstrap=0, settings=Settings(progress=False)),
+                    video=["jpeg", "speckle_noise:imagenet-c"], severities=[2])
     assert [r["perturbation"] for r in doc["runs"]] == ["jpeg", "speckle_noise:imagenet-c"]
     assert doc["suites"]["imagenet-c"]["configurations"] == 2 and "msrvtt-p" not in doc["suites"]   # jpeg alone
     assert doc["suites"]["imagenet-c"]["operations"] == ["jpeg", "speckle_noise"]

@@ -122,8 +122,8 @@ def _loky(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int) -> Iterator
     yield from parallel(delayed(call_in_loky_worker)(fn, t, parent) for t in tasks)
 
 
-def _bounded(submit: Callable[[Any], Any], wait_one: Callable[[], Any], tasks: Iterable[Any],
-             limit: int) -> Iterator[Any]:
+def bounded_in_flight(submit: Callable[[Any], Any], wait_one: Callable[[], Any], tasks: Iterable[Any],
+                      limit: int) -> Iterator[Any]:
     """Keep at most ``limit`` tasks submitted; ``wait_one`` returns the next finished result."""
     it = iter(tasks)
     pending = 0
@@ -166,7 +166,7 @@ def _dask(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
             fut.release()
             return result
 
-        yield from _bounded(submit, wait_one, tasks, IN_FLIGHT_PER_WORKER * workers)
+        yield from bounded_in_flight(submit, wait_one, tasks, IN_FLIGHT_PER_WORKER * workers)
     finally:
         client.close()
         if cluster is not None:
@@ -186,8 +186,8 @@ def _ray(fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
             refs[:] = rest
             return ray.get(done[0])
 
-        yield from _bounded(lambda t: refs.append(remote.remote(fn, t)), wait_one, tasks,
-                            IN_FLIGHT_PER_WORKER * workers)
+        yield from bounded_in_flight(lambda t: refs.append(remote.remote(fn, t)), wait_one, tasks,
+                                     IN_FLIGHT_PER_WORKER * workers)
     finally:
         if started:
             ray.shutdown()

@@ -2,16 +2,32 @@
 
 Argument types (``type=`` of argparse) for numbers with bounds, and the output-path check that
 keeps a command from writing over its own input (through a symlink or ``./`` too). Each check
-names the option and what it expects in one line; the CLI turns it into exit status 2.
+names the option and what it expects in one line; the CLI turns it into exit status 2. Also the
+one check of a library call's options object (:func:`options_object`).
 """
 from __future__ import annotations
 
 import argparse
 import math
 import os
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
-from .errors import UsageError
+from .errors import OptionsTypeError, UsageError
+
+T = TypeVar("T")
+
+
+def options_object(value: Any, cls: type[T], where: str) -> T:
+    """``value`` when it is a ``cls`` (None: ``cls()``, every default); else an OptionsTypeError (a
+    TypeError and a ValueError) in one line naming the class expected. An options object is built
+    with keywords: ``cls(name=value, ...)``."""
+    if value is None:
+        return cls()
+    if isinstance(value, cls):
+        return value
+    hint = f"; build it as {cls.__name__}(**mapping)" if isinstance(value, dict) else ""
+    raise OptionsTypeError(f"{where} takes its options as a {cls.__module__}.{cls.__name__}; "
+                    f"got {type(value).__name__}{hint}")
 
 
 def int_at_least(minimum: int) -> Callable[[str], int]:

@@ -6,6 +6,8 @@
 - ``distributed``: where it runs (devices, placement, replicas, shards, the dry run);
 - ``reporting``: what it shows (the Markdown/HTML report and its plots).
 
-On top: ``api`` (the library call), ``options`` (the run's options object), ``results`` (the results
-document), and the command lines ``cli``, ``cache_cli`` and ``report_cli``.
+On top: ``api`` (the library call), ``options`` (the run's options object, built once from the
+command line or by the caller), ``results`` (the results document), ``checks`` (the command
+line's options checked before any work), and the command lines ``cli``, ``cache_cli`` and
+``report_cli``.
 """

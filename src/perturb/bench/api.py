@@ -7,8 +7,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..clusters import DEFAULT_CONNECT_TIMEOUT
 from ..metric_names import Metric, gamma_metric, measured_names
+from ..options import options_object
 from ..selection import SEVERITY_LEVELS
 from .adapters.factory import load_model, parse_spec
 from .adapters.frames import frame_spec_of
@@ -17,15 +17,16 @@ from .pipeline.cache import EmbeddingCache
 from .pipeline.contrast_eval import evaluate_entailment, evaluate_mc
 from .pipeline.data import BenchData
 from .pipeline.encoder import Encoder, Settings
-from .distributed.placement import (IN_PROCESS_ENGINE, check_devices, default_engine, gpu_request, local_gpus, replica_options,
-                        replica_perturb_device)
-from .pipeline.plan import plan
-from .distributed.replica_tasks import ContrastTask, Describe, WorkerContext, for_replicas
+from .distributed.placement import (IN_PROCESS_ENGINE, check_devices, default_engine, gpu_request, local_gpus,
+                                    replica_options, replica_perturb_device)
+from .distributed.replica_tasks import ContrastTask, Describe, WorkerContext
 from .distributed.replicas import open_replicas
-from .results import build_results
 from .distributed.shards import Sharded, described_model, run_jobs
+from .options import BenchOptions
+from .pipeline.jobs import jobs_of
 from .pipeline.sources import OnTheFly
-from .scoring.suite_summary import load_baseline, summarize_suites
+from .results import build_results
+from .scoring.suite_summary import summarize_suites
 
 
 def _default_id(obj: Any) -> str:
@@ -62,84 +63,71 @@ def model_record(m: Model) -> dict[str, Any]:
     return record
 
 
-def _two_stage(m: Model, k: int, first_stage: Any, encoder: Encoder, options: dict[str, Any] | None) -> Encoder:
+def _two_stage(m: Model, encoder: Encoder, options: BenchOptions) -> Encoder:
     from .pipeline.rerank import RerankEncoder
 
+    first_stage = options.first_stage
     if first_stage is None:
         raise ValueError("--rerank needs --first-stage MODEL (a dual encoder that ranks first)")
-    first = load_model(first_stage, **(options or {})) if isinstance(first_stage, str) \
+    first = load_model(first_stage, options.model) if isinstance(first_stage, str) \
         else wrap(first_stage, _default_id(first_stage))
     first_encoder = Encoder(first, encoder.data, encoder.source, encoder.cache, encoder.settings)
-    return RerankEncoder(m, first_encoder, k, encoder.data, encoder.source, encoder.cache, encoder.settings,
-                         encoder.measured)
+    return RerankEncoder(m, first_encoder, options.rerank, encoder.data, encoder.source, encoder.cache,
+                         encoder.settings, encoder.measured)
 
 
-def benchmark(model: Model | Any | str, data: BenchData, *, video: Sequence[str] = (),
-              text: Sequence[str] = (), severities: Sequence[int] = SEVERITY_LEVELS,
+def benchmark(model: Model | Any | str, data: BenchData, options: BenchOptions | None = None, *,
+              video: Sequence[str] = (), text: Sequence[str] = (), severities: Sequence[int] = SEVERITY_LEVELS,
               pairs: Sequence[tuple[str, str]] = (), metric: str | Metric = "t2v.R@5",
-              bootstrap: int = 1000, level: float = 0.95, source: OnTheFly | None = None,
-              cache_dir: str | None = None, settings: Settings | None = None,
-              backend: str | None = None, scheduler: str | None = None, n_workers: int | None = None,
-              model_options: dict[str, Any] | None = None,
-              stats: dict[str, Any] | None = None, mc: str | None = None,
-              entailment: str | None = None, cache_key: str | None = None, rerank: int | None = None,
-              first_stage: Model | Any | str | None = None,
-              baseline_errors: str | dict[str, Any] | None = None,
-              connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> dict[str, Any]:
+              stats: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run clean + every configuration and return the results.json document.
 
     ``model`` is a :class:`Model`, any encoder object, or a spec string (``clip:...``,
-    ``callable:MODULE:ATTR``...); sharding over ``backend`` ("loky", "dask", "ray") needs the spec
-    string: the model then lives only on replicas, one per GPU (``n_workers`` caps them; on CPUs
-    ``n_workers`` replicas, default 2), and the driver holds none (:mod:`perturb.bench.distributed.replicas`).
-    Without ``backend``, a spec string whose model goes on ``device`` cuda or auto runs on local
-    loky replicas where several GPUs are usable here (:func:`~.placement.default_engine`); with
-    one GPU, or on the CPU, it runs in this process.
-    ``bootstrap=0`` turns confidence intervals off. ``mc`` / ``entailment`` name contrast-set
-    files evaluated on the clean videos (top-level ``mc`` and ``entailment`` keys). ``rerank=K`` with a
-    dual-encoder ``first_stage`` re-scores only each caption's top K videos with the cross-encoder
-    ``model`` (see :mod:`perturb.bench.pipeline.rerank`). ``stats``, if given, receives the run time, the
-    number of forward passes and the model's retries by cause (here and on replicas), and (also
-    when the run fails) under ``progress`` the configurations finished and rows cached. ``cache_key`` pins the version the
-    embedding cache keys the model by (else its checkpoint, revision, ``cache_version`` or name).
-    Video runs are also grouped by suite (top-level ``suites``, :mod:`perturb.bench.scoring.suite_summary`);
-    ``baseline_errors`` (a JSON path or mapping of a baseline model's errors) adds ImageNet-C's mCE.
-    The device options (``model_options["device"]``, ``source.device``) are checked before any work
+    ``callable:MODULE:ATTR``...) loaded with ``options.model``; the run's other options are
+    ``options`` (:class:`~.options.BenchOptions`; default: its defaults). Sharding over
+    ``options.backend`` ("loky", "dask", "ray") needs the spec string: the model then lives only on
+    replicas, one per GPU (``n_workers`` caps them; on CPUs ``n_workers`` replicas, default 2), and
+    the driver holds none (:mod:`perturb.bench.distributed.replicas`). With ``backend`` None, a spec
+    string whose model goes on ``device`` cuda or auto runs on local loky replicas where several
+    GPUs are usable here (:func:`~.placement.default_engine`); with one GPU, or on the CPU, it runs
+    in this process, as it does with ``backend="in-process"``.
+    ``stats``, if given, receives the run time, the number of forward passes and the model's
+    retries by cause (here and on replicas), and (also when the run fails) under ``progress`` the
+    configurations finished and rows cached. Video runs are also grouped by suite (top-level
+    ``suites``, :mod:`perturb.bench.scoring.suite_summary`), with ImageNet-C's mCE where
+    ``options.baseline_errors`` is given; ``mc`` and ``entailment`` results are top-level keys.
+    The device options (``options.model.device``, ``source.device``) are checked before any work
     against the GPUs where it runs (:func:`~.devices.check_devices`): a PlacementError (a ValueError)
     in one line, as is a ``scheduler`` that does not answer within ``connect_timeout`` seconds.
     """
-    settings = settings or Settings(seed=data.seed)
+    o = options_object(options, BenchOptions, "benchmark")
+    settings = o.settings or Settings(seed=data.seed)
     metric = gamma_metric(metric)            # parsed once, here (a Metric passes through)
-    baseline = load_baseline(baseline_errors) if baseline_errors is not None else None
     spec = model if isinstance(model, str) else None
-    source = source or OnTheFly(seed=settings.seed)
-    options = model_options or {}
+    source = o.source or OnTheFly(seed=settings.seed)
     perturb_device = getattr(source, "device", None)
-    request = gpu_request(options.get("device"), perturb_device)
-    if backend and spec is None:
+    request = gpu_request(o.model.device, perturb_device)
+    backend = o.backend
+    if backend not in (None, IN_PROCESS_ENGINE) and spec is None:
         raise ValueError("sharding needs the model as a spec string (e.g. callable:MODULE:ATTR)")
     if backend is None and spec is not None:           # several GPUs here: one local replica each
-        backend = default_engine(parse_spec(spec)[0], options.get("device"), n_workers,
-                                 device_map=options.get("device_map"),
-                                 rerank=rerank is not None)[0]
-    if backend and rerank is not None:
+        backend = default_engine(parse_spec(spec)[0], o.model.device, o.n_workers, device_map=o.model.device_map,
+                                 rerank=o.rerank is not None)[0]
+    backend = None if backend == IN_PROCESS_ENGINE else backend
+    if backend and o.rerank is not None:
         raise ValueError("--rerank runs in this process; drop --backend")
-    run = Run(data, metric, baseline, source, cache_dir, settings,
-              measured_names(metric.key, judged=data.extra_positives > 0), stats)
-    kw = dict(mc=mc, entailment=entailment, bootstrap=bootstrap, level=level, cache_key=cache_key)
+    run = Run(data, metric, o, source, settings, measured_names(metric.key, judged=data.extra_positives > 0), stats)
+    jobs = jobs_of(video, text, severities, pairs)
     if not backend or parse_spec(spec)[0] == "precomputed":      # embeddings read from files: no replicas
         check_devices(request, IN_PROCESS_ENGINE, local_gpus() if request.needs_count else None)
-        m = load_model(model, **options) if spec else wrap(model, _default_id(model))
-        return run.execute(m, plan(video, text, severities, pairs), rerank=rerank, first_stage=first_stage,
-                           model_options=model_options, **kw)
-    with open_replicas(backend, scheduler, n_workers, options.get("device"), perturb_device, connect_timeout) as pool:
-        ctx = for_replicas(WorkerContext(spec, {}, data, source, cache_dir, settings, run.measured),
-                           replica_options(options, pool.replicas),
-                           replica_perturb_device(perturb_device, pool.replicas))
+        m = load_model(model, o.model) if spec else wrap(model, _default_id(model))
+        return run.execute(m, jobs)
+    with open_replicas(backend, o.scheduler, o.n_workers, o.model.device, perturb_device, o.connect_timeout) as pool:
+        ctx = WorkerContext(spec, replica_options(o.model, pool.replicas), data, source,
+                            replica_perturb_device(perturb_device, pool.replicas), o.cache_dir, settings, run.measured)
         sharded = Sharded(pool, ctx)
         m = described_model(sharded.call(Describe(ctx)))
-        ctx.source.fit_to(frame_spec_of(m.impl))
-        return run.execute(m, plan(video, text, severities, pairs), sharded=sharded, **kw)
+        return run.execute(m, jobs, sharded=sharded)
 
 
 @dataclass
@@ -148,36 +136,36 @@ class Run:
 
     data: BenchData
     metric: Metric
-    baseline: dict[str, Any] | None
+    options: BenchOptions
     source: Any
-    cache_dir: str | None
     settings: Settings
     measured: tuple[str, ...]                # metric names, per direction
     stats: dict[str, Any] | None
 
-    def execute(self, m: Model, jobs: list[Any], *, mc: str | None, entailment: str | None, bootstrap: int,
-                level: float, cache_key: str | None, rerank: int | None = None, first_stage: Any = None,
-                model_options: dict[str, Any] | None = None, sharded: Sharded | None = None) -> dict[str, Any]:
-        settings, stats, source = self.settings, self.stats, self.source
+    def execute(self, m: Model, jobs: list[Any], sharded: Sharded | None = None) -> dict[str, Any]:
+        """The results document of ``jobs`` run with ``m``; the source is fitted to it here, once
+        (on replicas, before any task that reads clips is sent)."""
+        o, settings, stats, source = self.options, self.settings, self.stats, self.source
+        bootstrap, level = o.bootstrap, o.level
         retried = m.retries()                # GET /info's included: it is asked below
-        if cache_key is not None:
-            m.cache_key = cache_key
-        if self.cache_dir is not None and m.needs_media:
+        if o.model.cache_key is not None:
+            m.cache_key = o.model.cache_key
+        if o.cache_dir is not None and m.needs_media:
             notice_unversioned(m)
         if hasattr(source, "fit_to"):
             source.fit_to(frame_spec_of(m.impl))
-        encoder = Encoder(m, self.data, source, EmbeddingCache(self.cache_dir), settings, self.measured)
+        encoder = Encoder(m, self.data, source, EmbeddingCache(o.cache_dir), settings, self.measured)
         if stats is not None:
             stats["progress"] = encoder.progress
-        if rerank is not None:
-            encoder = _two_stage(m, rerank, first_stage, encoder, model_options)
+        if o.rerank is not None:
+            encoder = _two_stage(m, encoder, o)
         t0 = time.perf_counter()
         before = m.forward_passes()
         boot = {"n": bootstrap, "seed": settings.seed, "level": level} if bootstrap else None
         try:
             clean, runs, skipped = run_jobs(encoder, jobs, sharded=sharded)
             extra: dict[str, Any] = {"skipped": skipped} if skipped else {}
-            for kind, path in (("mc", mc), ("entailment", entailment)):
+            for kind, path in (("mc", o.mc), ("entailment", o.entailment)):
                 if not path:
                     continue
                 boot_mc = boot if kind == "mc" else None
@@ -188,7 +176,7 @@ class Run:
                         evaluate_entailment(encoder, path)
         finally:
             encoder.flush()                  # a batch still waiting for its width to be agreed
-        if rerank is not None:
+        if o.rerank is not None:
             extra["rerank"] = encoder.describe()
         if hasattr(source, "describe"):
             extra["decode"] = source.describe()
@@ -196,7 +184,7 @@ class Run:
             extra["provenance"] = sharded.provenance()
         doc = build_results(model_record(m), self.data, self.metric, clean, runs, boot, extra=extra,
                             ties=settings.ties)
-        doc["suites"] = summarize_suites(doc, self.baseline)
+        doc["suites"] = summarize_suites(doc, o.baseline_errors)
         if stats is not None:
             passes = m.forward_passes() - before + (sharded.passes if sharded is not None else 0)
             retries = m.retries() - retried + (sharded.retries if sharded is not None else Counter())

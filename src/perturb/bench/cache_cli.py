@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import UsageError
 from ..listing import print_rows, to_terminal
 from ..options import positive_number
-from .pipeline.cache import KEY_FILE, _read_part, clean_temporaries, entries
+from .pipeline.cache import KEY_FILE, read_part, clean_temporaries, entries
 
 IDENTITY = ("model", "dataset", "modality", "perturbation", "severity", "seed", "settings")
 
@@ -59,7 +59,7 @@ def _rows(entry: dict[str, Any]) -> tuple[int, int]:
     rows = damaged = 0
     for part in entry["parts"]:
         try:
-            rows += len(_read_part(part)[0])
+            rows += len(read_part(part)[0])
         except ValueError:
             damaged += 1
     return rows, damaged
@@ -156,7 +156,7 @@ def _prune(root: Path, found: list[dict[str, Any]], older_than: float | None) ->
         temporaries += clean_temporaries(e["folder"])
         for part in e["parts"]:
             try:
-                _read_part(part)
+                read_part(part)
             except ValueError:
                 freed += part.stat().st_size
                 part.unlink()

@@ -175,14 +175,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .adapters.factory import check_available, parse_spec
     from .adapters.http import retries_note
     from .adapters.protocol import ModelSpecError
+    from .api import benchmark
+    from .checks import check_bench, check_per_frame_option
+    from .distributed.dry_run import check_placement, print_placement
+    from .options import bench_options
+    from .pipeline.jobs import jobs_of
+    from .pipeline.sources import Built
     from .reporting.report import print_summary, write_reports
     from ..results import write_csv, write_json
-    from .pipeline.encoder import Settings
-    from .pipeline.plan import plan
-    from .options import check_bench, check_per_frame_option
-    from .distributed.dry_run import check_placement, print_plan, run_engine
-    from .pipeline.sources import Built
-    from .scoring.suite_summary import load_baseline
     from ..engines import BACKEND_MODULES
     from ..extras import require
     from ..text.availability import check_extras, left_out_line
@@ -200,35 +200,27 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if args.per_frame:
             check_per_frame_option(video, built)
         data = _data(args)
+        jobs = jobs_of(video, text, severities, pairs)
         if built is not None:
-            check_built(built, data, plan(video, text, severities, pairs))
-        if args.baseline_errors is not None:
-            load_baseline(args.baseline_errors)
-        check_placement(args)
+            check_built(built, data, jobs)
+        engine, why = check_placement(args)            # the engine, chosen once
+        options = bench_options(args, built, engine)    # --baseline-errors read here, once
     except (ValueError, FileNotFoundError) as e:
         raise UsageError(str(e)) from e
     if left_out:
         print(f"perturb bench: note: {left_out_line(left_out)}", file=sys.stderr)
     if args.dry_run or args.json:
-        return print_plan(args, data, plan(video, text, severities, pairs))
-    engine, reason = run_engine(args)
+        return print_placement(args, data, jobs, (engine, why))
     if args.backend is None and engine is not None:
-        print(f"perturb bench: note: {reason}", file=sys.stderr)
+        print(f"perturb bench: note: {why}", file=sys.stderr)
     out = Path(args.out)
     created = not out.exists()
     check_out_dir(out)
-    cache_dir = None if args.no_cache else (args.cache or str(out / "cache"))
-    settings = Settings(seed=args.seed, batch_size=args.batch_size, workers=args.workers, ties=args.ties,
-                        progress=not args.no_progress)
-    options = {"device": args.device, "frames": args.frames, "timeout": args.timeout,
-               "batch_size": args.batch_size if args.model_batch is None else args.model_batch,
-               "dtype": args.dtype, "precision": args.precision, "device_map": args.device_map,
-               "cache_key": args.cache_key, "frame_sampling": args.frame_sampling}
     stats: dict[str, Any] = {}
     try:
         with model_loading_bars(not args.no_progress):
-            doc = _run_benchmark(args, built, data, metric, video, text, severities, cache_dir, settings,
-                                 options, stats, engine)
+            doc = benchmark(args.model, data, options, video=video, text=text, severities=severities, pairs=pairs,
+                            metric=metric, stats=stats)
         if left_out:
             doc["left_out"] = left_out
         if args.allow_skips and doc.get("skipped"):
@@ -245,7 +237,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     except Exception as e:                               # runtime failure: one line, resumable
         if args.debug:
             raise
-        print(f"perturb bench: error: {failure_message(e, args.model, stats.get('progress'), cache_dir)}",
+        print(f"perturb bench: error: {failure_message(e, args.model, stats.get('progress'), options.cache_dir)}",
               file=sys.stderr)
         return 1
     print_summary(doc)
@@ -272,25 +264,6 @@ def _skips_status(skipped: list[dict[str, Any]], allowed: bool) -> int:
               f"'skipped' in results.json and the report); pass --allow-skips to accept", file=sys.stderr)
         return 1
     return 0
-
-
-def _run_benchmark(args: argparse.Namespace, built: Any, data: Any, metric: Any, video: list[str], text: list[str],
-                   severities: tuple[int, ...], cache_dir: str | None, settings: Any, options: dict[str, Any],
-                   stats: dict[str, Any], engine: str | None) -> dict[str, Any]:
-    """The benchmark of the validated options (on the fly unless ``built``) on the ``engine`` of run_engine."""
-    from .api import benchmark
-    from .pipeline.sources import OnTheFly
-
-    source = built if built is not None else OnTheFly(
-        seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device,
-        per_frame=args.per_frame)
-    return benchmark(args.model, data, video=video, text=text, severities=severities,
-                     pairs=_pairs(args.pairs), metric=metric, bootstrap=args.bootstrap,
-                     level=args.level, source=source, cache_dir=cache_dir, settings=settings,
-                     backend=engine, scheduler=args.scheduler, n_workers=args.jobs,
-                     model_options=options, stats=stats, mc=args.mc, entailment=args.entailment,
-                     rerank=args.rerank, first_stage=args.first_stage, baseline_errors=args.baseline_errors,
-                     connect_timeout=args.connect_timeout)
 
 
 HUB_BARS_ENV = "HF_HUB_DISABLE_PROGRESS_BARS"

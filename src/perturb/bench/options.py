@@ -1,176 +1,87 @@
-"""``perturb bench`` options checked before any work: numbers in range, models and files that
-exist, pairs of known perturbations. A bad option is a UsageError (exit 2) in well under a
-second, never a model failure reported after embedding."""
+"""A benchmark's options object (:class:`BenchOptions`, holding the model's
+:class:`~.adapters.model_options.ModelOptions`), built once by the caller or, from the command
+line, by :func:`bench_options`, and passed whole to ``benchmark()``."""
 from __future__ import annotations
 
 import argparse
-import math
-import os
-from typing import Any, Sequence
-from urllib.parse import urlparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
 
-from ..errors import UsageError
-from ..options import check_output
-from ..metric_names import Metric, gamma_kinds, gamma_metric
+from ..clusters import DEFAULT_CONNECT_TIMEOUT
+from ..options import options_object
+from .adapters.model_options import ModelOptions
 
-# (option, attribute, smallest accepted value) of the whole-number options; None is "not given".
-AT_LEAST = (("--seed", "seed", 0), ("--bootstrap", "bootstrap", 0), ("--batch-size", "batch_size", 1),
-            ("--model-batch", "model_batch", 0), ("--frames", "frames", 1), ("--workers", "workers", 1),
-            ("--subset", "subset", 1), ("--max-frames", "max_frames", 1), ("--jobs", "jobs", 1),
-            ("--rerank", "rerank", 1), ("--gpus", "gpus", 0))
+if TYPE_CHECKING:
+    from .pipeline.encoder import Settings
+    from .pipeline.sources import OnTheFly
 
 
-def check_numbers(args: argparse.Namespace) -> None:
-    """Whole numbers at or above their floor; level strictly inside (0, 1); rates and times > 0."""
-    for option, name, floor in AT_LEAST:
-        value = getattr(args, name, None)
-        if value is not None and value < floor:
-            raise UsageError(f"{option} must be an integer >= {floor}; got {value}")
-    if not 0 < args.level < 1:
-        raise UsageError(f"--level must be a confidence level between 0 and 1, exclusive; got {args.level}")
-    for option, name in (("--fps", "fps"), ("--timeout", "timeout"), ("--connect-timeout", "connect_timeout")):
-        value = getattr(args, name, None)
-        if value is not None and not (math.isfinite(value) and value > 0):
-            raise UsageError(f"{option} must be > 0, a finite number; got {value}")
+@dataclass(frozen=True, kw_only=True)
+class BenchOptions:
+    """Everything ``benchmark()`` takes beyond the run's selection:
+
+    - ``model``: how a spec-string model is loaded (and ``first_stage`` with it);
+    - ``bootstrap`` resamples (0: no confidence intervals) at confidence ``level``;
+    - ``source`` of the clips (default: rendered on the fly from ``settings.seed``), ``cache_dir``
+      of the embeddings (None: no cache), ``settings`` (seed, batch size, workers, ties, progress);
+    - ``backend``: the engine, ``"loky"``, ``"dask"`` or ``"ray"``, ``"in-process"`` (this
+      process), or None to choose (:func:`~.distributed.placement.default_engine`); ``scheduler``
+      an existing cluster to join within ``connect_timeout`` seconds; ``n_workers`` caps replicas;
+    - ``mc`` / ``entailment``: contrast-set files evaluated on the clean videos;
+    - ``rerank`` K re-scores each caption's top K videos of the dual encoder ``first_stage``;
+    - ``baseline_errors``: a JSON path or mapping of a baseline model's errors (ImageNet-C's mCE),
+      read and checked once, here (a ValueError in one line).
+    """
+
+    model: ModelOptions = ModelOptions()
+    bootstrap: int = 1000
+    level: float = 0.95
+    source: OnTheFly | None = None
+    cache_dir: str | None = None
+    settings: Settings | None = None
+    backend: str | None = None
+    scheduler: str | None = None
+    n_workers: int | None = None
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    mc: str | None = None
+    entailment: str | None = None
+    rerank: int | None = None
+    first_stage: Any = None
+    baseline_errors: str | Path | Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        from .scoring.suite_summary import load_baseline
+
+        options_object(self.model, ModelOptions, "BenchOptions(model=...)")
+        if self.baseline_errors is not None:
+            object.__setattr__(self, "baseline_errors", load_baseline(self.baseline_errors))
 
 
-def check_model(spec: str, option: str = "--model") -> str:
-    """A model spec whose target can exist: local paths present, a callable callable, a URL a
-    URL; returns its kind (hf:/clip: folders are checked by parse_spec). Nothing is loaded (a
-    callable's module is imported)."""
-    from .adapters.factory import parse_spec
-    from .adapters.kinds import import_target
-    from .adapters.protocol import ModelSpecError, wrappable
-
-    try:
-        kind, target = parse_spec(spec)
-        if kind == "callable" and not wrappable(import_target(target)):
-            raise UsageError(f"{option} {spec}: {target} is not a model; expected an object with "
-                             "encode_videos/encode_texts or score, a class or zero-argument factory "
-                             "returning one, or a function (clips, texts) -> scores")
-    except ModelSpecError as e:
-        raise UsageError(str(e)) from None
-    path = os.path.expanduser(target)
-    if kind == "precomputed" and not os.path.isdir(path):
-        raise UsageError(f"{option} {spec}: {path} is not a directory; expected precomputed:DIR")
-    if kind == "http":
-        url = urlparse(target.partition("#")[0])
-        if url.scheme not in ("http", "https") or not url.netloc or " " in target:
-            raise UsageError(f"{option} {spec}: expected http:http://HOST:PORT[/PATH][#cross]; "
-                             f"got {target!r}")
-    return kind
+def model_options(args: argparse.Namespace) -> ModelOptions:
+    """The model options of ``perturb bench``'s command line."""
+    return ModelOptions(device=args.device, frames=args.frames, timeout=args.timeout,
+                        batch_size=args.batch_size if args.model_batch is None else args.model_batch,
+                        dtype=args.dtype, precision=args.precision, device_map=args.device_map,
+                        cache_key=args.cache_key, frame_sampling=args.frame_sampling)
 
 
-def is_dual(spec: str) -> bool:
-    """Whether a model spec is known to be a dual encoder without loading it or importing
-    anything (its kind's :attr:`~.adapters.kinds.Kind.encoder`)."""
-    from .adapters.kinds import KINDS
+def bench_options(args: argparse.Namespace, built: Any, engine: str | None) -> BenchOptions:
+    """The options of ``perturb bench``'s command line, on the ``engine`` chosen for it (None: this
+    process), benched from ``built`` when given, else rendered on the fly; a ValueError in one line
+    for a ``--baseline-errors`` file that does not hold a baseline."""
+    from .distributed.placement import IN_PROCESS_ENGINE
+    from .pipeline.encoder import Settings
+    from .pipeline.sources import OnTheFly
 
-    kind, _, target = spec.partition(":")
-    if spec.startswith(("http://", "https://")):
-        kind, target = "http", spec
-    return kind in KINDS and KINDS[kind].encoder(target, False) == "dual"
-
-
-def check_pairs(pairs: Sequence[tuple[str, str]]) -> None:
-    """Every VIDEO@TEXT pair names a known video and a known text perturbation."""
-    from ..registry import REGISTRY
-
-    for video, text in pairs:
-        try:
-            REGISTRY.resolve([video], "video")
-            REGISTRY.resolve([text], "text")
-        except ValueError as e:
-            raise UsageError(f"--pairs {video}@{text}: {e}") from None
-
-
-BENCH_OUTPUTS = ("results.json", "results.csv", "report.md", "report.html")   # what bench writes in --out
-
-
-def check_files(args: argparse.Namespace, inputs: Sequence[str]) -> None:
-    """Input files exist and parse; --out and --cache are folders that are not an input."""
-    from ..contrast.entailment import read_entailment
-    from ..contrast.mc import read_mc_jsonl, read_mc_tsv
-
-    for option, path in (("--judgements", args.judgements), ("--mc", args.mc), ("--entailment", args.entailment)):
-        if path is not None and not os.path.isfile(path):
-            raise UsageError(f"{option} {path}: no such file")
-    readers: list[tuple[str, str | None, Any]] = [
-        ("--mc", args.mc, read_mc_jsonl if str(args.mc).endswith(".jsonl") else read_mc_tsv),
-        ("--entailment", args.entailment, read_entailment)]
-    for option, path, read in readers:
-        if path is None:
-            continue
-        try:
-            rows = read(path)
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
-            raise UsageError(f"{option} {path}: not a readable {option[2:]} file ({e})") from None
-        if not rows:
-            raise UsageError(f"{option} {path}: no rows; expected at least one question")
-    inputs = [*inputs, args.judgements, args.mc, args.entailment, args.baseline_errors]
-    check_output(args.out, inputs, "--out", kind="dir", writes=BENCH_OUTPUTS)
-    if args.cache and not args.no_cache:
-        check_output(args.cache, inputs, "--cache", kind="dir")
-
-
-def check_metric(args: argparse.Namespace) -> Metric:
-    """The metric γ is computed on, parsed; a kind that counts extra positives (mAP) needs --judgements."""
-    try:
-        metric = gamma_metric(args.metric)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    if metric.kind.needs_judgements and not args.judgements:
-        raise UsageError(f"--metric {metric.key} needs --judgements (the extra positives it ranks); "
-                         f"expected one of {' or '.join(gamma_kinds(judged=False))} without them")
-    return metric
-
-
-def check_rerank(args: argparse.Namespace) -> None:
-    """--rerank K re-scores with --model as a cross-encoder after the dual --first-stage."""
-    if (args.rerank is None) != (args.first_stage is None):
-        raise UsageError("--rerank K and --first-stage MODEL go together")
-    if args.rerank is None:
-        return
-    check_model(args.first_stage, "--first-stage")
-    if is_dual(args.model):
-        raise UsageError(f"--rerank re-scores with a cross-encoder; --model {args.model} is a dual "
-                         "encoder (expected hf:...#itm, hf:...#logits, hf:...#yesno or http:URL#cross)")
-
-
-def check_frames(args: argparse.Namespace) -> None:
-    """--frame-sampling names a rule, for a model kind that takes one."""
-    from .adapters.factory import check_frame_sampling
-    from .adapters.protocol import ModelSpecError
-
-    try:
-        check_frame_sampling(args.model, args.frame_sampling)
-    except ModelSpecError as e:
-        raise UsageError(str(e)) from None
-
-
-def check_per_frame_option(video: Sequence[str], built: Any) -> None:
-    """--per-frame perturbs on the fly, and some selected op must take it (the library's rule, in
-    the command's words)."""
-    from ..errors import PerFrameError
-    from ..registry import REGISTRY, per_frame_selection
-    from ..selection import per_frame_refusal
-
-    if built is not None:
-        raise UsageError("--per-frame renders on the fly; --built benches the clips as built (build them "
-                         "with `perturb build --per-frame`)")
-    try:
-        per_frame_selection([REGISTRY.get(v, "video") for v in video], True)
-    except PerFrameError as e:
-        raise UsageError(per_frame_refusal(e.takers)) from None
-
-
-def check_bench(args: argparse.Namespace, pairs: Sequence[tuple[str, str]]) -> Metric:
-    """Every check above, in the order a reader of the command line would make them; the parsed metric."""
-    check_numbers(args)
-    check_model(args.model)
-    check_frames(args)
-    metric = check_metric(args)
-    check_rerank(args)
-    check_pairs(pairs)
-    check_files(args, [p for p in (args.dataset, args.built) if p])
-    return metric
+    source = built if built is not None else OnTheFly(
+        seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device,
+        per_frame=args.per_frame)
+    return BenchOptions(
+        model=model_options(args), bootstrap=args.bootstrap, level=args.level, source=source,
+        cache_dir=None if args.no_cache else (args.cache or str(Path(args.out) / "cache")),
+        settings=Settings(seed=args.seed, batch_size=args.batch_size, workers=args.workers, ties=args.ties,
+                          progress=not args.no_progress),
+        backend=engine or IN_PROCESS_ENGINE, scheduler=args.scheduler, n_workers=args.jobs,
+        connect_timeout=args.connect_timeout, mc=args.mc, entailment=args.entailment, rerank=args.rerank,
+        first_stage=args.first_stage, baseline_errors=args.baseline_errors)

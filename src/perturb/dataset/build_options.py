@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..clusters import DEFAULT_CONNECT_TIMEOUT
-from ..errors import OptionsTypeError
+from ..options import options_object
 from . import encode
 from .work_units import Preprocess
 
@@ -50,12 +50,6 @@ class BuildOptions:
 
 
 def build_options(options: Any) -> BuildOptions:
-    """``options`` itself, or the defaults for None; a TypeError (also a ValueError) naming
-    :class:`BuildOptions` for anything else, such as a dict of keywords."""
-    if options is None:
-        return BuildOptions()
-    if not isinstance(options, BuildOptions):
-        raise OptionsTypeError(f"options must be a perturb.dataset.BuildOptions, built with keywords "
-                               f"(BuildOptions(jobs=4)); got {type(options).__name__}")
-    return options
-
+    """``options`` itself, or the defaults for None; anything else (a dict of keywords, say) is one
+    error line naming :class:`BuildOptions`."""
+    return options_object(options, BuildOptions, "build")

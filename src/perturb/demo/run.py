@@ -40,6 +40,7 @@ def run_demo(out: str | Path, seed: int = 0, video: Sequence[str] | str = DEFAUL
     from ..dataset.readers import read_dataset
     from ..registry import REGISTRY
     from ..bench.api import benchmark
+    from ..bench.options import BenchOptions
     from ..bench.pipeline.data import make_data
     from ..bench.pipeline.encoder import Settings
     from ..bench.reporting.report import print_summary, write_reports
@@ -55,9 +56,10 @@ def run_demo(out: str | Path, seed: int = 0, video: Sequence[str] | str = DEFAUL
     data = make_data(read_dataset(captions), "demo", str(captions), seed=seed)
     video_names = [s.ref for s in REGISTRY.resolve(video, "video")]
     text_names = list(text) if text is not None else demo_text_perturbations()
-    doc = benchmark(model, data, video=video_names, text=text_names, severities=severities, pairs=pairs,
-                    metric=DEMO_METRIC, bootstrap=bootstrap, cache_dir=str(out / "cache"),
-                    settings=Settings(seed=seed, batch_size=40, progress=progress))
+    options = BenchOptions(bootstrap=bootstrap, cache_dir=str(out / "cache"),
+                           settings=Settings(seed=seed, batch_size=40, progress=progress))
+    doc = benchmark(model, data, options, video=video_names, text=text_names, severities=severities, pairs=pairs,
+                    metric=DEMO_METRIC)
     write_json(doc, out / "results.json")
     write_csv(doc, out / "results.csv")
     paths = write_reports([doc], out, extra_html=_gallery_html(out))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["RobustnessError", "assert_robust"]
+__all__ = ["RobustOptions", "RobustnessError", "assert_robust"]
 
 
 def __getattr__(name: str) -> Any:

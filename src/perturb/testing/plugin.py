@@ -1,6 +1,7 @@
 """pytest plugin (entry point ``pytest11: perturb``): the ``perturb_robust`` fixture and its options."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 import pytest
@@ -17,16 +18,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.fixture
 def perturb_robust(request: pytest.FixtureRequest) -> Callable[..., Any]:
-    """``assert_robust`` with ``subset`` and ``seed`` defaulting to the command-line options."""
-    from .robust import assert_robust
+    """``assert_robust`` with its options' ``subset`` and ``seed`` defaulting to the command-line options."""
+    from ..options import options_object
+    from .robust import RobustOptions, assert_robust
 
     defaults = {"subset": request.config.getoption("--perturb-subset"),
                 "seed": request.config.getoption("--perturb-seed")}
 
-    def check(model: Any, dataset: Any, **kwargs: Any) -> Any:
-        for key, value in defaults.items():
-            if kwargs.get(key) is None:
-                kwargs[key] = value
-        return assert_robust(model, dataset, **kwargs)
+    def check(model: Any, dataset: Any, options: RobustOptions | None = None, **kwargs: Any) -> Any:
+        given = options_object(options, RobustOptions, "perturb_robust")
+        unset = {key: value for key, value in defaults.items() if getattr(given, key) is None}
+        return assert_robust(model, dataset, replace(given, **unset), **kwargs)
 
     return check

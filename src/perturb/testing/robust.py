@@ -1,6 +1,7 @@
 """``assert_robust``: run a small robustness benchmark on a model and fail a test when it falls short."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -10,6 +11,7 @@ from ..gate.check import check, not_run
 from ..gate.compare import DEFAULT_MAX_DROP, compare
 from ..gate.outcome import Outcome
 from ..gate.rules import Rule, parse_rule
+from ..options import options_object
 from ..registry import REGISTRY
 from ..results import Results, load_results, validate
 
@@ -21,6 +23,25 @@ class RobustnessError(AssertionError):
         super().__init__(message)
         self.failures = list(failures)
         self.results = results
+
+
+@dataclass(frozen=True, kw_only=True)
+class RobustOptions:
+    """How :func:`assert_robust` benchmarks and compares, beyond its bounds: the ``severities``
+    run, the ``metric`` (γ's and the one compared), a ``subset`` of N items chosen from ``seed``
+    (None: every item; the ``perturb_robust`` fixture fills both from its command line, a ``seed``
+    of None is 0), ``bootstrap`` resamples (None: 200 with ``significance``, else none), and the
+    comparison with a baseline: ``max_drop``, ``significance`` and ``compare_metrics`` (None: γr
+    and ``metric``)."""
+
+    severities: Sequence[int] = (3,)
+    metric: str = "t2v.R@5"
+    subset: int | None = None
+    seed: int | None = None
+    bootstrap: int | None = None
+    max_drop: float = DEFAULT_MAX_DROP
+    significance: float | None = None
+    compare_metrics: Sequence[str] | None = None
 
 
 def split_by_modality(perturbations: str | Sequence[str]) -> dict[str, list[str]]:
@@ -75,32 +96,33 @@ def _message(model: Any, failures: Sequence[Outcome]) -> str:
     return "\n".join(lines)
 
 
-def assert_robust(model: Any, dataset: Any, *, perturbations: str | Sequence[str],
-                  min_gamma_r: float | None = None, min_gamma_a: float | None = None,
-                  rules: Sequence[str | Rule] = (), baseline: Any = None,
-                  max_drop: float = DEFAULT_MAX_DROP, significance: float | None = None,
-                  compare_metrics: Sequence[str] | None = None, severities: Sequence[int] = (3,),
-                  metric: str = "t2v.R@5", subset: int | None = None, seed: int = 0,
-                  bootstrap: int | None = None, save: str | Path | None = None) -> Results:
-    """Benchmark ``model`` on ``dataset`` under ``perturbations``; raise RobustnessError naming what
-    fell short of the bounds (min_gamma_r, min_gamma_a, rules) or regressed against ``baseline``."""
+def assert_robust(model: Any, dataset: Any, options: RobustOptions | None = None, *,
+                  perturbations: str | Sequence[str], min_gamma_r: float | None = None,
+                  min_gamma_a: float | None = None, rules: Sequence[str | Rule] = (), baseline: Any = None,
+                  save: str | Path | None = None) -> Results:
+    """Benchmark ``model`` on ``dataset`` under ``perturbations`` (as ``options`` say,
+    :class:`RobustOptions`); raise RobustnessError naming what fell short of the bounds
+    (min_gamma_r, min_gamma_a, rules) or regressed against ``baseline``. ``save``: write the
+    results document there."""
     from ..bench.api import benchmark
+    from ..bench.options import BenchOptions
 
+    o = options_object(options, RobustOptions, "assert_robust")
     chosen = split_by_modality(perturbations)
     wanted = _rules(min_gamma_r, min_gamma_a, rules)
     if not wanted and baseline is None:
         raise ValueError("assert_robust needs a bound (min_gamma_r=, min_gamma_a=, rules=) or a baseline=")
     base = _baseline(baseline) if baseline is not None else None
-    n_boot = bootstrap if bootstrap is not None else (200 if significance is not None else 0)
-    doc = benchmark(model, _data(dataset, subset, seed), video=chosen["video"], text=chosen["text"],
-                    severities=severities, metric=metric, bootstrap=n_boot)
+    n_boot = o.bootstrap if o.bootstrap is not None else (200 if o.significance is not None else 0)
+    doc = benchmark(model, _data(dataset, o.subset, o.seed or 0), BenchOptions(bootstrap=n_boot),
+                    video=chosen["video"], text=chosen["text"], severities=o.severities, metric=o.metric)
     if save is not None:
         Path(save).parent.mkdir(parents=True, exist_ok=True)
         write_json(save, doc)
     results = validate(doc, "benchmark")
     outcomes = check(results, wanted) if wanted else not_run(results)     # a skipped one fails either way
     if base is not None:
-        outcomes += compare(base, results, compare_metrics, max_drop, significance).outcomes
+        outcomes += compare(base, results, o.compare_metrics, o.max_drop, o.significance).outcomes
     failures = [o for o in outcomes if o.failed]
     if failures:
         raise RobustnessError(_message(model, failures), failures, results)

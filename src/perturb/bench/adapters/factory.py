@@ -7,29 +7,24 @@ the protocol's errors).
 """
 from __future__ import annotations
 
+from ...options import options_object
 from .frames import check_sampling
-from .kinds import KINDS, LoadOptions
+from .kinds import KINDS
+from .model_options import ModelOptions
 from .protocol import Model, ModelSpecError
 
 
-def load_model(spec: str, *, device: str = "auto", batch_size: int = 32, frames: int | None = None,
-               timeout: float = 60.0, dtype: str = "auto", precision: str = "auto",
-               device_map: str | None = None, cache_key: str | None = None,
-               frame_sampling: str | None = None) -> Model:
+def load_model(spec: str, options: ModelOptions | None = None) -> Model:
     """A model from ``hf:NAME_OR_PATH[@REV][#MODE]``, ``clip:NAME_OR_PATH`` (the hf CLIP family),
-    ``precomputed:DIR``, ``callable:MODULE:ATTR``, ``http:URL``, ``toy:DIM``; a ModelSpecError (a
+    ``precomputed:DIR``, ``callable:MODULE:ATTR``, ``http:URL``, ``toy:DIM``, loaded with
+    ``options`` (:class:`~.model_options.ModelOptions`, default: its defaults); a ModelSpecError (a
     ValueError) for a spec of an unknown kind or a malformed one.
-
-    ``frames`` None means the model's own count (8 where the checkpoint does not fix one);
-    ``cache_key`` pins the version the embedding cache keys the model by; ``frame_sampling``
-    (centre, start, linspace, fps:N) overrides an hf family's own frame-sampling convention.
     """
-    check_frame_sampling(spec, frame_sampling)
+    options = options_object(options, ModelOptions, "load_model")
+    check_frame_sampling(spec, options.frame_sampling)
     kind, target = parse_spec(spec)
-    model = KINDS[kind].load(kind, target, LoadOptions(
-        device=device, batch_size=batch_size, frames=frames, timeout=timeout, dtype=dtype, precision=precision,
-        device_map=device_map, frame_sampling=frame_sampling))
-    model.cache_key = cache_key
+    model = KINDS[kind].load(kind, target, options)
+    model.cache_key = options.cache_key
     return model
 
 
@@ -62,6 +57,14 @@ def parse_spec(spec: str) -> tuple[str, str]:
         raise ModelSpecError(f"model {spec!r} has no target; expected {KINDS[kind].form}")
     KINDS[kind].check(kind, target)
     return kind, target
+
+
+def encoder_type(spec: str, may_import: bool = False) -> str | None:
+    """``"dual"`` or ``"cross"`` as the spec says (with ``may_import``, a callable's module is
+    imported; nothing is built); None where only the built model tells (its kind's
+    :attr:`~.kinds.Kind.encoder`)."""
+    kind, target = parse_spec(spec)
+    return KINDS[kind].encoder(target, may_import)
 
 
 def check_available(spec: str) -> None:

@@ -15,21 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .device import pick_device
-from .protocol import Model, ModelSpecError, _required_params, wrap
-
-
-@dataclass(frozen=True)
-class LoadOptions:
-    """What ``load_model`` passes every loader; each kind reads the options it takes."""
-
-    device: str = "auto"
-    batch_size: int = 32
-    frames: int | None = None
-    timeout: float = 60.0
-    dtype: str = "auto"
-    precision: str = "auto"
-    device_map: str | None = None
-    frame_sampling: str | None = None
+from .model_options import ModelOptions
+from .protocol import Model, ModelSpecError, required_params, wrap
 
 
 def _no_check(kind: str, target: str) -> None:
@@ -50,7 +37,7 @@ class Kind:
     its encoder."""
 
     form: str
-    load: Callable[[str, str, LoadOptions], Model]
+    load: Callable[[str, str, ModelOptions], Model]
     check: Callable[[str, str], None] = _no_check
     available: Callable[[str, str], None] = _no_check
     frame_sampling: bool = False
@@ -68,11 +55,9 @@ def _dual(target: str, may_import: bool) -> str | None:
     return "dual"
 
 
-def _load_hf(kind: str, target: str, o: LoadOptions) -> Model:
+def _load_hf(kind: str, target: str, o: ModelOptions) -> Model:
     from .hf import load_hf
-    impl = load_hf(target, family="clip" if kind == "clip" else None, device=o.device, batch_size=o.batch_size,
-                   frames=o.frames, dtype=o.dtype, precision=o.precision, device_map=o.device_map,
-                   frame_sampling=o.frame_sampling)
+    impl = load_hf(target, o, family="clip" if kind == "clip" else None)
     return Model(impl, impl.id)
 
 
@@ -94,12 +79,12 @@ def _encoder_hf(target: str, may_import: bool) -> str | None:
     return "cross" if "#" in target else None
 
 
-def _load_precomputed(kind: str, target: str, o: LoadOptions) -> Model:
+def _load_precomputed(kind: str, target: str, o: ModelOptions) -> Model:
     from .precomputed import PrecomputedAdapter
     return Model(PrecomputedAdapter(target), f"{kind}:{target}")
 
 
-def _load_http(kind: str, target: str, o: LoadOptions) -> Model:
+def _load_http(kind: str, target: str, o: ModelOptions) -> Model:
     from .http import HttpAdapter
     frames = o.frames or 8
     return Model(HttpAdapter(target, timeout=o.timeout, frames=frames), f"{kind}:{target}@{frames}f")
@@ -110,7 +95,7 @@ def _encoder_http(target: str, may_import: bool) -> str | None:
     return "cross" if target.endswith("#cross") else "dual"
 
 
-def _load_toy(kind: str, target: str, o: LoadOptions) -> Model:
+def _load_toy(kind: str, target: str, o: ModelOptions) -> Model:
     from .toy import ToyEncoder
     return Model(ToyEncoder(int(target)), f"{kind}:{target}")
 
@@ -120,7 +105,7 @@ def _check_toy(kind: str, target: str) -> None:
         raise ModelSpecError(f"toy:DIM takes a positive whole dimension; got {f'{kind}:{target}'!r}")
 
 
-def _load_callable(kind: str, target: str, o: LoadOptions) -> Model:
+def _load_callable(kind: str, target: str, o: ModelOptions) -> Model:
     return wrap(with_device(import_target(target), o.device), f"{kind}:{target}")
 
 
@@ -140,7 +125,7 @@ def _encoder_callable(target: str, may_import: bool) -> str | None:
     obj = import_target(target)
     if hasattr(obj, "encode_videos"):
         return "dual"
-    if hasattr(obj, "score") or (not inspect.isclass(obj) and callable(obj) and _required_params(obj) == 2):
+    if hasattr(obj, "score") or (not inspect.isclass(obj) and callable(obj) and required_params(obj) == 2):
         return "cross"
     return None
 

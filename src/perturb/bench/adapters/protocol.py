@@ -157,7 +157,8 @@ class _ScoreFunction:
         return self.fn(clips, texts)
 
 
-def _required_params(fn: Any) -> int:
+def required_params(fn: Any) -> int:
+    """How many positional arguments ``fn`` needs (0 where its signature cannot be read)."""
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
@@ -171,7 +172,7 @@ def wrappable(obj: Any) -> bool:
     a zero-argument factory or a two-argument score function."""
     if isinstance(obj, (Model, DualEncoder, CrossEncoder)) or inspect.isclass(obj):
         return True
-    return callable(obj) and _required_params(obj) in (0, 2)
+    return callable(obj) and required_params(obj) in (0, 2)
 
 
 def wrap(obj: Any, model_id: str = "callable") -> Model:
@@ -183,9 +184,9 @@ def wrap(obj: Any, model_id: str = "callable") -> Model:
     if isinstance(obj, (DualEncoder, CrossEncoder)):
         return Model(obj, model_id)
     if callable(obj):
-        if _required_params(obj) == 0:
+        if required_params(obj) == 0:
             return wrap(obj(), model_id)
-        if _required_params(obj) == 2:
+        if required_params(obj) == 2:
             return Model(_ScoreFunction(obj), model_id)
     raise TypeError(f"{model_id}: expected an object with encode_videos/encode_texts or score, a "
                     f"factory returning one, or a function (clips, texts) -> scores; got {obj!r}")

@@ -1,5 +1,5 @@
 """Where a sharded benchmark runs: the GPUs this machine shows, the model replicas a run places
-(one per GPU, else ``--jobs`` CPU replicas), how videos are cut into shards, and the plan that
+(one per GPU, else ``--jobs`` CPU replicas), how videos are cut into shards, and the :class:`Placement` that
 ``perturb bench --dry-run`` prints.
 
 This machine's GPUs are those torch counts, numbered as ``CUDA_VISIBLE_DEVICES`` names them
@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 import socket
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from ..adapters.kinds import KINDS
+from ..adapters.model_options import ModelOptions
 from .devices import GpuRequest, Gpus, check_devices, gpu_request  # noqa: F401  (placement's vocabulary)
 
 DEFAULT_JOBS = 2               # CPU replicas of a local engine when --jobs is not given
@@ -93,7 +94,7 @@ def local_replicas(request: GpuRequest, jobs: int | None, engine: str, gpus: Gpu
 
 
 IN_PROCESS = "this process"
-IN_PROCESS_ENGINE = "in-process"       # a plan's engine when the driver runs the model itself
+IN_PROCESS_ENGINE = "in-process"       # a placement's engine when the driver runs the model itself
 
 
 def default_engine(kind: str, device: str | None, jobs: int | None, *, device_map: str | None = None,
@@ -127,14 +128,13 @@ def on_gpus(replicas: Sequence[Replica]) -> bool:
     return any(r.device.startswith("cuda") for r in replicas)
 
 
-def replica_options(options: dict[str, Any], replicas: Sequence[Replica]) -> dict[str, Any]:
+def replica_options(options: ModelOptions, replicas: Sequence[Replica]) -> ModelOptions:
     """The model options a replica builds with: a GPU replica's model goes on its own GPU."""
-    device = str(options.get("device", "auto"))
-    if on_gpus(replicas) and device != "cpu":
-        return {**options, "device": REPLICA_DEVICE}
-    if device == "auto":
-        return {**options, "device": "cpu"}
-    return dict(options)
+    if on_gpus(replicas) and options.device != "cpu":
+        return replace(options, device=REPLICA_DEVICE)
+    if options.device == "auto":
+        return replace(options, device="cpu")
+    return options
 
 
 def replica_perturb_device(perturb_device: str | None, replicas: Sequence[Replica]) -> str | None:
@@ -155,8 +155,8 @@ def shards(n: int, batch_size: int, replicas: int, gpus: bool = False) -> list[l
 
 
 @dataclass
-class Plan:
-    """What a sharded run will do, before it does it (``--dry-run``)."""
+class Placement:
+    """Where a run will go and what its replicas will do, before it does it (``--dry-run``'s record)."""
 
     engine: str
     replicas: list[Replica]

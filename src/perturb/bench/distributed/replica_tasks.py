@@ -5,8 +5,9 @@ device) and how many forward passes it made.
 """
 from __future__ import annotations
 
+import copy
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -16,42 +17,53 @@ from ...errors import MissingResourceError
 from ...metric_names import reported_names
 from ..adapters.factory import load_model
 from ..adapters.frames import frame_spec_of
+from ..adapters.model_options import ModelOptions
 from ..adapters.protocol import Model
 from ..pipeline.cache import EmbeddingCache
 from ..pipeline.data import BenchData
 from ..pipeline.encoder import Encoder, Settings
 from .placement import this_host
-from ..pipeline.plan import Job
+from ..pipeline.jobs import Job
 from ..pipeline.schedule import Config
 from ..pipeline.sources import OnTheFly
 
 
 @dataclass
 class WorkerContext:
-    """What every task carries: the model (rebuilt from its spec, once per replica), data, source, cache."""
+    """What every task carries: the model (rebuilt from its spec and options, once per replica), data,
+    the driver's source with the device replicas perturb on, the cache."""
 
     model_spec: str
-    model_options: dict[str, Any]
+    model_options: ModelOptions                      # as a replica builds with (:func:`~.placement.replica_options`)
     data: BenchData
     source: OnTheFly
+    perturb_device: str | None                       # the source's device on a replica
     cache_root: str | None
     settings: Settings
     measured: tuple[str, ...] = reported_names()     # metric names, per direction
 
     def encoder(self) -> Encoder:
-        model = _worker_model(self.model_spec, tuple(sorted(self.model_options.items())))
+        model = _worker_model(self.model_spec, self.model_options)
         settings = Settings(**{**self.settings.__dict__, "progress": False})
-        return Encoder(model, self.data, self.source, EmbeddingCache(self.cache_root), settings, self.measured)
+        return Encoder(model, self.data, self.source_here(), EmbeddingCache(self.cache_root), settings,
+                       self.measured)
+
+    def source_here(self) -> OnTheFly:
+        """The source on this replica's perturb device (a shallow copy: its clip cache is shared)."""
+        if self.perturb_device == getattr(self.source, "device", None):
+            return self.source
+        source = copy.copy(self.source)
+        source.device = self.perturb_device
+        return source
 
     def on_gpu(self) -> bool:
-        return str(self.model_options.get("device", "")).startswith("cuda") or \
-            str(getattr(self.source, "device", None) or "").startswith("cuda")
+        return self.model_options.device.startswith("cuda") or (self.perturb_device or "").startswith("cuda")
 
 
 @lru_cache(maxsize=4)
-def _worker_model(spec: str, options: tuple[tuple[str, Any], ...]) -> Model:
+def _worker_model(spec: str, options: ModelOptions) -> Model:
     """The replica's model: built on its first task, then kept for every later one."""
-    return load_model(spec, **dict(options))
+    return load_model(spec, options)
 
 
 def where(ctx: WorkerContext) -> dict[str, Any]:
@@ -177,13 +189,3 @@ def run_task(task: Task) -> tuple[Any, dict[str, Any]]:
         enc.flush()
     return result, {**where(task.ctx), "shard": task.label(), "passes": enc.model.forward_passes() - before,
                     "retries": dict(enc.model.retries() - retried)}
-
-
-def for_replicas(ctx: WorkerContext, options: dict[str, Any], perturb_device: str | None) -> WorkerContext:
-    """``ctx`` as replicas build from it: their model options, and the source on their own device."""
-    source = ctx.source
-    if perturb_device != getattr(source, "device", None):
-        import copy
-        source = copy.copy(source)
-        source.device = perturb_device
-    return replace(ctx, model_options=options, source=source)

@@ -19,7 +19,7 @@ from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ...clusters import DEFAULT_CONNECT_TIMEOUT, connect_dask, ray_address, start_ray
-from ...engines import _bounded, call_in_loky_worker, call_single_threaded
+from ...engines import bounded_in_flight, call_in_loky_worker, call_single_threaded
 from ...errors import MissingResourceError
 from .placement import (DEFAULT_JOBS, GpuRequest, Gpus, Replica, check_devices, gpu_request, local_gpus,
                         local_replicas, on_gpus, this_host)
@@ -156,9 +156,10 @@ class DaskReplicas:
             fut.release()
             return result
 
-        yield from _bounded(lambda t: done.add(self.client.submit(call_single_threaded, fn, t, pure=False,
-                                                                  resources=resources)),
-                            wait_one, tasks, IN_FLIGHT * slots)
+        def submit(t: Any) -> None:
+            done.add(self.client.submit(call_single_threaded, fn, t, pure=False, resources=resources))
+
+        yield from bounded_in_flight(submit, wait_one, tasks, IN_FLIGHT * slots)
 
     def close(self, kill: bool = False) -> None:
         self.client.close()

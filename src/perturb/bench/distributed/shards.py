@@ -13,11 +13,10 @@ import numpy as np
 from ...errors import MissingResourceError
 from ..pipeline.encoder import Encoder, Ranked
 from .placement import on_gpus, provenance, replica_record, shards
-from ..pipeline.plan import Job, caption_sets
+from ..pipeline.jobs import Job, caption_sets
 from ..pipeline.schedule import Config
 from ..pipeline.sources import CLEAN
-from .replica_tasks import (RemoteTask, Task, TextTask, VideoShard, WorkerContext,  # noqa: F401
-                            _worker_model, run_task, skip_record)
+from .replica_tasks import RemoteTask, Task, TextTask, VideoShard, WorkerContext, run_task, skip_record
 
 
 def _video_configs(jobs: Sequence[Job]) -> list[Config]:

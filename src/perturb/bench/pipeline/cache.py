@@ -30,7 +30,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ...fileio import write_atomic, write_json
-from ..adapters.protocol import BadEmbeddingsError, check_rows  # noqa: F401  (checked where they enter)
+from ..adapters.protocol import BadEmbeddingsError
 
 KEY_FILE = "key.json"
 STALE_TMP_S = 3600.0                 # a temporary older than this belongs to a dead writer
@@ -64,7 +64,7 @@ class CacheKey:
                 / _slug(self.perturbation) / sev / f"seed{self.seed}-{tail}")
 
 
-def _read_part(part: Path) -> tuple[list[str], np.ndarray, list[str]]:
+def read_part(part: Path) -> tuple[list[str], np.ndarray, list[str]]:
     """ids, rows and fingerprints of one part; ValueError when it is damaged or inconsistent."""
     try:
         with np.load(part, allow_pickle=False) as z:
@@ -143,7 +143,7 @@ class EmbeddingCache:
         parts: list[tuple[Path, list[str], np.ndarray, list[str]]] = []
         for part in sorted(folder.glob("part-*.npz")):
             try:
-                got_ids, rows, fps = _read_part(part)
+                got_ids, rows, fps = read_part(part)
             except ValueError as e:
                 _discard(part, str(e))
                 continue

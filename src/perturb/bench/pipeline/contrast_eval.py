@@ -14,7 +14,7 @@ import numpy as np
 from ..scoring.bootstrap import bootstrap_ci
 from ..scoring.metrics import mc_correct, roc_auc
 from .prefetch import batched
-from .encoder import Encoder, _normalise
+from .encoder import Encoder, unit_rows
 from .sources import CLEAN
 
 
@@ -35,7 +35,7 @@ def pair_scores(encoder: Encoder, videos: Sequence[int], texts: Sequence[str]) -
         return np.concatenate(out) if out else np.zeros(0)
     vid = encoder.unit_videos(CLEAN, None)
     txt = np.concatenate([model.encode_texts(b) for b in batched(texts, encoder.settings.batch_size)])
-    return np.einsum("ij,ij->i", _normalise(txt), vid[list(videos)])
+    return np.einsum("ij,ij->i", unit_rows(txt), vid[list(videos)])
 
 
 def evaluate_mc(encoder: Encoder, path: str | Path, bootstrap: dict[str, Any] | None) -> dict[str, Any]:

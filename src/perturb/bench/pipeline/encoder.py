@@ -21,7 +21,7 @@ from ...fingerprint import digest, item_fingerprint, perturbation_fingerprint, t
 from ...metric_names import DIRECTIONS, reported_names
 from ...ranking import Ranking
 from ..scoring.metrics import per_query_values
-from .plan import Job
+from .jobs import Job
 from .prefetch import batched, prefetch
 from .schedule import Config, video_batches
 from .sources import CLEAN, OnTheFly
@@ -46,7 +46,8 @@ class Ranked:
     values: dict[str, dict[str, np.ndarray]]
 
 
-def _normalise(x: np.ndarray) -> np.ndarray:
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    """Each row scaled to unit length (cosine similarity as a dot product); a zero row stays zero."""
     return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 
 
@@ -266,14 +267,14 @@ class Encoder:
         """:meth:`videos` scaled to unit length, once per configuration."""
         key = ("video", perturbation, severity)
         if key not in self.units:
-            self.units[key] = _normalise(self.videos(perturbation, severity))
+            self.units[key] = unit_rows(self.videos(perturbation, severity))
         return self.units[key]
 
     def unit_texts(self, perturbation: str) -> np.ndarray:
         """:meth:`texts` scaled to unit length, once per text perturbation."""
         key = ("text", perturbation, None)
         if key not in self.units:
-            self.units[key] = _normalise(self.texts(perturbation))
+            self.units[key] = unit_rows(self.texts(perturbation))
         return self.units[key]
 
     def rank(self, job: Job) -> Ranked:

@@ -17,7 +17,7 @@ from .cache import EmbeddingCache
 from .data import BenchData
 from .encoder import Encoder, Settings
 from ...fingerprint import digest, text_fingerprint
-from .plan import Job
+from .jobs import Job
 from .prefetch import prefetch
 from .sources import OnTheFly
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ....options import options_object
+from ..model_options import ModelOptions
 from ..protocol import ModelSpecError
 from .base import HfAdapter
 from .checkpoint import HfSpec, parse_spec, read_json
@@ -67,24 +69,23 @@ def _frames(family: Family, config: dict[str, Any], frames: int | None) -> int:
     return frames
 
 
-def load_hf(target: str, *, family: str | None = None, device: str = "auto", batch_size: int = 32,
-            frames: int | None = None, dtype: str = "auto", precision: str = "auto",
-            device_map: str | None = None, frame_sampling: str | None = None) -> HfAdapter:
-    """The adapter of an ``hf:`` target (``family`` forces one, e.g. ``clip`` for ``clip:``);
-    ``frame_sampling`` (centre, start, linspace, or fps:N where the family takes any count per
-    clip) overrides the family's convention."""
+def load_hf(target: str, options: ModelOptions | None = None, *, family: str | None = None) -> HfAdapter:
+    """The adapter of an ``hf:`` target loaded with ``options`` (``family`` forces one, e.g. ``clip``
+    for ``clip:``); ``options.frame_sampling`` (centre, start, linspace, or fps:N where the family
+    takes any count per clip) overrides the family's convention."""
     import transformers
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()
+    o = options_object(options, ModelOptions, "load_hf")
     spec = parse_spec(target)
     config = read_json(spec, "config.json") or {}
     fam = BY_NAME[family] if family else pick_family(config, f"{spec.name}/config.json")
     mode = pick_mode(fam, spec.mode)
-    frames = _frames(fam, config, frames)
-    runtime = Runtime(device=device, dtype=dtype, precision=precision, batch_size=batch_size,
-                      device_map=device_map)
-    sampling = frame_sampling or fam.sampling
+    frames = _frames(fam, config, o.frames)
+    runtime = Runtime(device=o.device, dtype=o.dtype, precision=o.precision, batch_size=o.batch_size,
+                      device_map=o.device_map)
+    sampling = o.frame_sampling or fam.sampling
     if sampling.startswith("fps:") and not fam.adapters[mode].rate_sampling(fam):
         raise ModelSpecError(f"{fam.cls} #{mode} reads the same number of frames from every clip; "
                              f"--frame-sampling {sampling} is not supported for it (use centre, start or "

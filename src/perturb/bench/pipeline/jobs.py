@@ -1,4 +1,4 @@
-"""Planning a benchmark: the (modality, perturbation, severity) configurations to run, as :class:`Job`s."""
+"""The jobs of a benchmark: the (modality, perturbation, severity) configurations to run, as :class:`Job`s."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,8 +38,8 @@ def caption_sets(jobs: Sequence[Job]) -> list[str]:
     return list(dict.fromkeys([CLEAN] + [j.text for j in jobs if j.modality in ("text", "both")]))
 
 
-def plan(video: Sequence[str] = (), text: Sequence[str] = (), severities: Sequence[int] = (1, 2, 3, 4, 5),
-         pairs: Sequence[tuple[str, str]] = ()) -> list[Job]:
+def jobs_of(video: Sequence[str] = (), text: Sequence[str] = (), severities: Sequence[int] = (1, 2, 3, 4, 5),
+            pairs: Sequence[tuple[str, str]] = ()) -> list[Job]:
     """Jobs for every video perturbation x severity, every text perturbation, and each pair.
     A video item may name a suite (``suite:kinetics-c``): its members, under its tables."""
     jobs: list[Job] = []
