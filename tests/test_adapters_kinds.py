@@ -56,7 +56,32 @@ def test_each_kind_loads_through_its_row():
     assert factory.load_model("http://127.0.0.1:9/x", ModelOptions(frames=3)).id == "http:http://127.0.0.1:9/x@3f"
     m = factory.load_model(f"callable:{__name__}:build_on", ModelOptions(device="cpu"))
     assert m.id == f"callable:{__name__}:build_on" and build_on.device == "cpu"
-    assert [k for k, kind in KINDS.items() if kind.frame_sampling] == ["hf", "clip"]
+
+
+# one spec of every built-in kind (the last test checks that none is missing)
+ONE_SPEC_EACH = ("toy:8", "clip:x", "precomputed:/tmp", "http://h:1/x", "hf:a/b", f"callable:{__name__}:build_on")
+
+
+def test_frame_sampling_is_taken_by_exactly_the_kinds_whose_row_says_so():
+    takers = " and ".join(f"{k}:" for k, kind in KINDS.items() if kind.frame_sampling)
+    for spec in ONE_SPEC_EACH:
+        if KINDS[factory.parse_spec(spec)[0]].frame_sampling:
+            factory.check_frame_sampling(spec, "start")
+        else:
+            with pytest.raises(ModelSpecError, match=f"applies to {takers} models; '{spec}' picks its own"):
+                factory.check_frame_sampling(spec, "start")
+
+
+def test_several_gpus_place_replicas_for_exactly_the_kinds_built_for_the_device(monkeypatch):
+    from perturb.bench.distributed import placement
+
+    monkeypatch.setattr(placement, "device_count", lambda: 4)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    for spec in ONE_SPEC_EACH:
+        kind = factory.parse_spec(spec)[0]
+        engine, why = placement.default_engine(kind, "cuda", None)
+        assert (engine == "loky") == KINDS[kind].on_device, (spec, why)
+    assert {factory.parse_spec(spec)[0] for spec in ONE_SPEC_EACH} == set(KINDS)
 
 
 def pair_scores(clips, texts):
@@ -87,7 +112,6 @@ def test_a_new_kinds_placement_and_encoder_are_read_off_its_row(with_const, monk
 def test_built_in_rows_say_where_each_model_goes_and_what_its_spec_tells():
     from perturb.bench.adapters.factory import encoder_type
 
-    assert [k for k, kind in KINDS.items() if kind.on_device] == ["hf", "clip", "callable"]
     told = {"toy:8": "dual", "clip:x": "dual", "precomputed:/tmp": "dual", "http://h:1/x": "dual",
             "https://h/x#cross": "cross", "http:http://h/x#cross": "cross", "hf:a/b": None, "hf:a/b#embed": "dual",
             "hf:a/b@rev#itm": "cross", "callable:perturb.bench.adapters.toy:ToyEncoder": "dual",

@@ -17,8 +17,9 @@ from .pipeline.cache import EmbeddingCache
 from .pipeline.contrast_eval import evaluate_entailment, evaluate_mc
 from .pipeline.data import BenchData
 from .pipeline.encoder import Encoder, Settings
-from .distributed.placement import (IN_PROCESS_ENGINE, check_devices, default_engine, gpu_request, local_gpus,
-                                    replica_options, replica_perturb_device)
+from .distributed.devices import check_devices, gpu_request
+from .distributed.placement import (IN_PROCESS_ENGINE, default_engine, local_gpus, replica_options,
+                                    replica_perturb_device)
 from .distributed.replica_tasks import ContrastTask, Describe, WorkerContext
 from .distributed.replicas import open_replicas
 from .distributed.shards import Sharded, described_model, run_jobs

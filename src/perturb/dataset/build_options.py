@@ -6,10 +6,8 @@ or once by ``perturb build``, and passed whole down the build.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..clusters import DEFAULT_CONNECT_TIMEOUT
-from ..options import options_object
 from . import encode
 from .work_units import Preprocess
 
@@ -48,8 +46,3 @@ class BuildOptions:
         """The output format (a ValueError names the formats for an unknown one)."""
         return encode.get_format(self.format)
 
-
-def build_options(options: Any) -> BuildOptions:
-    """``options`` itself, or the defaults for None; anything else (a dict of keywords, say) is one
-    error line naming :class:`BuildOptions`."""
-    return options_object(options, BuildOptions, "build")

@@ -25,13 +25,13 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import PerturbError
 from ..fileio import sha256_file, write_json
-from ..options import written_input
+from ..options import options_object, written_input
 from ..registry import REGISTRY, Spec, per_frame_selection
 from ..selection import DEFAULT_VIDEO_SELECTION, parse_severities
 from ..rng import item_seed
 from .. import engines
 from . import encode
-from .build_options import BuildOptions, build_options
+from .build_options import BuildOptions
 from .items import Item
 from .manifest import Manifest, row_key, to_parquet
 from .readers import GENERIC_COLUMNS, DatasetFormatError, infer_reader, read_dataset
@@ -187,7 +187,7 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
     runs and what it writes; its ``per_frame`` redraws weather ops every frame (dataset.json).
     """
     t0 = time.perf_counter()
-    options = build_options(options)
+    options = options_object(options, BuildOptions, "build")
     if isinstance(dataset, (str, os.PathLike)) and (clash := written_input(out, OUTPUT_NAMES, [dataset])):
         raise BuildConflictError(f"{out}: the build writes {clash[0]}, which is or holds the dataset "
                                  f"{clash[1]}; expected an output folder apart from the dataset")

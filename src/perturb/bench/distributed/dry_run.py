@@ -12,8 +12,9 @@ from typing import Any, Sequence
 from ...clusters import ray_address
 from ...errors import UsageError
 from ..adapters.factory import encoder_type, parse_spec
-from .placement import (IN_PROCESS_ENGINE, Placement, Replica, check_devices, default_engine, gpu_request,
-                        local_gpus, on_gpus, shards, this_host)
+from .devices import check_devices, gpu_request
+from .placement import (IN_PROCESS_ENGINE, Placement, Replica, default_engine, local_gpus, on_gpus, shards,
+                        this_host)
 from ..pipeline.jobs import Job, caption_sets
 
 Engine = tuple[str | None, str]      # the engine a run goes on (None: this process) and why, in one line

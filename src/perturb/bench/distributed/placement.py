@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from ..adapters.kinds import KINDS
 from ..adapters.model_options import ModelOptions
-from .devices import GpuRequest, Gpus, check_devices, gpu_request  # noqa: F401  (placement's vocabulary)
+from .devices import GpuRequest, Gpus, check_devices
 
 DEFAULT_JOBS = 2               # CPU replicas of a local engine when --jobs is not given
 SHARDS_PER_CPU = 2             # CPU replicas: about two shards each, of whole batches

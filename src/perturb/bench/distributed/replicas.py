@@ -21,8 +21,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from ...clusters import DEFAULT_CONNECT_TIMEOUT, connect_dask, ray_address, start_ray
 from ...engines import bounded_in_flight, call_in_loky_worker, call_single_threaded
 from ...errors import MissingResourceError
-from .placement import (DEFAULT_JOBS, GpuRequest, Gpus, Replica, check_devices, gpu_request, local_gpus,
-                        local_replicas, on_gpus, this_host)
+from .devices import GpuRequest, Gpus, check_devices, gpu_request
+from .placement import DEFAULT_JOBS, Replica, local_gpus, local_replicas, on_gpus, this_host
 
 IN_FLIGHT = 2                   # tasks held by one replica at a time
 RETRIES = 3                     # a killed Ray replica is restarted, and its task retried, this often
