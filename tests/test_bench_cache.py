@@ -395,7 +395,7 @@ def test_every_bench_output_is_written_atomically(dataset, tmp_path, monkeypatch
 def test_rebuilt_clip_of_a_built_directory_is_encoded_again(dataset, tmp_path):
     import shutil
 
-    from perturb.bench.pipeline.sources import Built
+    from perturb.bench.pipeline.built import Built
     from perturb.dataset import BuildOptions, build
     from perturb.dataset.readers import read_dataset
 

@@ -169,7 +169,7 @@ def test_bench_built_runs_what_was_built_and_names_what_is_missing(dataset, tmp_
                           "build them with `perturb build`")
     assert "model" not in err and "resume" not in err and not (tmp_path / "b" / "results.json").exists()
     from perturb.bench.cli import failure_message
-    from perturb.bench.pipeline.sources import Built, BuiltOutputError
+    from perturb.bench.pipeline.built import Built, BuiltOutputError
     with pytest.raises(BuiltOutputError) as gone:
         Built(built).clip(read_items(dataset)[0], "jpeg", 2)
     said = failure_message(gone.value, "toy:8", {}, str(tmp_path / "cache"))

@@ -180,7 +180,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .distributed.dry_run import check_placement, print_placement
     from .options import bench_options
     from .pipeline.jobs import jobs_of
-    from .pipeline.sources import Built
+    from .pipeline.built import Built
     from .reporting.report import print_summary, write_reports
     from ..results import write_csv, write_json
     from ..engines import BACKEND_MODULES
@@ -318,7 +318,7 @@ def check_out_dir(out: Path) -> None:
 def failure_message(error: BaseException, model: str, progress: dict[str, Any] | None,
                     cache_dir: str | None) -> str:
     """What failed (endpoint, model or path), what finished and is cached, and how to resume."""
-    from .pipeline.sources import BuiltOutputError
+    from .pipeline.built import BuiltOutputError
 
     if isinstance(error, BuiltOutputError):              # not the model's fault; re-running cannot help
         return f"{error}; build it with `perturb build`"

@@ -14,7 +14,7 @@ from .adapters.model_options import ModelOptions
 
 if TYPE_CHECKING:
     from .pipeline.encoder import Settings
-    from .pipeline.sources import OnTheFly
+    from .pipeline.built import Source
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,7 +37,7 @@ class BenchOptions:
     model: ModelOptions = ModelOptions()
     bootstrap: int = 1000
     level: float = 0.95
-    source: OnTheFly | None = None
+    source: Source | None = None
     cache_dir: str | None = None
     settings: Settings | None = None
     backend: str | None = None
@@ -72,7 +72,7 @@ def bench_options(args: argparse.Namespace, built: Any, engine: str | None) -> B
     for a ``--baseline-errors`` file that does not hold a baseline."""
     from .distributed.placement import IN_PROCESS_ENGINE
     from .pipeline.encoder import Settings
-    from .pipeline.sources import OnTheFly
+    from .pipeline.built import Source
 
     source = built if built is not None else OnTheFly(
         seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device,

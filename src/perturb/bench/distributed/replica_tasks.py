@@ -25,7 +25,7 @@ from ..pipeline.encoder import Encoder, Settings
 from .placement import this_host
 from ..pipeline.jobs import Job
 from ..pipeline.schedule import Config
-from ..pipeline.sources import OnTheFly
+from ..pipeline.built import Source
 
 
 @dataclass
@@ -36,7 +36,7 @@ class WorkerContext:
     model_spec: str
     model_options: ModelOptions                      # as a replica builds with (:func:`~.placement.replica_options`)
     data: BenchData
-    source: OnTheFly
+    source: Source
     perturb_device: str | None                       # the source's device on a replica
     cache_root: str | None
     settings: Settings
@@ -48,7 +48,7 @@ class WorkerContext:
         return Encoder(model, self.data, self.source_here(), EmbeddingCache(self.cache_root), settings,
                        self.measured)
 
-    def source_here(self) -> OnTheFly:
+    def source_here(self) -> Source:
         """The source on this replica's perturb device (a shallow copy: its clip cache is shared)."""
         if self.perturb_device == getattr(self.source, "device", None):
             return self.source

@@ -24,7 +24,8 @@ from ..scoring.metrics import per_query_values
 from .jobs import Job
 from .prefetch import batched, prefetch
 from .schedule import Config, video_batches
-from .sources import CLEAN, OnTheFly
+from .built import Source
+from .sources import CLEAN
 from .widths import WidthCheck, batch_label
 
 @dataclass
@@ -80,7 +81,7 @@ def recipe(modality: str, perturbation: str, severity: int | None) -> str:
 class Encoder:
     """Embeddings (dual) or score rows (cross) of one model on one dataset, cached and memoised."""
 
-    def __init__(self, model: Model, data: BenchData, source: OnTheFly, cache: EmbeddingCache,
+    def __init__(self, model: Model, data: BenchData, source: Source, cache: EmbeddingCache,
                  settings: Settings, measured: Sequence[str] = reported_names()) -> None:
         self.model, self.data, self.source, self.cache = model, data, source, cache
         self.settings, self.measured = settings, tuple(measured)      # metric names, per direction

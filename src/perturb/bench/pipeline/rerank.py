@@ -19,7 +19,7 @@ from .encoder import Encoder, Settings
 from ...fingerprint import digest, text_fingerprint
 from .jobs import Job
 from .prefetch import prefetch
-from .sources import OnTheFly
+from .built import Source
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
@@ -38,7 +38,7 @@ def merge(first: np.ndarray, top: np.ndarray, rescored: np.ndarray) -> np.ndarra
 class RerankEncoder(Encoder):
     """An :class:`Encoder` whose similarity is the first stage's, re-scored on each query's top K."""
 
-    def __init__(self, model: Model, first: Encoder, k: int, data: BenchData, source: OnTheFly,
+    def __init__(self, model: Model, first: Encoder, k: int, data: BenchData, source: Source,
                  cache: EmbeddingCache, settings: Settings, measured: Sequence[str] = reported_names()) -> None:
         if model.kind != "cross":
             raise ValueError(f"--rerank re-scores with a cross-encoder (matching or yes/no model); "

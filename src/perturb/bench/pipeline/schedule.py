@@ -51,7 +51,7 @@ def video_batches(source: Any, items: Sequence[Item], configs: Sequence[Config],
                   workers: int) -> Iterator[tuple[Config, list[int], list[np.ndarray]]]:
     """``(config, item positions, frames)`` batches covering every (config, position) in ``todo``.
 
-    ``source`` is an :class:`~perturb.bench.pipeline.sources.OnTheFly` (or ``Built``); ``frames`` are what
+    ``source`` is an :class:`~perturb.bench.pipeline.sources.OnTheFly` or a :class:`~.built.Built`; ``frames`` are what
     the model reads (``spec``). Batches come in block order, then configuration order.
     """
     if batch_size < 1:
