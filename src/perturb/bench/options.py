@@ -72,7 +72,7 @@ def bench_options(args: argparse.Namespace, built: Any, engine: str | None) -> B
     for a ``--baseline-errors`` file that does not hold a baseline."""
     from .distributed.placement import IN_PROCESS_ENGINE
     from .pipeline.encoder import Settings
-    from .pipeline.built import Source
+    from .pipeline.sources import OnTheFly
 
     source = built if built is not None else OnTheFly(
         seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device,
