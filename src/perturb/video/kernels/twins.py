@@ -40,22 +40,17 @@ def register_kernel(op: str, library: str, kernel: Callable[..., Any], key: str 
     return kernel
 
 
-def numpy_kernel(*ops: str) -> Callable[[Kernel], Kernel]:
-    """Decorator: the function is the numpy kernel of each of ``ops``."""
+def kernel_for(library: str, *ops: str) -> Callable[[Kernel], Kernel]:
+    """Decorator: the function is the ``library`` kernel of each of ``ops``."""
     def register(fn: Kernel) -> Kernel:
         for op in ops:
-            register_kernel(op, "numpy", fn)
+            register_kernel(op, library, fn)
         return fn
     return register
 
 
-def torch_kernel(*ops: str) -> Callable[[Kernel], Kernel]:
-    """Decorator: the function is the torch twin of each of ``ops``' numpy kernel."""
-    def register(fn: Kernel) -> Kernel:
-        for op in ops:
-            register_kernel(op, "torch", fn)
-        return fn
-    return register
+numpy_kernel = functools.partial(kernel_for, "numpy")     # @numpy_kernel("defocus_blur")
+torch_kernel = functools.partial(kernel_for, "torch")     # @torch_kernel("defocus_blur"): its torch twin
 
 
 def _load_torch_modules() -> None:
