@@ -27,6 +27,7 @@ import os
 import platform
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -185,6 +186,13 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def median_run(runs: list[dict]) -> dict:
+    """One cell's runs as one: the median seconds and CPU seconds, the highest peak RSS."""
+    return {**runs[0], "seconds": statistics.median(r["seconds"] for r in runs),
+            "cpu_s": round(statistics.median(r["cpu_s"] for r in runs), 2),
+            "peak_rss_mb": max((r["peak_rss_mb"] or 0) for r in runs) or None}
+
+
 def totals(rows: list[dict], code: str, model: str, cats: tuple[str, ...], label: str) -> dict | None:
     chosen = [r for r in rows if r["code"] == code and r["model"] == model and r["category"] in cats]
     if not chosen:
@@ -209,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", default="cpu", help="cpu, or cuda to add the CLIP on the GPU")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--rss-videos", type=int, default=0, help="peak-RSS check on this many 2 s videos (e.g. 200)")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="runs of each cell, head and base alternating; the median is kept (default 1)")
+    p.add_argument("--tag", default="", help="added to the results file's name (runner_speed-DATE-TAG.json)")
     args = p.parse_args(argv)
 
     cats = tuple(c.strip() for c in args.categories.split(",") if c.strip())
@@ -243,11 +254,13 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     for cat in cats:
         for label, (spec, opts) in models.items():
-            for code, path in codes.items():
-                if code == "base" and label not in args.base_models.split(","):
-                    continue
-                extra = ["--workers", str(args.workers), "--device", opts.get("device", "cpu")]
-                r = run_bench(path, spec, dataset, cat, extra)
+            extra = ["--workers", str(args.workers), "--device", opts.get("device", "cpu")]
+            runs_of = {code: [] for code in codes if code == "head" or label in args.base_models.split(",")}
+            for _ in range(max(1, args.repeats)):          # alternating, so drift on the machine hits both
+                for code in runs_of:
+                    runs_of[code].append(run_bench(codes[code], spec, dataset, cat, extra))
+            for code, runs in runs_of.items():
+                r = median_run(runs)
                 row = {"code": code, "model": label, "category": cat, "videos": len(files), **r,
                        "evals_per_s": r["configs"] * len(files) / r["seconds"]}
                 rows.append(row)
@@ -281,7 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     text = table(rows)
     print("\n" + text)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"runner_speed-{doc['date']}.json"
+    doc["repeats"] = max(1, args.repeats)
+    out = RESULTS / f"runner_speed-{doc['date']}{'-' + args.tag if args.tag else ''}.json"
     out.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"\nwritten: {out}")
     return 0
