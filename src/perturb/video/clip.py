@@ -33,24 +33,53 @@ class ClipKind:
     device: Any = None
 
 
-def _check_shape(shape: tuple[int, ...], channel_axis: int, layout: str, got: str) -> None:
-    if len(shape) != 4:
-        raise ValueError(f"expected {EXPECTED}; got {got} with {len(shape)} dimensions {tuple(shape)}"
-                         " (a single frame needs a leading time axis: frame[None])")
-    if shape[0] == 0:
-        raise ValueError(f"expected a clip with at least one frame; got shape {tuple(shape)}")
+@dataclass(frozen=True)
+class Form:
+    """What an array is checked as, for the words of its errors: a clip (T, ...), or an
+    array with another leading axis or none (an image, a batch of images: :mod:`perturb.image`)."""
+
+    noun: str             # "clip", "image", "image batch"
+    expected: str         # what is accepted, in a clause
+    lead: str = "T"       # the leading axis before (H, W, 3) / (3, H, W): "T", "B" or ""
+    hint: str = " (a single frame needs a leading time axis: frame[None])"   # after a wrong rank
+    empty: str = "a clip with at least one frame"      # what a zero-length leading axis lacks
+
+    def axes(self, frame: str) -> str:
+        """The dimensions of ``frame`` ("HWC" or "CHW") under this form: "(T, H, W, 3)"."""
+        return "(" + ", ".join("3" if a == "C" else a for a in self.lead + frame) + ")"
+
+    def permutation(self, frame: str) -> str:
+        """The axis order that lays the other frame layout out as ``frame``: "0, 2, 3, 1"."""
+        have = self.lead + ("CHW" if frame == "HWC" else "HWC")
+        return ", ".join(str(have.index(a)) for a in self.lead + frame)
+
+
+CLIP = Form("clip", EXPECTED)
+
+
+def _check_shape(shape: tuple[int, ...], layout: str, got: str, form: Form = CLIP) -> None:
+    frame = layout.removeprefix("T")                     # "HWC" or "CHW"
+    lead = len(form.lead)
+    if len(shape) != lead + 3:
+        raise ValueError(f"expected {form.expected}; got {got} with {len(shape)} dimensions {tuple(shape)}"
+                         + form.hint)
+    if lead and shape[0] == 0:
+        raise ValueError(f"expected {form.empty}; got shape {tuple(shape)}")
+    channel_axis = lead + frame.index("C")
     if shape[channel_axis] != 3:
-        other = 1 if channel_axis == 3 else 3
+        other = lead + (0 if frame == "HWC" else 2)       # where the other layout keeps its channels
         if shape[other] == 3:            # the channels sit on the other axis: say which layout is wanted
-            want = "(T, H, W, 3) channels-last" if layout == "THWC" else "(T, 3, H, W) channels-first"
-            fix = "transpose(0, 2, 3, 1)" if layout == "THWC" else "permute(0, 3, 1, 2)"
-            raise ValueError(f"expected a {got} laid out {want}; got shape {tuple(shape)}, which has its "
-                             f"channels on the other axis (use clip.{fix})")
-        raise ValueError(f"expected 3 RGB channels in a {layout} clip; got {shape[channel_axis]} "
+            kind = "channels-last" if frame == "HWC" else "channels-first"
+            verb = "transpose" if frame == "HWC" else "permute"
+            raise ValueError(f"expected a {got} laid out {form.axes(frame)} {kind}; got shape {tuple(shape)}, "
+                             f"which has its channels on the other axis (use {form.noun.split()[-1]}."
+                             f"{verb}({form.permutation(frame)}))")
+        raise ValueError(f"expected 3 RGB channels in a {form.lead}{frame} {form.noun}; got {shape[channel_axis]} "
                          f"channels in shape {tuple(shape)} (convert grayscale/RGBA to RGB first)")
-    h, w = (shape[1], shape[2]) if layout == "THWC" else (shape[2], shape[3])
+    h, w = (shape[lead], shape[lead + 1]) if frame == "HWC" else (shape[lead + 1], shape[lead + 2])
     if h == 0 or w == 0:
-        raise ValueError(f"expected frames of non-zero size; got shape {tuple(shape)}")
+        raise ValueError(f"expected {'frames' if form.lead == 'T' else 'images'} of non-zero size; "
+                         f"got shape {tuple(shape)}")
 
 
 def _check_float_range(lo: float, hi: float, got: str) -> None:
@@ -62,20 +91,39 @@ def _check_float_range(lo: float, hi: float, got: str) -> None:
         raise ValueError(f"expected float values in [0, 1] in {got}; found range [{lo!r}, {hi!r}]{hint}")
 
 
-def torch_layout(clip: Any) -> str:
-    """Validate a torch clip; its layout: "THWC" for uint8, "TCHW" for float in [0, 1]."""
+def torch_layout(clip: Any, form: Form = CLIP) -> str:
+    """Validate a torch clip (or what ``form`` says it is); its layout: "THWC" for uint8, "TCHW"
+    for float in [0, 1] (the layout of the clip it makes, whatever its leading axis)."""
     import torch
 
     got = f"torch {clip.dtype} tensor"
     if clip.dtype == torch.uint8:
-        _check_shape(tuple(clip.shape), 3, "THWC", got)
+        _check_shape(tuple(clip.shape), "THWC", got, form)
         return "THWC"
     if clip.is_floating_point():
-        _check_shape(tuple(clip.shape), 1, "TCHW", got)
+        _check_shape(tuple(clip.shape), "TCHW", got, form)
         lo, hi = torch.aminmax(_dense_view(clip.detach()))       # one pass for both ends
         _check_float_range(float(lo), float(hi), got)
         return "TCHW"
-    raise ValueError(f"expected {EXPECTED}; got {got}")
+    raise ValueError(f"expected {form.expected}; got {got}")
+
+
+def validate(x: Any, form: Form = CLIP) -> str | None:
+    """Check ``x`` against the clip model (or ``form``) without converting it: its torch layout
+    (:func:`torch_layout`), None for a numpy uint8 array."""
+    if is_torch(x):
+        return torch_layout(x, form)
+    if isinstance(x, np.ndarray):
+        got = f"numpy {x.dtype} array"
+        if x.dtype == np.uint8:
+            _check_shape(x.shape, "THWC", got, form)
+            return None
+        if x.dtype.kind == "f":
+            noun = form.noun.split()[-1]
+            raise ValueError(f"expected {form.expected}; got a {got}: numpy {noun}s must be uint8 levels, "
+                             f"e.g. np.rint({noun} * 255).astype(np.uint8) for values in [0, 1]")
+        raise ValueError(f"expected {form.expected}; got {got}")
+    raise ValueError(f"expected {form.expected}; got {type(x).__name__}")
 
 
 def _dense_view(x: Any) -> Any:
@@ -94,16 +142,7 @@ def to_numpy(clip: Any) -> tuple[np.ndarray, ClipKind]:
 
     The returned array may share memory with the input: kernels must never write to it.
     """
-    if is_torch(clip):
-        layout = torch_layout(clip)
+    layout = validate(clip)
+    if layout is not None:
         return host_frames(clip, layout), ClipKind("torch", clip.dtype, layout, clip.device)
-    if isinstance(clip, np.ndarray):
-        got = f"numpy {clip.dtype} array"
-        if clip.dtype == np.uint8:
-            _check_shape(clip.shape, 3, "THWC", got)
-            return np.ascontiguousarray(clip), ClipKind("numpy", clip.dtype, "THWC")
-        if clip.dtype.kind == "f":
-            raise ValueError(f"expected {EXPECTED}; got a {got}: numpy clips must be uint8 levels, "
-                             "e.g. np.rint(clip * 255).astype(np.uint8) for values in [0, 1]")
-        raise ValueError(f"expected {EXPECTED}; got {got}")
-    raise ValueError(f"expected {EXPECTED}; got {type(clip).__name__}")
+    return np.ascontiguousarray(clip), ClipKind("numpy", clip.dtype, "THWC")
