@@ -43,6 +43,10 @@ class VideoReadError(PerturbError, ValueError):
     """A file that is not a readable video: no video stream, truncated, or not a video at all."""
 
 
+class ImageReadError(PerturbError, ValueError):
+    """A file that is not a readable image: missing, a folder, or not a format Pillow decodes."""
+
+
 class UsageError(PerturbError):
     """Bad arguments or a malformed input file: the CLI prints the message and exits with status 2."""
 

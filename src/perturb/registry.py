@@ -38,6 +38,7 @@ class Spec:
     deviation: str = ""                # why ours differs from the paper / reference code
     default_severity: int | None = 3
     temporal: bool = False
+    stream: bool = False               # video: its meaning needs a coded stream (inter-frame codecs, stream faults)
     random: bool = True
     needs_model: bool = False
     needs_parse: bool = False          # text: runs on a spaCy Doc
@@ -62,6 +63,12 @@ class Spec:
         """The severities it runs at when ``severities`` are asked for: those, or (None,) for a
         perturbation without levels (the dataset builder and the benchmark runner both expand so)."""
         return tuple(severities) if self.has_severity else (None,)
+
+    @property
+    def applies_to_images(self) -> bool:
+        """Whether the op has a meaning on one image: a visual op that is neither temporal nor
+        needs a coded stream (:mod:`perturb.image` renders it as a one-frame clip)."""
+        return self.modality == "video" and not self.temporal and not self.stream
 
     @property
     def takes_per_frame(self) -> bool:

@@ -14,6 +14,7 @@ from ..render import CLIP, PREFIX, Renderer
 from ..severity_params import paper_table, source_order_note, table
 
 _CODEC = dict(modality="video", category="digital", random=False, temporal=False)
+_STREAM = dict(_CODEC, stream=True)     # re-encodes the clip as a video stream: no meaning on one image
 _CODEC_DEVIATION = (
     "The reference passes -q:v {levels} to ffmpeg, which clamps the quantiser at 31, so its "
     "severities 2-5 were identical. Here the quantiser is fixed (qmin = qmax) at five distinct "
@@ -31,13 +32,13 @@ register(Spec(name="mpeg1",
               aliases=("MPEG1", "Codec1"),
               summary="Whole clip re-encoded with the mpeg2video encoder at a fixed quantiser",
               severities=table("mpeg1"), paper=paper_table("mpeg1"),
-              deviation=_CODEC_DEVIATION.format(levels="20, 40, 60, 80, 100"), **_CODEC))
+              deviation=_CODEC_DEVIATION.format(levels="20, 40, 60, 80, 100"), **_STREAM))
 register(Spec(name="mpeg2",
               render=Renderer(PREFIX, kernels=kernels_of("mpeg2")),
               aliases=("MPEG2", "Codec2"),
               summary="Whole clip re-encoded with the mpeg4 encoder at a fixed quantiser",
               severities=table("mpeg2"), paper=paper_table("mpeg2"),
-              deviation=_CODEC_DEVIATION.format(levels="15, 30, 45, 60, 75"), **_CODEC))
+              deviation=_CODEC_DEVIATION.format(levels="15, 30, 45, 60, 75"), **_STREAM))
 register(Spec(
     name="elastic_transform", modality="video", category="digital",
     render=Renderer(draw=draw_elastic, kernels=kernels_of("elastic_transform"),
@@ -126,7 +127,7 @@ def _register(name: str, aliases: tuple[str, ...], summary: str) -> None:
     register(Spec(name=name,
                   render=Renderer(PREFIX if mode == "crf" else CLIP, kernels=kernels_of(name)),
                   aliases=aliases, summary=summary, severities=table(name),
-                  deviation=text, **_CODEC))
+                  deviation=text, **_STREAM))
 
 
 _register("h264_crf", ("H.264 CRF", "avc_crf"),
@@ -154,7 +155,7 @@ _NESTED = ("The damaged units are chosen uniformly without replacement by pertur
            "to none of them, one in 30,000 and one in 20,000 both to two; its 34 datagrams lose 0, 1, "
            "1, 1, 2 at 1-6%). ")
 
-_FAULT = dict(modality="video", category="digital", random=True, temporal=False)
+_FAULT = dict(modality="video", category="digital", random=True, temporal=False, stream=True)
 register(Spec(name="bit_error",
               render=Renderer(CLIP, draw=draw_fault_key, kernels=kernels_of("bit_error")),
               aliases=("Bit Error", "bit_errors"),
