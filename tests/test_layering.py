@@ -155,3 +155,12 @@ def test_text_lookups_leave_the_video_side_unloaded():
 def test_listing_order_does_not_depend_on_what_was_imported_first():
     code = "import {first}, perturb; print(perturb.list()[0]['name'], perturb.list()[-1]['name'])"
     assert run_python(code.format(first="perturb.video")) == run_python(code.format(first="perturb.text"))
+
+
+def test_the_video_package_does_not_import_the_image_package():
+    """perturb.image stands above perturb.video: an image is a one-frame clip, never the reverse."""
+    below = [p for p in SOURCES if module_name(p).startswith("perturb.video")
+             or module_name(p) in GROUND_FLOOR | {"perturb.registry"}]
+    offenders = sorted(module_name(p) for p in below
+                       if any(m == "perturb.image" or m.startswith("perturb.image.") for m in imported_modules(p)))
+    assert below and offenders == []

@@ -61,6 +61,7 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
 def flags(spec: Spec) -> list[str]:
     """The flags shown for a perturbation."""
     out = ["temporal"] if spec.temporal else []
+    out += ["needs a video stream"] if spec.stream else []
     out.append("random" if spec.random else "deterministic")
     out += [text for text, on in (("needs a model", spec.needs_model),
                                   ("needs a parse", spec.needs_parse)) if on]
