@@ -19,7 +19,8 @@ from ..video.clip import Form, validate
 from ..video.layouts import host_frames
 
 IMAGE = Form("image", "an image: numpy uint8 (H, W, 3) RGB, torch uint8 (H, W, 3) or torch float (3, H, W) "
-                      "in [0, 1]", lead="", hint=" (a clip (T, H, W, 3) goes through perturb.video.apply)")
+                      "in [0, 1]", lead="", hint=" (a clip (T, H, W, 3) goes through perturb.video.apply)",
+             plural="images")
 ALTERNATIVE = "perturb.image.ops() lists the ops that apply to images"
 
 

@@ -1,13 +1,15 @@
 """Training transforms: seeded per-sample corruptions of clips and captions (DESIGN §8b).
 
-``RandomPerturbation`` (video, :mod:`.video`) and ``RandomTextPerturbation`` (captions,
-:mod:`.text`) are imported on first use, so text-only code never imports torch.
+``RandomPerturbation`` (video, :mod:`.video`), ``RandomImagePerturbation`` (images, each a
+one-frame clip: :mod:`.image`) and ``RandomTextPerturbation`` (captions, :mod:`.text`) are
+imported on first use, so text-only code never imports torch.
 """
 from __future__ import annotations
 
 import importlib
 
-_HOMES = {"RandomPerturbation": ".video", "RandomTextPerturbation": ".text"}
+_HOMES = {"RandomPerturbation": ".video", "RandomImagePerturbation": ".image",
+          "RandomTextPerturbation": ".text"}
 
 __all__ = sorted(_HOMES)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .batch import check_batch, content_keys, render_batch
+from .batch import BatchKind, check_batch, content_keys, render_batch
 from .draws import KeyedDraws, Sampler, check_key, check_keys
 
 try:                                   # torch is optional: numpy batches need none of it
@@ -36,9 +36,17 @@ class RandomPerturbation(KeyedDraws, _Base):
         self.sampler = Sampler.build(ops, "video", severity, weights, p, seed)
         self.epoch = 0
 
+    def check(self, batch: Any) -> tuple[Any, BatchKind]:
+        """The input as a batch of clips (B, T, ...) plus how it came in (:func:`.batch.check_batch`)."""
+        return check_batch(batch)
+
+    def shaped(self, out: Any) -> Any:
+        """The rendered batch of clips in the input's shape (a batch of clips: as it is)."""
+        return out
+
     def content_keys(self, batch: Any) -> list[str]:
         """The keys used when ``keys`` is None: one digest per sample of its uint8 levels."""
-        x, kind = check_batch(batch)
+        x, kind = self.check(batch)
         return content_keys(x, kind)
 
     def forward(self, batch: Any, keys: Any = None) -> Any:
@@ -48,11 +56,11 @@ class RandomPerturbation(KeyedDraws, _Base):
         decides each sample's draw. Without keys, a sample's key is its content
         (:meth:`content_keys`): reproducible, but identical clips draw alike; pass sample ids.
         """
-        x, kind = check_batch(batch)
+        x, kind = self.check(batch)
         if keys is None:
             keys = content_keys(x, kind)
         elif kind.single and (isinstance(keys, str) or getattr(keys, "shape", None) == ()
                               or not hasattr(keys, "__len__")):      # one key: 7, "a", a 0-d tensor
             keys = [check_key(keys.item() if hasattr(keys, "item") else keys)]
-        out = render_batch(x, kind, self.params(check_keys(keys, len(x))))
+        out = self.shaped(render_batch(x, kind, self.params(check_keys(keys, len(x)))))
         return out[0] if kind.single else out

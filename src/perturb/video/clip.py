@@ -43,6 +43,7 @@ class Form:
     lead: str = "T"       # the leading axis before (H, W, 3) / (3, H, W): "T", "B" or ""
     hint: str = " (a single frame needs a leading time axis: frame[None])"   # after a wrong rank
     empty: str = "a clip with at least one frame"      # what a zero-length leading axis lacks
+    plural: str = "clips"                               # what numpy ones must hold uint8 levels of
 
     def axes(self, frame: str) -> str:
         """The dimensions of ``frame`` ("HWC" or "CHW") under this form: "(T, H, W, 3)"."""
@@ -120,7 +121,7 @@ def validate(x: Any, form: Form = CLIP) -> str | None:
             return None
         if x.dtype.kind == "f":
             noun = form.noun.split()[-1]
-            raise ValueError(f"expected {form.expected}; got a {got}: numpy {noun}s must be uint8 levels, "
+            raise ValueError(f"expected {form.expected}; got a {got}: numpy {form.plural} must be uint8 levels, "
                              f"e.g. np.rint({noun} * 255).astype(np.uint8) for values in [0, 1]")
         raise ValueError(f"expected {form.expected}; got {got}")
     raise ValueError(f"expected {form.expected}; got {type(x).__name__}")
