@@ -117,7 +117,7 @@ def test_a_text_op_is_named_as_one(img):
      r"has its channels on the other axis \(use image.transpose\(1, 2, 0\)\)$"),
     (torch.zeros(8, 8, 3), r"laid out \(3, H, W\) channels-first; got shape \(8, 8, 3\), which has its channels "
      r"on the other axis \(use image.permute\(2, 0, 1\)\)$"),
-    (torch.full((3, 8, 8), 2.0), r"expected float values in \[0, 1\] in torch torch.float32 tensor; "
+    (torch.full((3, 8, 8), 2.0), r"expected float values in \[0, 1\] in torch.float32 tensor; "
      r"found range \[2.0, 2.0\] \(it looks like \[0, 255\]"),
 ])
 def test_bad_images_get_one_line_errors(bad, message):

@@ -97,7 +97,7 @@ def torch_layout(clip: Any, form: Form = CLIP) -> str:
     for float in [0, 1] (the layout of the clip it makes, whatever its leading axis)."""
     import torch
 
-    got = f"torch {clip.dtype} tensor"
+    got = f"{clip.dtype} tensor"
     if clip.dtype == torch.uint8:
         _check_shape(tuple(clip.shape), "THWC", got, form)
         return "THWC"
