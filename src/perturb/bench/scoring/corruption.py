@@ -95,3 +95,10 @@ def corruption_errors(cells: Cells, clean: float, baseline: Baseline) -> dict[st
             "relative_mCE": _mean([rel[op] for op in counted]), "relative_CE": rel,
             "without_baseline": without, "outside_mce": [op for op in ce if op not in counted],
             "notes": notes, "baseline": baseline.name}
+
+
+def corruption_summary(cells: Cells, clean: float, baseline: Baseline | None = None) -> dict[str, Any]:
+    """mPC and rPC, and with ``baseline`` ImageNet-C's CE figures too: what a classification run's
+    corruption cells and clean top-1 report (``cells`` as in the module doc)."""
+    return {**performance_under_corruption(cells, clean),
+            **(corruption_errors(cells, clean, baseline) if baseline is not None else {})}
