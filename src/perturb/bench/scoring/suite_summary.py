@@ -7,27 +7,23 @@ table is contrast's own). Per suite: γa and γr (mean ± std over its runs), pe
 - Kinetics-C (Yi et al. 2021): mPC, the mean metric over its corruptions and severities, and
   rPC = mPC / clean metric. rPC is exactly perturb's mean γr over the same runs (γr = A_p / A_c);
   mPC is perturb's mean γa shifted by the clean error (mean γa = 1 − A_c + mPC).
-- ImageNet-C (Hendrycks & Dietterich 2019): mCE, given a baseline model's errors: per
-  corruption, CE = Σ_s E_s / Σ_s E_s^baseline over the severities run, with E = 1 − metric;
-  mCE is the mean CE over the corruptions that have baseline errors.
+- ImageNet-C (Hendrycks & Dietterich 2019): CE, mCE and relative mCE, given a baseline model's
+  errors (:mod:`.baselines`; a file or a built-in name such as ``alexnet``), with E = 1 − metric.
 
-Baseline errors are a JSON object ``{"gaussian_noise": [e1, e2, e3, e4, e5], ...}`` (5 errors
-in [0, 1] at severities 1..5, not all 0; a ``{"1": e1, ..., "5": e5}`` object works too; names
-or aliases, one entry per operation).
+Both come from :mod:`.corruption`, the one implementation classification uses too.
 """
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ...errors import UnknownPerturbationError
 from ...registry import REGISTRY, Spec
-from ...selection import SEVERITY_LEVELS
+from .baselines import Baseline, load_baseline
+from .corruption import corruption_errors, performance_under_corruption
 from .robustness import summarize
 
-Baseline = Mapping[str, Mapping[int, float]]
+__all__ = ["Baseline", "load_baseline", "suite_runs", "selected", "summarize_suites", "figure_lines",
+           "suite_tables"]
 
 
 def _spec(perturbation: str) -> Spec | None:
@@ -48,79 +44,14 @@ def suite_runs(runs: Sequence[Mapping[str, Any]], suite: str) -> list[Mapping[st
     return out
 
 
-class _Pairs(list):
-    """A JSON object read as its (key, value) pairs, so that a repeated key is seen."""
-
-
-def _read_baseline(source: str | os.PathLike, where: str) -> list[tuple[str, Any]]:
-    """The (key, value) pairs of a baseline-errors JSON object, repeated keys kept."""
-    try:
-        raw = json.loads(Path(source).read_text(encoding="utf-8"), object_pairs_hook=_Pairs)
-    except (OSError, json.JSONDecodeError) as e:
-        raise ValueError(f"cannot read {where}: {e}") from e
-    if not isinstance(raw, _Pairs):
-        raise ValueError(f"{where}: expected a JSON object of operation -> 5 errors; got {type(raw).__name__}")
-    return [(k, dict(v) if isinstance(v, _Pairs) else v) for k, v in raw]
-
-
-def _errors_by_severity(errors: Any) -> dict[int, Any] | None:
-    """[e1, ..., e5] or {"1": e1, ..., "5": e5} -> {1: e1, ..., 5: e5}; None for any other shape."""
-    if isinstance(errors, list) and len(errors) == len(SEVERITY_LEVELS):
-        return dict(zip(SEVERITY_LEVELS, errors))
-    if isinstance(errors, dict) and sorted(map(str, errors)) == [str(k) for k in SEVERITY_LEVELS]:
-        return {int(k): v for k, v in errors.items()}
-    return None
-
-
-def load_baseline(source: str | os.PathLike | Mapping[str, Any]) -> dict[str, dict[int, float]]:
-    """Baseline errors per operation and severity, from a JSON file or a mapping (module doc): exactly
-    one entry per operation (aliases and case count as one), 5 errors in [0, 1], not all 0 (CE divides
-    by their sum)."""
-    where = "baseline errors" if isinstance(source, Mapping) else f"baseline errors {os.fspath(source)}"
-    pairs = list(source.items()) if isinstance(source, Mapping) else _read_baseline(source, where)
-    out: dict[str, dict[int, float]] = {}
-    given: dict[str, str] = {}
-    for name, errors in pairs:
-        spec = REGISTRY.get(name, "video")
-        if spec.name in given:
-            raise ValueError(f"{where}: {given[spec.name]!r} and {name!r} both name {spec.name}; "
-                             "expected one entry per operation")
-        given[spec.name] = name
-        by_sev = _errors_by_severity(errors)
-        if by_sev is None or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1
-                                     for v in by_sev.values()):
-            raise ValueError(f"{where}: {name!r} must map to 5 errors in [0, 1], at severities 1..5 "
-                             f"(a list of 5 or an object keyed 1..5); got {errors!r}")
-        if not any(by_sev.values()):
-            raise ValueError(f"{where}: {name!r} has every error 0; CE divides by their sum, so expected "
-                             "a baseline model's errors (some above 0)")
-        out[spec.name] = {int(k): float(v) for k, v in by_sev.items()}
-    if not out:
-        raise ValueError(f"{where}: no operation; expected e.g. {{\"fog\": [e1, e2, e3, e4, e5]}}")
-    return out
-
-
 def _metric(record: Mapping[str, Any], metric: str) -> float:
     direction, name = metric.split(".", 1)
     return float(record[direction][name])
 
 
-def _mce(runs: Sequence[Mapping[str, Any]], metric: str, baseline: Baseline) -> dict[str, Any]:
-    """Corruption errors relative to the baseline, per operation, and their mean."""
-    by_op: dict[str, list[Mapping[str, Any]]] = {}
-    for r in runs:
-        by_op.setdefault(_spec(r["perturbation"]).name, []).append(r)
-    ce: dict[str, float | None] = {}
-    without: list[str] = []
-    for name, own in by_op.items():
-        base = baseline.get(name, {})
-        if not all(r["severity"] in base for r in own):
-            without.append(name)
-            continue
-        denom = sum(base[r["severity"]] for r in own)
-        ce[name] = sum(1 - _metric(r, metric) for r in own) / denom if denom else None
-    finite = [v for v in ce.values() if v is not None]
-    return {"mCE": sum(finite) / len(finite) if finite else None, "CE": ce, "without_baseline": without}
+def _cells(runs: Sequence[Mapping[str, Any]], metric: str) -> dict[tuple[str, int], float]:
+    """The runs' metric per (operation, severity), the corruption aggregates' input."""
+    return {(_spec(r["perturbation"]).name, int(r["severity"])): _metric(r, metric) for r in runs}
 
 
 def selected(suite: str, runs: Sequence[Mapping[str, Any]]) -> bool:
@@ -151,12 +82,10 @@ def summarize_suites(doc: Mapping[str, Any], baseline: Baseline | None = None) -
             "tables": {n: suite.name for n in names if n in suite.tables
                        and REGISTRY.bind(REGISTRY.get(n, "video"), suite.name).table},
             **agg["modality"]["video"], "category": agg["category"], "figures": {}}
-        values = [_metric(r, metric) for r in runs]
         if "mPC" in suite.figures:
-            mpc = sum(values) / len(values)
-            entry["figures"] = {"mPC": mpc, "rPC": mpc / clean if clean else None}
+            entry["figures"] = performance_under_corruption(_cells(runs, metric), clean)
         if "mCE" in suite.figures and baseline:
-            entry["figures"] = _mce(runs, metric, baseline)
+            entry["figures"] = corruption_errors(_cells(runs, metric), clean, baseline)
         out[suite.name] = entry
     return out
 
@@ -170,8 +99,11 @@ def _figures(entry: Mapping[str, Any], figures: Sequence[str]) -> str:
     if "mPC" in got:
         return f"mPC {_f(got['mPC'])}, rPC {_f(got.get('rPC'))} (rPC = mean γr)"
     if "mCE" in got:
-        return (f"mCE {_f(None if got['mCE'] is None else 100 * got['mCE'], 1)}% over "
-                f"{len(got.get('CE') or {})} corruptions with baseline errors")
+        counted = len(got.get("CE") or {}) - len(got.get("outside_mce") or ())
+        relative = got.get("relative_mCE")
+        return (f"mCE {_f(None if got['mCE'] is None else 100 * got['mCE'], 1)}% over {counted} corruptions "
+                f"with baseline errors" + ("" if relative is None else f", relative mCE {_f(100 * relative, 1)}%")
+                + "".join(f"; {note}" for note in got.get("notes") or ()))
     if "mCE" in figures:
         return "mCE: needs a baseline model's errors (--baseline-errors)"
     return ""
