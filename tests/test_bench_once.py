@@ -15,7 +15,7 @@ from perturb.bench.distributed import dry_run, placement, replica_tasks
 from perturb.bench.options import BenchOptions
 from perturb.bench.pipeline.encoder import Settings
 from perturb.bench.pipeline.sources import OnTheFly
-from perturb.bench.scoring import suite_summary
+from perturb.bench.scoring import baselines
 from perturb.cli import main
 
 
@@ -35,8 +35,8 @@ def test_one_bench_run_parses_its_pairs_reads_its_baseline_and_chooses_its_engin
         dataset, tmp_path, monkeypatch):
     calls: Counter = Counter()
     monkeypatch.setattr(cli, "_pairs", counting(calls, "pairs", cli._pairs))
-    baseline = counting(calls, "baseline", suite_summary.load_baseline)
-    monkeypatch.setattr(suite_summary, "load_baseline", baseline)
+    baseline = counting(calls, "baseline", baselines.load_baseline)
+    monkeypatch.setattr(baselines, "load_baseline", baseline)
     monkeypatch.setattr(api, "load_baseline", baseline, raising=False)       # where a module holds its own name
     engine = counting(calls, "engine", placement.default_engine)
     for module in (placement, dry_run, api):

@@ -14,7 +14,8 @@ import pytest
 import perturb
 from bench_fixtures import write_tiny_dataset
 from perturb.bench.pipeline.jobs import jobs_of
-from perturb.bench.scoring.suite_summary import load_baseline, suite_runs, summarize_suites
+from perturb.bench.scoring.baselines import load_baseline
+from perturb.bench.scoring.suite_summary import suite_runs, summarize_suites
 from perturb.cli import main
 from perturb.errors import UnknownPerturbationError
 from perturb.registry import REGISTRY, Registry, Spec, Suite

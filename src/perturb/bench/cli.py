@@ -16,6 +16,7 @@ from ..fileio import remove_if_empty, write_atomic
 from ..metric_names import gamma_forms
 from ..selection import add_selection_arguments
 from .adapters.kinds import KINDS
+from .scoring.baselines import baseline_help
 
 
 def register(subparsers: Any) -> None:
@@ -37,8 +38,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--pairs", default="", metavar="V@T,...",
                    help="video+text pairs, e.g. gaussian_noise@Typos (each at every severity)")
     p.add_argument("--metric", default="R@5", help=f"{gamma_forms()} for γ, K from the name (default t2v.R@5)")
-    p.add_argument("--baseline-errors", metavar="JSON", help="a baseline model's errors per ImageNet-C "
-                   "corruption and severity ({\"fog\": [e1, ..., e5], ...}): the report adds mCE")
+    p.add_argument("--baseline-errors", metavar="NAME_OR_JSON", help=baseline_help())
     p.add_argument("--subset", type=int, help="N items, chosen reproducibly from --seed")
     p.add_argument("--seed", type=int, default=0, help="seed of subset, perturbations and bootstrap")
     p.add_argument("--captions", choices=("all", "first"), default="all", help="caption queries per video (default all)")

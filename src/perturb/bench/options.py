@@ -51,7 +51,7 @@ class BenchOptions:
     baseline_errors: str | Path | Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
-        from .scoring.suite_summary import load_baseline
+        from .scoring.baselines import load_baseline
 
         options_object(self.model, ModelOptions, "BenchOptions(model=...)")
         if self.baseline_errors is not None:

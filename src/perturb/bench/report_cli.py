@@ -6,6 +6,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..extras import require
+from .scoring.baselines import baseline_help
 from ..options import check_output
 
 
@@ -14,8 +15,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("report", help="combine results.json files of several models into one report")
     p.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    p.add_argument("--baseline-errors", metavar="JSON", help="a baseline model's errors per ImageNet-C "
-                   "corruption and severity: the report adds mCE (docs/benchmark.md)")
+    p.add_argument("--baseline-errors", metavar="NAME_OR_JSON", help=baseline_help())
     p.add_argument("--allow-mixed", action="store_true",
                    help="combine results of different metrics or datasets (refused by default)")
     p.set_defaults(func=cmd_report)
@@ -25,7 +25,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Combine results files into report.md / report.html."""
     from ..results import load_results
     from .reporting.report import print_summary, write_reports
-    from .scoring.suite_summary import load_baseline, summarize_suites
+    from .scoring.baselines import load_baseline
+    from .scoring.suite_summary import summarize_suites
 
     require(modules=["matplotlib"], why="to draw the report's figures")
     check_output(args.out, args.results, "--out", kind="dir")

@@ -28,6 +28,13 @@ def builtin_baselines() -> list[str]:
     return sorted(p.stem for p in BUILTIN_DIR.glob("*.json"))
 
 
+def baseline_help() -> str:
+    """``--baseline-errors``' help, the same for ``perturb bench`` and ``perturb report``."""
+    return (f"a baseline model's errors per ImageNet-C corruption and severity: {' or '.join(builtin_baselines())} "
+            f"(shipped, with their sources), or a JSON file ({{\"fog\": [e1, ..., e5], ...}}); the report adds "
+            f"CE, mCE and relative mCE (docs/suites.md)")
+
+
 @dataclass(frozen=True)
 class Baseline:
     """A baseline model's errors: ``errors[op][severity]``, or ``means[op]`` where only the mean over

@@ -18,12 +18,9 @@ from typing import Any, Mapping, Sequence
 
 from ...errors import UnknownPerturbationError
 from ...registry import REGISTRY, Spec
-from .baselines import Baseline, load_baseline
+from .baselines import Baseline
 from .corruption import corruption_errors, performance_under_corruption
 from .robustness import summarize
-
-__all__ = ["Baseline", "load_baseline", "suite_runs", "selected", "summarize_suites", "figure_lines",
-           "suite_tables"]
 
 
 def _spec(perturbation: str) -> Spec | None:
