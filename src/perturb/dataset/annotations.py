@@ -136,6 +136,12 @@ def group_items(rows: Iterable[tuple[Any, ...]]) -> list[Item]:
                  group=e["group"], meta=e["meta"]) for k, e in merged.items()]
 
 
+def first_few(values: Iterable[Any], limit: int = 5) -> str:
+    """The first ``limit`` values, comma-separated, with ', ...' when there are more."""
+    values = list(values)
+    return ", ".join(map(str, values[:limit])) + (", ..." if len(values) > limit else "")
+
+
 def seconds(value: Any, what: str, where: str) -> float | None:
     """A time in seconds: a finite number >= 0, or None when absent."""
     if value is None or value == "":
