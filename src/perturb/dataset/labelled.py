@@ -53,6 +53,25 @@ def label_field(value: Any, where: str) -> str:
     return label
 
 
+def csv_header(path: Path) -> list[str]:
+    """The column names of a CSV file's first line ([] for an empty file)."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            return [h.strip() for h in next(csv.reader(f), [])]
+    except (UnicodeDecodeError, csv.Error):
+        return []                                         # read_csv names the fault
+
+
+def csv_rows(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows of a CSV file whose header must name ``columns`` (checked before any row)."""
+    header = csv_header(path)
+    if header:
+        require_columns([dict.fromkeys(header)], columns, path)
+    rows = read_csv(path)
+    require_columns(rows, columns, path)
+    return rows
+
+
 def unique_ids(rows: Iterable[tuple[str, LabelledItem]]) -> list[LabelledItem]:
     """The items of (where, item) rows; an item id given twice names both rows."""
     seen: dict[str, str] = {}
@@ -100,9 +119,7 @@ def read_label_file(path: str | os.PathLike, videos: str | os.PathLike | None = 
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         rows = read_jsonl_rows(path)
     else:
-        table = read_csv(path)
-        require_columns(table, LABEL_COLUMNS, path)
-        rows = list(enumerate(table, 2))
+        rows = list(enumerate(csv_rows(path, LABEL_COLUMNS), 2))
     if not rows:
         raise DatasetFormatError(f"{path}: no rows")
     base = Path(videos) if videos is not None else path.parent
@@ -150,8 +167,7 @@ def read_kinetics(path: str | os.PathLike, videos: str | os.PathLike | None = No
     """
     check_missing(missing)
     path = Path(path)
-    rows = read_csv(path)
-    require_columns(rows, KINETICS_COLUMNS, path)
+    rows = csv_rows(path, KINETICS_COLUMNS)
     folder = kinetics_videos(path, videos)
     index = video_index(folder)
     found, absent = [], []
@@ -231,12 +247,7 @@ def infer_labelled_reader(path: str | os.PathLike) -> str:
     if suffix in (".jsonl", ".ndjson"):
         return "jsonl"
     if suffix == ".csv":
-        try:
-            with open(p, newline="", encoding="utf-8-sig") as f:
-                header = {h.strip() for h in next(csv.reader(f), [])}
-        except (UnicodeDecodeError, csv.Error):
-            return "csv"                                  # its reader names the fault
-        return "kinetics" if "youtube_id" in header else "csv"
+        return "kinetics" if "youtube_id" in csv_header(p) else "csv"
     raise DatasetFormatError(f"{p}: cannot tell the labelled dataset type; expected a class folder, a "
                              f".csv or a .jsonl, or pass reader= ({'|'.join(READERS)})")
 
