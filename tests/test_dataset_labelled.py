@@ -78,6 +78,10 @@ def test_class_folders_of_videos(tmp_path):
 
 
 def test_class_folder_errors(tmp_path):
+    png(tmp_path / "a.png")
+    with pytest.raises(DatasetFormatError) as e:
+        read_labelled(tmp_path / "a.png", reader="folder")
+    assert error(e) == f"{tmp_path / 'a.png'}: not a folder; expected root/<class>/<file>"
     (tmp_path / "flat").mkdir()
     png(tmp_path / "flat" / "a.png")
     with pytest.raises(DatasetFormatError) as e:
@@ -257,8 +261,9 @@ def test_kinetics_two_copies_and_missing_folder(tmp_path):
     touch(tmp_path / "videos" / "b" / "abc_000000_000010.mp4")
     with pytest.raises(DatasetFormatError) as e:
         read_labelled(f)
-    assert error(e) == (f"{f}:2: video 'abc_000000_000010' is found 2 times ({tmp_path}/videos/a/abc_000000_000010.mp4, "
-                        f"{tmp_path}/videos/b/abc_000000_000010.mp4); expected one copy")
+    videos = tmp_path / "videos"
+    assert error(e) == (f"{f}:2: video 'abc_000000_000010' is found 2 times ({videos}/a/abc_000000_000010.mp4, "
+                        f"{videos}/b/abc_000000_000010.mp4); expected one copy")
     with pytest.raises(DatasetFormatError) as e:
         read_labelled(f, videos=tmp_path / "nope")
     assert error(e) == (f"videos folder {str(tmp_path / 'nope')!r} does not exist; expected the folder holding "
@@ -298,9 +303,10 @@ def test_read_classes_and_its_errors(tmp_path):
     f.write_text("\ufefftench\n  goldfish \ngreat white shark\n")
     assert read_classes(f) == ["tench", "goldfish", "great white shark"]
     for body, message in (("a\n\nb\n", ":2: blank line; expected one class name a line"),
+                          (b"a\n\xff\n", ": not UTF-8 text (invalid start byte at byte 2); expected a UTF-8 file"),
                           ("a\nb\na\n", ":3: class 'a' is given twice (first on line 1); expected each class once"),
                           ("", ": no classes; expected one class name a line")):
-        f.write_text(body)
+        f.write_bytes(body) if isinstance(body, bytes) else f.write_text(body)
         with pytest.raises(DatasetFormatError) as e:
             read_classes(f)
         assert error(e) == f"{f}{message}"

@@ -63,6 +63,15 @@ def read_csv(path: Path) -> list[dict[str, str]]:
     return rows
 
 
+def read_lines(path: Path) -> list[str]:
+    """The lines of a UTF-8 text file (a byte-order mark skipped)."""
+    try:
+        return path.read_text(encoding="utf-8-sig").splitlines()
+    except UnicodeDecodeError as e:
+        raise DatasetFormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start}); "
+                                 "expected a UTF-8 file") from None
+
+
 def read_jsonl_rows(path: Path) -> list[tuple[int, Any]]:
     """(line number, value) of every non-blank line."""
     return numbered_jsonl(path, error=DatasetFormatError)

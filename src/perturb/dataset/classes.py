@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from .annotations import DatasetFormatError, first_few
+from .annotations import DatasetFormatError, first_few, read_lines
 from .items import LabelledItem
 
 WNID = re.compile(r"n\d{8}")
@@ -29,11 +29,7 @@ def read_classes(path: str | os.PathLike) -> list[str]:
     """One class a line, in the model's label order (line i is label i), each trimmed. A blank
     line, a class given twice or an empty file is a DatasetFormatError naming the line."""
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except UnicodeDecodeError as e:
-        raise DatasetFormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start}); "
-                                 "expected a UTF-8 file") from None
+    lines = read_lines(path)
     seen: dict[str, int] = {}
     for n, line in enumerate(lines, 1):
         name = line.strip()

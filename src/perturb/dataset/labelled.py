@@ -181,7 +181,7 @@ def read_kinetics(path: str | os.PathLike, videos: str | os.PathLike | None = No
                                      f"{r['time_start']!r}, {r['time_end']!r}")
         check_segment(start, end, where)
         clip = f"{yid}_{int(start):06d}_{int(end):06d}" if start.is_integer() and end.is_integer() else None
-        trimmed = clip is not None and lookup(index, clip, where)
+        trimmed = lookup(index, clip, where) if clip else None
         video = trimmed or lookup(index, yid, where)
         if not video:
             absent.append(f"line {n} ({clip or yid})")

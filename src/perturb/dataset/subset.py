@@ -6,7 +6,7 @@ import os
 from pathlib import Path, PurePosixPath
 from typing import Iterable
 
-from .annotations import DatasetFormatError, first_few
+from .annotations import DatasetFormatError, first_few, read_lines
 from .items import LabelledItem
 from .labelled import Note, check_missing, warn_note
 
@@ -14,11 +14,7 @@ from .labelled import Note, check_missing, warn_note
 def read_subset(path: str | os.PathLike) -> list[tuple[int, tuple[str, ...]]]:
     """(line number, path parts) of each non-blank line: a relative path or a bare file name."""
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except UnicodeDecodeError as e:
-        raise DatasetFormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start}); "
-                                 "expected a UTF-8 file") from None
+    lines = read_lines(path)
     names = [(n, PurePosixPath(line.strip().replace("\\", "/")).parts) for n, line in enumerate(lines, 1)
              if line.strip()]
     names = [(n, parts[1:] if parts[0] == "/" else parts) for n, parts in names]
