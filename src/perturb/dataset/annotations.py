@@ -63,6 +63,15 @@ def read_csv(path: Path) -> list[dict[str, str]]:
     return rows
 
 
+def read_lines(path: Path) -> list[str]:
+    """The lines of a UTF-8 text file (a byte-order mark skipped)."""
+    try:
+        return path.read_text(encoding="utf-8-sig").splitlines()
+    except UnicodeDecodeError as e:
+        raise DatasetFormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start}); "
+                                 "expected a UTF-8 file") from None
+
+
 def read_jsonl_rows(path: Path) -> list[tuple[int, Any]]:
     """(line number, value) of every non-blank line."""
     return numbered_jsonl(path, error=DatasetFormatError)
@@ -134,6 +143,12 @@ def group_items(rows: Iterable[tuple[Any, ...]]) -> list[Item]:
     return [Item(item_id=k, video_id=e["video_id"], video_path=e["path"],
                  captions=tuple(e["captions"]), start=e["start"], end=e["end"],
                  group=e["group"], meta=e["meta"]) for k, e in merged.items()]
+
+
+def first_few(values: Iterable[Any], limit: int = 5) -> str:
+    """The first ``limit`` values, comma-separated, with ', ...' when there are more."""
+    values = list(values)
+    return ", ".join(map(str, values[:limit])) + (", ..." if len(values) > limit else "")
 
 
 def seconds(value: Any, what: str, where: str) -> float | None:

@@ -17,3 +17,17 @@ class Item:
     end: float | None = None
     group: str | None = None        # e.g. movie or recipe, for grouped MC negatives
     meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class LabelledItem:
+    """One (image or video, class) entry of a labelled dataset; ``start``/``end`` in seconds
+    for a segment of a video, None for the whole file."""
+
+    item_id: str                    # unique in the dataset (relative path, or clip name)
+    path: str
+    label: str                      # the class name as the dataset writes it
+    kind: str                       # "image" or "video", from the file suffix
+    start: float | None = None
+    end: float | None = None
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
