@@ -86,13 +86,16 @@ def require_columns(rows: list[Mapping[str, Any]], columns: Iterable[str], path:
                                  f"expected {', '.join(columns)} (got {', '.join(map(str, rows[0]))})")
 
 
-def checked_object(value: Any, keys: Iterable[str], where: str) -> Mapping[str, Any]:
-    """An annotation object that must hold ``keys``; DatasetFormatError naming where it is."""
+def checked_object(value: Any, keys: Iterable[str], where: str, expected: str = "") -> Mapping[str, Any]:
+    """An annotation object that must hold ``keys``; DatasetFormatError naming where it is and,
+    when given, the ``expected`` fields."""
     if not isinstance(value, Mapping):
-        raise DatasetFormatError(f"{where}: expected an object; got {type(value).__name__} {value!r:.60}")
+        raise DatasetFormatError(f"{where}: expected an object{' with ' + expected if expected else ''}; "
+                                 f"got {type(value).__name__} {value!r:.60}")
     missing = [k for k in keys if k not in value]
     if missing:
-        raise DatasetFormatError(f"{where}: missing {', '.join(map(repr, missing))}")
+        raise DatasetFormatError(f"{where}: missing {', '.join(map(repr, missing))}"
+                                 f"{'; expected ' + expected if expected else ''}")
     return value
 
 

@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from .annotations import (DatasetFormatError, check_segment, first_few, read_csv, read_jsonl_rows,
+from .annotations import (DatasetFormatError, check_segment, checked_object, first_few, read_csv, read_jsonl_rows,
                           require_columns, seconds, text_field)
 from .items import LabelledItem
 from .readers import VIDEO_EXTS
@@ -126,13 +126,7 @@ def read_label_file(path: str | os.PathLike, videos: str | os.PathLike | None = 
 
     def one(n: int, r: Any) -> tuple[str, LabelledItem]:
         where = f"{path}:{n}"
-        if not isinstance(r, Mapping):
-            raise DatasetFormatError(f"{where}: expected an object with path, label[, start, end]; "
-                                     f"got {type(r).__name__} {r!r:.60}")
-        lacking = [c for c in LABEL_COLUMNS if c not in r]
-        if lacking:
-            raise DatasetFormatError(f"{where}: missing {', '.join(map(repr, lacking))}; "
-                                     "expected path, label[, start, end]")
+        r = checked_object(r, LABEL_COLUMNS, where, "path, label[, start, end]")
         rel = r["path"]
         if not isinstance(rel, str) or not rel.strip():
             raise DatasetFormatError(f"{where}: 'path' must be a file path; got {rel!r:.60}")
