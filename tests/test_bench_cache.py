@@ -11,14 +11,14 @@ import warnings
 import numpy as np
 import pytest
 
-from perturb.bench.pipeline import cache as cache_mod
+from perturb.bench.adapters import cache as cache_mod
 from perturb.bench import cache_cli
 from perturb.bench.adapters.toy import ToyEncoder
 from perturb.bench.api import benchmark
 from perturb.bench.adapters.model_options import ModelOptions
 from perturb.bench.options import BenchOptions
 from perturb.bench.adapters.protocol import BadEmbeddingsError, check_rows
-from perturb.bench.pipeline.cache import CacheKey, EmbeddingCache
+from perturb.bench.adapters.cache import CacheKey, EmbeddingCache
 from perturb.bench.pipeline.data import make_data
 from perturb.fingerprint import checkpoint_fingerprint, file_identity
 from bench_fixtures import tiny_items, write_tiny_dataset

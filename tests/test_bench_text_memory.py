@@ -9,7 +9,7 @@ import pytest
 from bench_fixtures import tiny_data
 from perturb.bench.adapters.protocol import wrap
 from perturb.bench.adapters.toy import ToyEncoder
-from perturb.bench.pipeline.cache import EmbeddingCache
+from perturb.bench.adapters.cache import EmbeddingCache
 from perturb.bench.pipeline.encoder import Encoder, Settings
 from perturb.bench.pipeline.jobs import jobs_of
 from perturb.bench.distributed.shards import run_jobs

@@ -15,7 +15,7 @@ import pytest
 
 import perturb
 from gate_fixtures import make_results
-from perturb.bench.pipeline.cache import CacheKey, EmbeddingCache
+from perturb.bench.adapters.cache import CacheKey, EmbeddingCache
 from bench_fixtures import write_tiny_dataset
 from perturb.cli import main
 from perturb.contrast.types import TYPES

@@ -13,7 +13,7 @@ from ..selection import SEVERITY_LEVELS
 from .adapters.factory import load_model, parse_spec
 from .adapters.frames import frame_spec_of
 from .adapters.protocol import Model, wrap
-from .pipeline.cache import EmbeddingCache
+from .adapters.cache import EmbeddingCache
 from .pipeline.contrast_eval import evaluate_entailment, evaluate_mc
 from .pipeline.data import BenchData
 from .pipeline.encoder import Encoder, Settings

@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import UsageError
 from ..listing import print_rows, to_terminal
 from ..options import positive_number
-from .pipeline.cache import KEY_FILE, read_part, clean_temporaries, entries
+from .adapters.cache import KEY_FILE, read_part, clean_temporaries, entries
 
 IDENTITY = ("model", "dataset", "modality", "perturbation", "severity", "seed", "settings")
 

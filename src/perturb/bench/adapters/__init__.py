@@ -1,4 +1,5 @@
-"""Model adapters: one small protocol, built-in clip / precomputed / callable / http / toy adapters.
+"""Model adapters: one small protocol, built-in clip / precomputed / callable / http / toy adapters,
+the zero-shot classifier over a dual encoder, and the on-disk embedding cache that keeps their rows.
 
 May import: nothing else of the benchmark.
 """

@@ -64,6 +64,11 @@ def check_rows(rows: object, n: int, width: int | None, what: str) -> np.ndarray
     return arr
 
 
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    """Each row scaled to unit length (cosine similarity as a dot product); a zero row stays zero."""
+    return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+
+
 def _as_array(out: Any, n: int, what: str, ndim: int) -> np.ndarray:
     """A model's output where it enters: float32 on the host, checked once (embeddings by
     :func:`check_rows`; scores one finite number per pair)."""

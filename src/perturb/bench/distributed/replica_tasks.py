@@ -19,7 +19,7 @@ from ..adapters.factory import load_model
 from ..adapters.frames import frame_spec_of
 from ..adapters.model_options import ModelOptions
 from ..adapters.protocol import Model
-from ..pipeline.cache import EmbeddingCache
+from ..adapters.cache import EmbeddingCache
 from ..pipeline.data import BenchData
 from ..pipeline.encoder import Encoder, Settings
 from .placement import this_host

@@ -11,10 +11,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..adapters.protocol import unit_rows
 from ..scoring.bootstrap import bootstrap_ci
 from ..scoring.metrics import mc_correct, roc_auc
 from .prefetch import batched
-from .encoder import Encoder, unit_rows
+from .encoder import Encoder
 from .sources import CLEAN
 
 

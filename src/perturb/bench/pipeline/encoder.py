@@ -13,9 +13,9 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from ..adapters.cache import CacheKey, EmbeddingCache
 from ..adapters.frames import frame_spec_of
-from ..adapters.protocol import Model, check_width
-from .cache import CacheKey, EmbeddingCache
+from ..adapters.protocol import Model, check_width, unit_rows
 from .data import BenchData
 from ...fingerprint import digest, item_fingerprint, perturbation_fingerprint, text_fingerprint
 from ...metric_names import DIRECTIONS, reported_names
@@ -45,11 +45,6 @@ class Ranked:
 
     job: Job
     values: dict[str, dict[str, np.ndarray]]
-
-
-def unit_rows(x: np.ndarray) -> np.ndarray:
-    """Each row scaled to unit length (cosine similarity as a dot product); a zero row stays zero."""
-    return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 
 
 def _host(frames: Any) -> np.ndarray:

@@ -12,8 +12,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...metric_names import reported_names
+from ..adapters.cache import EmbeddingCache
 from ..adapters.protocol import Model
-from .cache import EmbeddingCache
 from .data import BenchData
 from .encoder import Encoder, Settings
 from ...fingerprint import digest, text_fingerprint

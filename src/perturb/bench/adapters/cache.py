@@ -30,7 +30,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ...fileio import write_atomic, write_json
-from ..adapters.protocol import BadEmbeddingsError
+from .protocol import BadEmbeddingsError
 
 KEY_FILE = "key.json"
 STALE_TMP_S = 3600.0                 # a temporary older than this belongs to a dead writer
