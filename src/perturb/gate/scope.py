@@ -8,10 +8,9 @@ from typing import Any, Mapping
 from ..errors import GateInputError
 from ..names import normalize, unknown_name
 from ..registry import REGISTRY
-from ..metric_names import Metric
+from ..metric_names import MODALITIES, Metric, figure_value
 from ..results import Results
 
-MODALITIES = ("video", "text", "both")
 EACH = "each"        # the kind of a scope meaning "every perturbation, one by one"
 
 
@@ -83,9 +82,11 @@ def _summary_value(results: Results, scope: Scope, metric: Metric) -> float | No
 
 
 def scope_value(results: Results, scope: Scope | None, metric: Metric) -> float | None:
-    """The metric over a scope: clean value, the summary's γ mean, or the mean over its runs."""
+    """The metric over a scope: clean value, a suite's figure, the summary's γ mean, or the mean over its runs."""
     if metric.clean:
         return metric.of(results.clean)
+    if metric.is_figure:
+        return figure_value(results, metric.key)
     summary = _summary_value(results, scope, metric)
     if summary is not None:
         return summary
