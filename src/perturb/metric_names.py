@@ -81,7 +81,9 @@ class Measure:
     def read(self, record: Mapping[str, Any]) -> float | None:
         """The value in a run, ``clean`` or a suite's ``figures``; None when absent or null."""
         value = record.get(self.stored)
-        return None if value is None else (1.0 - float(value) if self.error else float(value))
+        if value is None:
+            return None
+        return round(1.0 - float(value), 12) if self.error else float(value)    # 0.07, not 0.06999999999999995
 
 
 MEASURES = (    # one row per measure; errors are never stored, always 1 - the accuracy

@@ -105,7 +105,10 @@ def notes(doc: dict[str, Any]) -> list[str]:
         from ...text.availability import left_out_line
         out.append(left_out_line(doc["left_out"]))
     boot = doc.get("bootstrap")
-    out.append("CIs: " + METHOD.format(**boot) if boot else "no confidence intervals (--bootstrap 0)")
+    method = METHOD.format(**boot) if boot else ""
+    if classification.is_classification(doc):
+        method = method.replace("queries", "samples")      # its resamples are of images or clips
+    out.append("CIs: " + method if boot else "no confidence intervals (--bootstrap 0)")
     return out
 
 
@@ -276,8 +279,8 @@ def side_task_lines(doc: dict[str, Any]) -> list[str]:
 
 def summary_lines(doc: dict[str, Any]) -> list[str]:
     """The lines printed under the table: clean score with chance, MC and entailment, the flags."""
-    lines = headline(doc)["side"] if classification.is_classification(doc) else [*side_task_lines(doc), *figure_lines(doc)]
-    lines = [headline(doc)["clean"], *lines]
+    first = headline(doc)
+    lines = [first["clean"], *first["side"]]
     lines += [f"note: {f['message']}" for f in (doc.get("flags") if "flags" in doc else flags(doc))]
     return lines
 
