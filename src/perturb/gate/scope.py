@@ -34,6 +34,15 @@ def _match(name: str, pool: list[str]) -> str | None:
     return next((p for p in pool if normalize(p) == key), None)
 
 
+def _operation(perturbation: str) -> str | None:
+    """The registry's name of a run's perturbation (``fog:imagenet-c`` -> ``fog``); None for a pair or
+    a name this installation does not know."""
+    try:
+        return REGISTRY.get(perturbation).name
+    except ValueError:            # UnknownPerturbationError is one
+        return None
+
+
 def _registry_categories() -> list[str]:
     return list(dict.fromkeys(c for m in ("video", "text") for c in REGISTRY.categories(m)))
 
@@ -48,7 +57,7 @@ def resolve_scope(results: Results, text: str | None, severity: int | None = Non
         return Scope("perturbation", found, severity)
     if text in REGISTRY:
         canonical = REGISTRY.get(text).name
-        found = _match(canonical, perts)
+        found = next((p for p in perts if _operation(p) == canonical), None)     # fog runs as fog:imagenet-c
         return Scope("perturbation", found or canonical, severity, present=found is not None)
     if (found := _match(text, cats)) is not None:
         return Scope("category", found, severity)
