@@ -18,7 +18,7 @@ from typing import Any, Iterator, Mapping
 
 from .errors import GateInputError
 from .fileio import write_atomic
-from .metric_names import CLASSIFY, GAMMAS, RETRIEVAL, Metric, figure_value, headline_ci_key, headline_metric
+from .metric_names import GAMMAS, RETRIEVAL, Metric, figure_value, headline_ci_key, headline_metric
 from .result_tasks import RUN_TEXT_KEYS, SHAPES, TaskShape, intervals, number, require, shape_of
 from .shapes import ANY_OBJECT, COUNT, INTEGER, INTERVAL, NUMBER, TEXT, ListOf, MapOf, Nullable, Obj
 
@@ -117,7 +117,7 @@ class Results(Mapping[str, Any]):
         headline metric's (an error's is its accuracy's, mirrored), None for any other."""
         if metric.is_gamma:
             return metric.key
-        if self.task == CLASSIFY and metric.measure is not None and not metric.is_figure:
+        if metric.measure is not None and not metric.is_figure:      # an accuracy or its error
             return metric.measure.stored
         return headline_ci_key(self.data) if metric.name.removeprefix("clean.") == self.metric else None
 
