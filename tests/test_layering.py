@@ -124,7 +124,7 @@ def test_importing_the_gate_loads_neither_opencv_nor_pyav():
 
 GATE_MODULES = {"perturb", "perturb.catalogue", "perturb.errors", "perturb.fileio", "perturb.names",
                 "perturb.registry", "perturb.selection", "perturb.version", "perturb.metric_names",
-                "perturb.results", "perturb.shapes", "perturb.gate", "perturb.gate.check", "perturb.gate.compare",
+                "perturb.results", "perturb.result_tasks", "perturb.shapes", "perturb.gate", "perturb.gate.check", "perturb.gate.compare",
                 "perturb.gate.outcome", "perturb.gate.rules", "perturb.gate.scope"}
 
 

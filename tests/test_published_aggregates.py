@@ -1,6 +1,7 @@
 """Published aggregates reproduced: RobustBench's per-cell ImageNet-C accuracies of 12 models
-(tests/data/robustbench-imagenet-c, recorded once with their source) through perturb's scoring
-give each model's published corruption accuracy and mCE to 0.01 points."""
+(tests/data/robustbench-imagenet-c, recorded once with their source), written as classification
+results files and read back through ``perturb report --baseline-errors alexnet-robustbench``, give
+each model's published corruption accuracy and mCE to 0.01 points."""
 from __future__ import annotations
 
 import csv
@@ -9,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from classify_fixtures import classification_doc, write
 from perturb.bench.scoring.baselines import load_baseline
 from perturb.bench.scoring.corruption import corruption_errors, corruption_summary
 from perturb.bench.scoring.suite_summary import summarize_suites
+from perturb.cli import main
 from perturb.registry import REGISTRY
 
 DATA = Path(__file__).parent / "data" / "robustbench-imagenet-c"
@@ -45,13 +48,50 @@ def test_standard_r50_first():
     assert len(figures["CE"]) == 15 and figures["without_baseline"] == figures["outside_mce"] == []
 
 
+def _bound(op: str) -> str:
+    """A corruption as a classification run names it: ImageNet-C's own table (``fog:imagenet-c``)."""
+    return REGISTRY.bind(REGISTRY.get(op, "video"), "imagenet-c").ref
+
+
+IMAGENET_CLASSES = [f"class {i}" for i in range(1000)]
+
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory) -> Path:
+    """Every model's cells as a classification results.json, then one ``perturb report`` of the
+    twelve with RobustBench's AlexNet as the baseline, into the folder returned."""
+    folder = tmp_path_factory.mktemp("robustbench")
+    files = []
+    for model, cells in CELLS.items():
+        doc = classification_doc({(_bound(op), s): a for (op, s), a in cells.items()},
+                                 _published(model)["clean_acc"] / 100, None, model=model, labels=IMAGENET_CLASSES)
+        files.append(str(write(folder / f"{model}.json", doc)))
+    assert main(["report", *files, "--out", str(folder / "report"), "--baseline-errors", "alexnet-robustbench"]) == 0
+    return folder / "report"
+
+
+@pytest.fixture(scope="module")
+def reported(report_dir) -> dict[str, dict]:
+    """Model -> its entry of the report's report.json."""
+    reports = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))["reports"]
+    return {entry["model"]: entry for entry in reports}
+
+
 @pytest.mark.parametrize("model", sorted(CELLS))
-def test_each_models_published_corruption_accuracy_and_mce(model):
+def test_each_models_published_corruption_accuracy_and_mce_through_the_report(reported, model):
     published = _published(model)
-    figures = corruption_summary(CELLS[model], published["clean_acc"] / 100, load_baseline("alexnet-robustbench"))
-    assert abs(100 * figures["mPC"] - published["corruptions_acc"]) <= 0.01
+    figures = reported[model]["suites"]["imagenet-c"]
+    assert figures["baseline"] == "alexnet-robustbench" and len(figures["CE"]) == 15
+    assert abs(100 * figures["corruption_accuracy"] - published["corruptions_acc"]) <= 0.01
     assert abs(100 * figures["mCE"] - published["corruptions_mce"]) <= 0.01
-    assert figures["rPC"] == pytest.approx(figures["mPC"] / (published["clean_acc"] / 100))
+    assert reported[model]["clean"]["top1"] == pytest.approx(published["clean_acc"] / 100)
+    assert len(reported[model]["corruptions"]) == 15
+
+
+def test_the_report_leads_with_the_published_figures(report_dir):
+    text = (report_dir / "report.md").read_text(encoding="utf-8")
+    assert "**clean top-1: 76.72% (chance 0.10%)**" in text
+    assert "**ImageNet-C: mCE 76.38%, relative mCE" in text and "corruption accuracy 39.48%**" in text
 
 
 def test_the_baseline_is_robustbenchs_alexnet_row():

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .metric_names import kind_of, reported_names
+from .metric_names import headline_ci_key, kind_of, record_value, reported_names
 from .ranking import Judgements
 
 CHANCE_MARGIN = 0.10      # clean within this fraction of the span chance..1 above chance: "near chance"
@@ -40,14 +40,11 @@ def chance_levels(relevance: np.ndarray, names: Iterable[str] | None = None) -> 
 
 def chance_of(doc: Mapping[str, Any]) -> float | None:
     """The chance level of a results document's own metric (None for files written before it)."""
-    direction, _, name = str(doc.get("metric", "")).partition(".")
-    return ((doc.get("chance") or {}).get(direction) or {}).get(name)
+    return record_value(doc.get("chance") or {}, str(doc.get("metric", "")))
 
 
 def _clean_value(doc: Mapping[str, Any]) -> float | None:
-    direction, _, name = str(doc.get("metric", "")).partition(".")
-    value = (doc.get("clean", {}).get(direction) or {}).get(name)
-    return None if value is None else float(value)
+    return record_value(doc.get("clean", {}), str(doc.get("metric", "")))
 
 
 def clean_flags(clean: float | None, chance: float | None, ci: Sequence[float | None] | None = None,
@@ -155,7 +152,7 @@ def run_label(run: Mapping[str, Any]) -> str:
 def flags(doc: Mapping[str, Any]) -> list[dict[str, str]]:
     """Every flag of a results document: clean score near chance or 1 (retrieval, MC, entailment),
     γ above 1, non-monotone severities, configurations that did not run."""
-    out = clean_flags(_clean_value(doc), chance_of(doc), (doc["clean"].get("ci") or {}).get("metric"),
+    out = clean_flags(_clean_value(doc), chance_of(doc), (doc["clean"].get("ci") or {}).get(headline_ci_key(doc)),
                       f"clean {doc['metric']}")
     mc, ent = doc.get("mc"), doc.get("entailment")
     if mc:

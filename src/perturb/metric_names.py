@@ -1,7 +1,8 @@
 """The metric vocabulary of results files and rules: ``gamma_a``, ``gamma_r``, ``t2v.R@5``,
-``clean.v2t.MdR``, ...; :data:`KINDS`, the one table of what each kind of retrieval metric is;
-:func:`gamma_metric` reads the metric γ is computed on, :func:`parse_metric` any metric a rule or a
-comparison names.
+``clean.v2t.MdR``, ``top1``, ``mCE``, ...; :data:`KINDS`, the one table of what each kind of
+retrieval metric is, and :data:`MEASURES`, the one table of the other measures (a classification
+file's accuracies and errors, the suites' figures); :func:`gamma_metric` reads the metric γ is
+computed on, :func:`parse_metric` any metric a rule or a comparison names.
 
 Imports nothing above the ground floor (and no numpy: a kind's functions receive a
 :class:`perturb.ranking.Ranking` or :class:`~perturb.ranking.Judgements` and call it), so
@@ -18,6 +19,9 @@ from .names import normalize, unknown_name
 DIRECTIONS = ("t2v", "v2t")
 DIRECTION_WORDS = {"t2v": "text→video", "v2t": "video→text"}
 GAMMAS = ("gamma_a", "gamma_r")
+MODALITIES = ("video", "image", "text", "both")   # what a run perturbed (image: a classification file's images)
+VISUAL = ("video", "image")                       # the modalities of severity-graded visual perturbations
+RETRIEVAL, CLASSIFY = "retrieval", "classify"     # the tasks a results file is of ("task"; none: retrieval)
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,45 @@ KINDS = (    # one row per kind; a new kind is a row here and its per-query func
                lambda j, k: j.ndcg_chance(k), reported=()),
 )
 _BY_KEY = {kind.key: kind for kind in KINDS}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A measure other than a retrieval metric or γ: a classification file's accuracy or error (read
+    from a run or ``clean``), or a suite's figure (read from ``suites.<suite>.figures``)."""
+
+    key: str                          # "top1", "top1_error", "mCE", ...
+    display: str                      # what it is, in words
+    stored: str                       # the key it is read from ("top1" for top1_error)
+    error: bool = False               # the value is 1 - the stored accuracy
+    fraction: bool = True             # values in [0, 1]
+    lower_is_better: bool = False
+    figure: bool = False              # a suite's figure (one per file), not a run's value
+    task: str | None = CLASSIFY       # the task whose files carry it (None: any file with the suite)
+
+    def read(self, record: Mapping[str, Any]) -> float | None:
+        """The value in a run, ``clean`` or a suite's ``figures``; None when absent or null."""
+        value = record.get(self.stored)
+        if value is None:
+            return None
+        return round(1.0 - float(value), 12) if self.error else float(value)    # 0.07, not 0.06999999999999995
+
+
+MEASURES = (    # one row per measure; errors are never stored, always 1 - the accuracy
+    Measure("top1", "top-1 accuracy", "top1"),
+    Measure("top5", "top-5 accuracy", "top5"),
+    Measure("top1_error", "top-1 error", "top1", error=True, lower_is_better=True),
+    Measure("top5_error", "top-5 error", "top5", error=True, lower_is_better=True),
+    Measure("mCE", "mean corruption error against a baseline (ImageNet-C)", "mCE", fraction=False,
+            lower_is_better=True, figure=True, task=None),
+    Measure("relative_mCE", "relative mean corruption error (ImageNet-C)", "relative_mCE", fraction=False,
+            lower_is_better=True, figure=True, task=None),
+    Measure("mPC", "mean performance under corruption (Kinetics-C)", "mPC", figure=True, task=None),
+    Measure("rPC", "relative performance under corruption (Kinetics-C)", "rPC", fraction=False, figure=True,
+            task=None),
+)
+MEASURE_BY_KEY = {m.key: m for m in MEASURES}
+ACCURACIES = tuple(m.key for m in MEASURES if m.task == CLASSIFY and not m.error)   # what a run stores
 
 
 def kind_of(name: str) -> tuple[MetricKind, int | None] | None:
@@ -126,23 +169,39 @@ class Metric:
         return None if found is None else found[1]
 
     @property
+    def measure(self) -> Measure | None:
+        """The row of :data:`MEASURES` of an accuracy, error or suite figure (None for the others)."""
+        return MEASURE_BY_KEY.get(self.key)
+
+    @property
+    def is_figure(self) -> bool:
+        """A suite's figure (mCE, mPC, ...): one value per file, under ``suites``."""
+        return self.measure is not None and self.measure.figure
+
+    @property
     def lower_is_better(self) -> bool:
-        return self.kind is not None and self.kind.lower_is_better
+        row = self.kind or self.measure
+        return row is not None and row.lower_is_better
 
     @property
     def words(self) -> str:
-        """The metric in words: ``recall at 5 (...), text→video`` (the gammas and unknown keys: the name)."""
+        """The metric in words: ``recall at 5 (...), text→video``, ``top-1 accuracy`` (the gammas and
+        unknown keys: the name)."""
+        if self.measure is not None:
+            return self.measure.display
         if self.kind is None:
             return self.name
         return f"{self.kind.describe(self.k)}, {DIRECTION_WORDS[self.direction]}"
 
     @property
     def is_fraction(self) -> bool:
-        """R@K, mAP, ... values are fractions in [0, 1]."""
-        return is_fraction(self.key)
+        """R@K, mAP, top-1 accuracy, ... values are fractions in [0, 1]."""
+        return is_fraction(self.key) or (self.measure is not None and self.measure.fraction)
 
     def of(self, record: Mapping[str, Any]) -> float | None:
-        """The value in a run (or in ``clean``); None when absent or null."""
+        """The value in a run (or in ``clean``, or a suite's ``figures``); None when absent or null."""
+        if self.measure is not None:
+            return self.measure.read(record)
         value = record.get(self.key) if self.direction is None else \
             (record.get(self.direction) or {}).get(self.key)
         return None if value is None else float(value)
@@ -164,15 +223,68 @@ def gamma_metric(metric: str | Metric) -> Metric:
     return Metric(name, direction)
 
 
+def accuracy_metric(metric: str | Metric) -> Metric:
+    """The metric γ is computed on in a classification file: ``top1`` or ``top5``; ValueError otherwise."""
+    if isinstance(metric, Metric):
+        return metric
+    if metric not in ACCURACIES:
+        raise ValueError(f"a classification metric must be {' or '.join(ACCURACIES)}; got {metric!r}")
+    return Metric(metric)
+
+
+# per task: the reader of its files' "metric", and the key of that metric's bootstrap interval in a
+# ``ci`` object (None: the metric's own name, as classification files write it)
+HEADLINES = {RETRIEVAL: (gamma_metric, "metric"), CLASSIFY: (accuracy_metric, None)}
+
+
+def task_of(doc: Mapping[str, Any]) -> str:
+    """A results document's task: its ``task`` key, ``retrieval`` for files older than it."""
+    return doc.get("task") or RETRIEVAL
+
+
+def headline_metric(metric: str | Metric, task: str = RETRIEVAL) -> Metric:
+    """A results file's own metric, read as its task writes it (``t2v.R@5``, ``top1``)."""
+    return HEADLINES[task][0](metric)
+
+
+def headline_ci_key(doc: Mapping[str, Any]) -> str:
+    """The key of a results document's metric in its ``ci`` objects (``metric``, ``top1``)."""
+    return HEADLINES[task_of(doc)][1] or str(doc["metric"])
+
+
+def record_value(record: Mapping[str, Any], metric: str) -> float | None:
+    """The value of a file's metric, as its ``metric`` names it (``t2v.R@5``, ``top1``), in a run,
+    ``clean`` or ``chance``; None when absent or null."""
+    direction, _, key = str(metric).rpartition(".")
+    value = (record.get(direction) or {}).get(key) if direction else record.get(key)
+    return None if value is None or isinstance(value, Mapping) else float(value)
+
+
+def figure_value(results: Any, key: str) -> float | None:
+    """A suite's figure (``mCE``, ``mPC``, ...) in a results document: the first suite that has it."""
+    for entry in ((results.get("suites") if isinstance(results, Mapping) else None) or {}).values():
+        value = MEASURE_BY_KEY[key].read((entry or {}).get("figures") or {})
+        if value is not None:
+            return value
+    return None
+
+
 def metric_names(results: Any = None, clean: bool = True) -> list[str]:
-    """Every metric name a rule may use (with the extra metrics a results file, anything with a
-    ``clean`` mapping, carries)."""
-    keys = list(reported_names())
-    if results is not None:
-        for direction in DIRECTIONS:
-            keys += [k for k in results.clean.get(direction, {}) if k not in keys]
-    run = list(GAMMAS) + [f"{d}.{k}" for d in DIRECTIONS for k in keys]
-    return run + ([f"clean.{d}.{k}" for d in DIRECTIONS for k in keys] if clean else [])
+    """Every metric name a rule may use: for a classification file (``task``) its accuracies and
+    errors, else the retrieval metrics (with the extra ones a results file, anything with a ``clean``
+    mapping, carries); γ; and the suite figures the file holds."""
+    if getattr(results, "task", RETRIEVAL) == CLASSIFY:
+        run = list(GAMMAS) + [m.key for m in MEASURES if m.task == CLASSIFY and m.stored in results.clean]
+        cleans = [f"clean.{k}" for k in run[len(GAMMAS):]]
+    else:
+        keys = list(reported_names())
+        if results is not None:
+            for direction in DIRECTIONS:
+                keys += [k for k in results.clean.get(direction, {}) if k not in keys]
+        run = list(GAMMAS) + [f"{d}.{k}" for d in DIRECTIONS for k in keys]
+        cleans = [f"clean.{d}.{k}" for d in DIRECTIONS for k in keys]
+    figures = [m.key for m in MEASURES if m.figure and figure_value(results, m.key) is not None]
+    return run + (cleans if clean else []) + figures
 
 
 def parse_metric(text: str, results: Any = None, clean: bool = True) -> Metric:

@@ -1,7 +1,7 @@
 """The results.json contract (docs/results-schema.md), below both the benchmark that writes it and
-the gate that reads it: schema versions (metric names and their parsing live in :mod:`.metric_names`),
-tie conventions, the writers (results.json, the tidy results.csv), :func:`validate` and
-:func:`load_results`.
+the gate that reads it: schema versions (metric names and their parsing live in :mod:`.metric_names`,
+what differs between retrieval and classification files in :mod:`.result_tasks`), tie conventions,
+the writers (results.json, the tidy results.csv), :func:`validate` and :func:`load_results`.
 
 Imports nothing above the ground floor, so reading results loads no runner, codec or model.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,15 +18,15 @@ from typing import Any, Iterator, Mapping
 
 from .errors import GateInputError
 from .fileio import write_atomic
-from .metric_names import DIRECTIONS, GAMMAS, Metric, gamma_kinds, gamma_metric, is_fraction, metric_names
+from .metric_names import GAMMAS, RETRIEVAL, Metric, figure_value, headline_ci_key, headline_metric
+from .result_tasks import RUN_TEXT_KEYS, SHAPES, TaskShape, intervals, number, require, shape_of
 from .shapes import ANY_OBJECT, COUNT, INTEGER, INTERVAL, NUMBER, TEXT, ListOf, MapOf, Nullable, Obj
 
-SCHEMA_VERSION = "1.2"         # 1.1 added "ties"; 1.2 "chance", "flags", summary.modality.*.ci
+SCHEMA_VERSION = "1.3"         # 1.1 added "ties"; 1.2 "chance", "flags", summary.modality.*.ci; 1.3 "task"
 KNOWN_SCHEMA_VERSIONS = ("1.0", SCHEMA_VERSION)   # later minor versions (1.x) are read too
 TIES = ("pessimistic", "optimistic")
 DEFAULT_TIES = "pessimistic"      # files without a "ties" key predate it and used this convention
-RUN_KEYS = ("modality", "perturbation", "category", "severity", "t2v", "v2t", "gamma_a", "gamma_r")
-RUN_TEXT_KEYS = ("modality", "perturbation", "category")
+RUN_KEYS = SHAPES[RETRIEVAL].run_keys
 SUMMARY_KINDS = ("perturbation", "category", "modality")
 SUMMARY_TOLERANCE = 1e-6          # a summary mean may differ from its runs' mean by float rounding only
 CSV_FIELDS = ("model", "dataset", "modality", "perturbation", "category", "severity", "measure", "value")
@@ -38,11 +37,9 @@ GAMMA_AGGREGATE = Obj(optional={f"{g}_{s}": NUMBER for g in GAMMAS for s in ("me
 SIDE_TASK = {"file": TEXT, "n": COUNT, "missing": COUNT}
 FIELDS = Obj(
     required={"model": Obj({"id": TEXT}, {"kind": TEXT, "card": ANY_OBJECT}),
-              "dataset": Obj({"name": TEXT, "n_items": COUNT}, {"subset": Nullable(COUNT),
-                                                                "seed": Nullable(INTEGER)})},
+              "dataset": Obj({"name": TEXT, "n_items": COUNT}, {"seed": Nullable(INTEGER)})},
     optional={
         "bootstrap": Nullable(Obj({"n": COUNT, "seed": INTEGER, "level": NUMBER})),
-        "chance": Nullable(MapOf(MapOf(NUMBER))),
         "flags": ListOf(Obj({"kind": TEXT, "message": TEXT})),
         "skipped": Nullable(ListOf(Obj({"modality": TEXT, "perturbation": TEXT, "reason": TEXT},
                                        {"severity": Nullable(INTEGER)}))),
@@ -51,7 +48,7 @@ FIELDS = Obj(
                              "category": MapOf(GAMMA_AGGREGATE)},
                             {**GAMMA_AGGREGATE.optional,
                              "figures": Nullable(Obj(optional={"mPC": NUMBER, "rPC": NUMBER, "mCE": NUMBER,
-                                                               "CE": MapOf(NUMBER)}))})),
+                                                               "relative_mCE": NUMBER, "CE": MapOf(NUMBER)}))})),
         "mc": Nullable(Obj({**SIDE_TASK, "accuracy": NUMBER}, {"ci": INTERVAL, "chance": NUMBER})),
         "entailment": Nullable(Obj(SIDE_TASK, {"roc_auc": NUMBER, "chance": NUMBER})),
         "rerank": Nullable(Obj({"first_stage": TEXT, "k": COUNT, "pairs_scored": COUNT, "note": TEXT})),
@@ -76,6 +73,20 @@ class Results(Mapping[str, Any]):
         return len(self.data)
 
     @property
+    def task(self) -> str:
+        """``retrieval`` (also for files older than the key) or ``classify``."""
+        return self.data.get("task", RETRIEVAL)
+
+    @property
+    def shape(self) -> TaskShape:
+        return SHAPES[self.task]
+
+    @property
+    def labels(self) -> list[str]:
+        """A classification file's class names, in label order (empty for retrieval)."""
+        return list((self.data.get("classification") or {}).get("labels") or [])
+
+    @property
     def metric(self) -> str:
         return self.data["metric"]
 
@@ -98,8 +109,21 @@ class Results(Mapping[str, Any]):
 
     @property
     def headline(self) -> Metric:
-        """The file's own metric (``"metric": "t2v.R@5"``) as a run metric."""
-        return gamma_metric(self.metric)
+        """The file's own metric (``"metric": "t2v.R@5"``, ``"top1"``) as a run metric."""
+        return headline_metric(self.metric, self.task)
+
+    def ci_key(self, metric: Metric) -> str | None:
+        """The key of ``metric``'s bootstrap interval in a run's (or clean's) ``ci``: γ's own, the
+        headline metric's (an error's is its accuracy's, mirrored), None for any other."""
+        if metric.is_gamma:
+            return metric.key
+        if metric.measure is not None and not metric.is_figure:      # an accuracy or its error
+            return metric.measure.stored
+        return headline_ci_key(self.data) if metric.name.removeprefix("clean.") == self.metric else None
+
+    def figure(self, key: str) -> float | None:
+        """A suite's figure (``mCE``, ``relative_mCE``, ``mPC``, ``rPC``); None where no suite has it."""
+        return figure_value(self.data, key)
 
     @property
     def ci_level(self) -> float | None:
@@ -128,87 +152,32 @@ def _schema_ok(version: Any) -> bool:
     return any(major == known.split(".")[0] for known in KNOWN_SCHEMA_VERSIONS)
 
 
-def _require(mapping: Any, keys: tuple[str, ...], where: str) -> None:
-    if not isinstance(mapping, Mapping):
-        raise GateInputError(f"{where}: expected an object; got {type(mapping).__name__}")
-    missing = [k for k in keys if k not in mapping]
-    if missing:
-        raise GateInputError(f"{where}: missing key(s) {', '.join(map(repr, missing))}")
-
-
-def _number(value: Any, field: str, source: str) -> None:
-    """A finite number or null (undefined values are written as null, never as NaN)."""
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise GateInputError(f"{source}: {field} must be a number or null; got {value!r}")
-    if not math.isfinite(value):
-        raise GateInputError(f"{source}: {field} is {value!r}; an undefined value must be null")
-
-
-def _scores(block: Any, field: str, source: str) -> None:
-    """A t2v/v2t block: metric name → number; the fraction kinds (R@K, mAP, ...) are in [0, 1]."""
-    _require(block, (), f"{source}: {field}")
-    for key, value in block.items():
-        _number(value, f"{field}.{key}", source)
-        if is_fraction(key) and value is not None and not 0 <= value <= 1:
-            raise GateInputError(f"{source}: {field}.{key} is {value!r}; expected a fraction in [0, 1]")
-
-
-def _intervals(record: Mapping[str, Any], field: str, source: str) -> None:
-    """The optional ``ci`` object: name → [lo, hi]."""
-    ci = record.get("ci")
-    if ci is None:
-        return
-    _require(ci, (), f"{source}: {field}.ci")
-    for key, interval in ci.items():
-        if not isinstance(interval, list) or len(interval) != 2:
-            raise GateInputError(f"{source}: {field}.ci.{key} must be a list [lo, hi]; got {interval!r}")
-        for i, bound in enumerate(interval):
-            _number(bound, f"{field}.ci.{key}[{i}]", source)
-
-
-def _metric(data: Mapping[str, Any], source: str) -> None:
-    """The headline metric, written in full (``t2v.R@5``), and measured on the clean run."""
-    metric = data["metric"]
-    try:
-        parsed = gamma_metric(metric) if isinstance(metric, str) else None
-    except ValueError:
-        parsed = None
-    if parsed is None or parsed.name != metric:
-        raise GateInputError(f"{source}: metric must be t2v. or v2t. followed by one of "
-                             f"{', '.join(gamma_kinds())}; got {metric!r}")
-    if not isinstance(parsed.of(data["clean"]), (int, float)):
-        raise GateInputError(f"{source}: metric is {metric!r} but clean.{metric} is missing or null")
-
-
-def _run(run: Any, i: int, source: str) -> None:
+def _run(run: Any, i: int, shape: TaskShape, source: str) -> None:
     field = f"runs[{i}]"
-    _require(run, RUN_KEYS, f"{source}: {field}")
+    require(run, shape.run_keys, f"{source}: {field}")
     for key in RUN_TEXT_KEYS:
         if not isinstance(run[key], str) or not run[key]:
             raise GateInputError(f"{source}: {field}.{key} must be a non-empty string; got {run[key]!r}")
     severity = run["severity"]
     if severity is not None and (isinstance(severity, bool) or not isinstance(severity, int)):
         raise GateInputError(f"{source}: {field}.severity must be an integer or null; got {severity!r}")
-    for direction in DIRECTIONS:
-        _scores(run[direction], f"{field}.{direction}", source)
+    shape.scores(run, field, source)
     for gamma in GAMMAS:
-        _number(run[gamma], f"{field}.{gamma}", source)
-    _intervals(run, field, source)
+        number(run[gamma], f"{field}.{gamma}", source)
+    intervals(run, field, source)
 
 
 def _summary(summary: Any, runs: list[Mapping[str, Any]], source: str) -> None:
     """Every summary entry is an object of numbers whose γ means agree with the runs they summarize."""
-    _require(summary, SUMMARY_KINDS, f"{source}: summary")
+    require(summary, SUMMARY_KINDS, f"{source}: summary")
     for kind, section in summary.items():
-        _require(section, (), f"{source}: summary.{kind}")
+        require(section, (), f"{source}: summary.{kind}")
         for name, entry in section.items():
             field = f"summary.{kind}.{name}"
-            _require(entry, (), f"{source}: {field}")
+            require(entry, (), f"{source}: {field}")
             for key, value in entry.items():
                 if key.endswith(("_mean", "_std")):
-                    _number(value, f"{field}.{key}", source)
+                    number(value, f"{field}.{key}", source)
             if kind in SUMMARY_KINDS:
                 _agrees(entry, [r for r in runs if r[kind] == name], field, source)
 
@@ -232,19 +201,17 @@ def _agrees(entry: Mapping[str, Any], runs: list[Mapping[str, Any]], field: str,
 def validate(data: Any, source: str = "<results>") -> Results:
     """Check the keys and value types readers rely on, and that the summary agrees with the
     runs; raise GateInputError naming the file and the first field at fault."""
-    _require(data, ("schema_version", "metric", "clean", "runs"), source)
+    require(data, ("schema_version", "metric", "clean", "runs"), source)
     if not _schema_ok(data["schema_version"]):
         raise GateInputError(
             f"{source}: unknown schema_version {data['schema_version']!r}; this perturb reads "
             f"{', '.join(KNOWN_SCHEMA_VERSIONS)} (and later 1.x)")
-    _require(data["clean"], DIRECTIONS, f"{source}: clean")
-    for direction in DIRECTIONS:
-        _scores(data["clean"][direction], f"clean.{direction}", source)
-    _intervals(data["clean"], "clean", source)
-    _metric(data, source)
+    shape = shape_of(data, source)
+    shape.scores(data["clean"], "clean", source)
+    intervals(data["clean"], "clean", source)
     if data.get("ties", DEFAULT_TIES) not in TIES:
         raise GateInputError(f"{source}: ties must be one of {', '.join(TIES)}; got {data['ties']!r}")
-    problem = FIELDS.problem(data, "")
+    problem = FIELDS.problem(data, "") or shape.fields.problem(data, "")
     if problem:
         raise GateInputError(f"{source}: {problem}")
     level = (data.get("bootstrap") or {}).get("level")
@@ -253,8 +220,9 @@ def validate(data: Any, source: str = "<results>") -> Results:
     if not isinstance(data["runs"], list):
         raise GateInputError(f"{source}: 'runs' must be a list; got {type(data['runs']).__name__}")
     for i, run in enumerate(data["runs"]):
-        _run(run, i, source)
-    _require(data, ("summary",), source)         # reports and rules read it
+        _run(run, i, shape, source)
+    shape.metric(data, source)
+    require(data, ("summary",), source)         # reports and rules read it
     _summary(data["summary"], data["runs"], source)
     return Results(data, source)
 
@@ -285,15 +253,16 @@ def write_json(doc: Mapping[str, Any], path: str | os.PathLike) -> Path:
 
 
 def tidy_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One row per (run, measure): t2v.R@1 ... v2t.MnR, gamma_a, gamma_r; the clean run first."""
+    """One row per (run, measure): t2v.R@1 ... v2t.MnR (a classification file: top1, top5, top1_error,
+    top5_error), gamma_a, gamma_r; the clean run first."""
     base = {"model": doc["model"]["id"], "dataset": doc["dataset"]["name"]}
+    measures = SHAPES[doc.get("task", RETRIEVAL)].measures
     rows = []
     runs = [{"modality": "clean", "perturbation": "clean", "category": "clean", "severity": None,
              **doc["clean"]}] + list(doc["runs"])
     for run in runs:
         ident = {**base, **{k: run[k] for k in ("modality", "perturbation", "category", "severity")}}
-        for direction in DIRECTIONS:
-            rows += [{**ident, "measure": f"{direction}.{m}", "value": v} for m, v in run[direction].items()]
+        rows += [{**ident, "measure": m, "value": v} for m, v in measures(run)]
         rows += [{**ident, "measure": g, "value": run[g]} for g in GAMMAS if g in run]
     return rows
 

@@ -1,4 +1,5 @@
-"""Subcommand ``perturb report``: combine results.json files of several models into one report."""
+"""Subcommand ``perturb report``: combine results.json files (retrieval or classification) of several
+models into one report."""
 from __future__ import annotations
 
 import argparse
@@ -12,7 +13,10 @@ from ..options import check_output
 
 def register(subparsers: Any) -> None:
     """Add ``report`` to the ``perturb`` parser."""
-    p = subparsers.add_parser("report", help="combine results.json files of several models into one report")
+    p = subparsers.add_parser("report", help="combine results.json files of several models into one report",
+                              description="Write report.md, report.html and report.json (each file's clean scores, "
+                                          "suite figures such as mCE and mPC, and corruption table, as data) "
+                                          "into --out.")
     p.add_argument("results", nargs="+", metavar="RESULTS", help="results.json files")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
     p.add_argument("--baseline-errors", metavar="NAME_OR_JSON", help=baseline_help())
@@ -43,7 +47,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     paths = write_reports(docs, args.out)
     for doc in docs:
         print_summary(doc)
-    print(f"wrote {paths['md']} and {paths['html']}")
+    print(f"wrote {paths['md']}, {paths['html']} and {paths['json']} (the figures, for scripts)")
     return 0
 
 

@@ -17,9 +17,10 @@ def _bind(results: Results, rule: Rule) -> tuple[Metric, Scope | None]:
     if metric.is_fraction and not 0 <= rule.threshold <= 1:
         raise GateInputError(f"rule {rule.text!r}: {metric.key} is a fraction in [0, 1]; "
                              f"got threshold {rule.threshold:g} (did you mean {rule.threshold / 100:g}?)")
-    if metric.clean:
+    if metric.clean or metric.is_figure:
         if rule.scope or rule.severity is not None:
-            raise GateInputError(f"rule {rule.text!r}: a clean metric takes no scope or severity; "
+            what = "a suite's figure" if metric.is_figure else "a clean metric"
+            raise GateInputError(f"rule {rule.text!r}: {what} takes no scope or severity; "
                                  f"write '{metric.name}={rule.threshold:g}'")
         return metric, None
     return metric, resolve_scope(results, rule.scope, rule.severity)

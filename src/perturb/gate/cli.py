@@ -10,7 +10,8 @@ from ..options import check_distinct_outputs, check_output
 from .outcome import Outcome, exit_status
 
 RULE_HELP = ("[SCOPE[@SEVERITY]:]METRIC=VALUE; SCOPE is a perturbation, category or modality "
-             "(none: every perturbation), METRIC gamma_r, gamma_a, t2v.R@5, clean.t2v.R@5, ...")
+             "(none: every perturbation), METRIC gamma_r, gamma_a, t2v.R@5, clean.t2v.R@5, ... (a "
+             "classification file: top1, top5, top1_error, clean.top1, ...; a suite's figure: mCE, mPC, ...)")
 
 
 def _report(outcomes: list[Outcome], title: str, heading: str, suite: str, args: argparse.Namespace,
@@ -99,7 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "compare", help="fail (exit 1) when results regress against a baseline",
         description="Compare CURRENT against BASELINE per perturbation and category. A drop larger "
                     "than --max-drop is a regression; with --significance, only when it lies outside "
-                    "the bootstrap noise. Files with different metrics or tie conventions are refused. "
+                    "the bootstrap noise. Files with different tasks, metrics or tie conventions are refused. "
                     "Exit 0: no regression; 1: regression; 2: bad input.")
     p.add_argument("baseline", help="baseline results.json (kept in the repository)")
     p.add_argument("current", help="results.json of the change under test")
@@ -108,8 +109,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--significance", type=float, default=None, metavar="ALPHA",
                    help="flag a drop only if significant at ALPHA, from the bootstrap CIs (e.g. 0.05)")
     p.add_argument("--metric", action="append", default=None, metavar="M",
-                   help="what to compare, repeatable: gamma_r, gamma_a, t2v.R@5, ... (default: gamma_r "
-                        "and the results' own metric, clean and perturbed)")
+                   help="what to compare, repeatable: gamma_r, gamma_a, t2v.R@5, top1, top1_error, mCE, ... "
+                        "(default: gamma_r and the results' own metric, clean and perturbed)")
     p.add_argument("--policy", metavar="FILE", help="policy file whose compare: section gives defaults")
     _outputs(p)
     p.set_defaults(func=_guarded(run_compare))

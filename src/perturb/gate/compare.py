@@ -37,11 +37,8 @@ def _ci_se(record: Mapping[str, Any], key: str, level: float) -> float | None:
 def standard_error(results: Results, scope: Scope | None, metric: Metric) -> float | None:
     """SE of a scope's value from the runs' CIs; the mean of their SEs for an aggregate (an upper
     bound, as the runs share their queries). None when any run lacks a CI for this metric."""
-    if metric.is_gamma:
-        key = metric.key
-    elif metric.name.removeprefix("clean.") == results.metric:
-        key = "metric"
-    else:
+    key = results.ci_key(metric)
+    if key is None:
         return None
     level = results.ci_level or 0.95
     records = [results.clean] if scope is None else select_runs(results, scope)
@@ -50,7 +47,10 @@ def standard_error(results: Results, scope: Scope | None, metric: Metric) -> flo
 
 
 def _rows(baseline: Results, current: Results, metric: Metric) -> list[tuple[str, str | None]]:
-    """(kind, name) rows: clean for retrieval metrics, then perturbations, then categories."""
+    """(kind, name) rows: clean for the scores, then perturbations, then categories; one row for a
+    suite's figure."""
+    if metric.is_figure:
+        return [("figure", None)]
     rows: list[tuple[str, str | None]] = []
     if metric.clean or not metric.is_gamma:
         rows.append(("clean", None))
@@ -62,7 +62,7 @@ def _rows(baseline: Results, current: Results, metric: Metric) -> list[tuple[str
 
 
 def _present(results: Results, kind: str, name: str | None) -> bool:
-    return kind == "clean" or bool(select_runs(results, Scope(kind, name)))
+    return kind in ("clean", "figure") or bool(select_runs(results, Scope(kind, name)))
 
 
 def _significance(drop: float, ses: list[float | None], alpha: float) -> tuple[bool, float | None]:
@@ -81,6 +81,8 @@ def _row(baseline: Results, current: Results, kind: str, name: str | None, metri
          max_drop: float, alpha: float | None) -> Outcome:
     if kind == "clean":
         metric, scope, label = replace(metric, clean=True), None, "clean"
+    elif kind == "figure":
+        scope, label = None, "suites"
     else:
         scope, label = Scope(kind, name), f"{kind} {name}"
     test = f"{'' if scope is None else label + ': '}{metric.name} drop <= {max_drop:g}"
@@ -139,6 +141,9 @@ def compare(baseline: Results, current: Results, metrics: Iterable[str] | None =
     """Per clean / perturbation / category rows: a drop beyond ``max_drop`` (and, with
     ``significance``, outside the bootstrap noise) is a regression. ``metrics`` None compares
     :func:`default_metrics`."""
+    if baseline.task != current.task:
+        raise GateInputError(f"the baseline is a {baseline.task} results file and the current one a "
+                             f"{current.task} file; they measure different tasks and are not comparable")
     if baseline.headline.name != current.headline.name:
         raise GateInputError(f"the files measure different metrics (baseline {baseline.metric}, "
                              f"current {current.metric}); their γ are not comparable")

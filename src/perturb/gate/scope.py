@@ -8,10 +8,9 @@ from typing import Any, Mapping
 from ..errors import GateInputError
 from ..names import normalize, unknown_name
 from ..registry import REGISTRY
-from ..metric_names import Metric
+from ..metric_names import MODALITIES, Metric, figure_value
 from ..results import Results
 
-MODALITIES = ("video", "text", "both")
 EACH = "each"        # the kind of a scope meaning "every perturbation, one by one"
 
 
@@ -35,6 +34,15 @@ def _match(name: str, pool: list[str]) -> str | None:
     return next((p for p in pool if normalize(p) == key), None)
 
 
+def _operation(perturbation: str) -> str | None:
+    """The registry's name of a run's perturbation (``fog:imagenet-c`` -> ``fog``); None for a pair or
+    a name this installation does not know."""
+    try:
+        return REGISTRY.get(perturbation).name
+    except ValueError:            # UnknownPerturbationError is one
+        return None
+
+
 def _registry_categories() -> list[str]:
     return list(dict.fromkeys(c for m in ("video", "text") for c in REGISTRY.categories(m)))
 
@@ -49,7 +57,7 @@ def resolve_scope(results: Results, text: str | None, severity: int | None = Non
         return Scope("perturbation", found, severity)
     if text in REGISTRY:
         canonical = REGISTRY.get(text).name
-        found = _match(canonical, perts)
+        found = next((p for p in perts if _operation(p) == canonical), None)     # fog runs as fog:imagenet-c
         return Scope("perturbation", found or canonical, severity, present=found is not None)
     if (found := _match(text, cats)) is not None:
         return Scope("category", found, severity)
@@ -83,9 +91,11 @@ def _summary_value(results: Results, scope: Scope, metric: Metric) -> float | No
 
 
 def scope_value(results: Results, scope: Scope | None, metric: Metric) -> float | None:
-    """The metric over a scope: clean value, the summary's γ mean, or the mean over its runs."""
+    """The metric over a scope: clean value, a suite's figure, the summary's γ mean, or the mean over its runs."""
     if metric.clean:
         return metric.of(results.clean)
+    if metric.is_figure:
+        return figure_value(results, metric.key)
     summary = _summary_value(results, scope, metric)
     if summary is not None:
         return summary

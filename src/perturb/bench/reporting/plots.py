@@ -6,6 +6,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ...metric_names import VISUAL, headline_ci_key, record_value
+
 
 def _plt():
     import matplotlib
@@ -21,10 +23,9 @@ def _png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def metric_value(record: dict[str, Any], metric: str) -> float:
-    """The value of ``t2v.R@5``-style ``metric`` in a clean or run record."""
-    direction, name = metric.split(".", 1)
-    return float(record[direction][name])
+def metric_value(record: dict[str, Any], metric: str) -> float | None:
+    """The value of a file's ``metric`` (``t2v.R@5``, ``top1``) in a clean or run record."""
+    return record_value(record, metric)
 
 
 def severity_curves(doc: dict[str, Any]) -> bytes | None:
@@ -36,7 +37,7 @@ def severity_curves(doc: dict[str, Any]) -> bytes | None:
 
 def severity_figure(doc: dict[str, Any]) -> Any:
     """The figure of :func:`severity_curves` (None without video runs); legends sit beside the panels."""
-    runs = [r for r in doc["runs"] if r["modality"] == "video" and r["severity"] is not None]
+    runs = [r for r in doc["runs"] if r["modality"] in VISUAL and r["severity"] is not None]
     if not runs:
         return None
     plt = _plt()
@@ -45,13 +46,14 @@ def severity_figure(doc: dict[str, Any]) -> Any:
     rows = -(-len(cats) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(5.6 * cols, 3.2 * rows), squeeze=False)
     clean = metric_value(doc["clean"], doc["metric"])
-    clean_ci = (doc["clean"].get("ci") or {}).get("metric")
+    ci_key = headline_ci_key(doc)
+    clean_ci = (doc["clean"].get("ci") or {}).get(ci_key)
     for ax, cat in zip(axes.flat, cats):
         for name in dict.fromkeys(r["perturbation"] for r in runs if r["category"] == cat):
             mine = sorted((r for r in runs if r["perturbation"] == name), key=lambda r: r["severity"])
             x = [r["severity"] for r in mine]
             line, = ax.plot(x, [metric_value(r, doc["metric"]) for r in mine], marker="o", label=name)
-            band = [(r.get("ci") or {}).get("metric") for r in mine]
+            band = [(r.get("ci") or {}).get(ci_key) for r in mine]
             if all(b and None not in b for b in band):
                 ax.fill_between(x, [b[0] for b in band], [b[1] for b in band], color=line.get_color(),
                                 alpha=0.18, linewidth=0)
@@ -66,7 +68,7 @@ def severity_figure(doc: dict[str, Any]) -> Any:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)  # beside, never over
     for ax in list(axes.flat)[len(cats):]:
         ax.axis("off")
-    fig.suptitle(f"{doc['model']['id']}: {doc['metric']} under video perturbations (bands: bootstrap CIs)")
+    fig.suptitle(f"{doc['model']['id']}: {doc['metric']} under {runs[0]['modality']} perturbations (bands: bootstrap CIs)")
     fig.tight_layout()
     return fig
 

@@ -6,18 +6,13 @@ import html
 from pathlib import Path
 from typing import Any, Sequence
 
-from ...fileio import write_atomic
+from ...fileio import write_atomic, write_json
 from ...honesty import chance_of, flags, run_label
-from ...metric_names import DIRECTIONS, gamma_metric, is_fraction
-from . import plots
+from ...metric_names import DIRECTIONS, MODALITIES, headline_ci_key, headline_metric, is_fraction, task_of
+from . import classification, plots
+from .sections import ci_text as _ci, fmt as _f, level_text as _level, model_tables, task_tables
 from ..scoring.bootstrap import METHOD
 from ..scoring.suite_summary import figure_lines, suite_tables
-
-MODALITIES = ("video", "text", "both")
-
-
-def _f(x: float | None, digits: int = 2) -> str:
-    return "—" if x is None else f"{x:.{digits}f}"
 
 
 def _pm(agg: dict[str, Any], g: str) -> str:
@@ -25,32 +20,13 @@ def _pm(agg: dict[str, Any], g: str) -> str:
 
 
 def _clean_table(doc: dict[str, Any]) -> tuple[str, list[str], list[list[str]]]:
-    """Every retrieval metric the file measured on clean, per direction (fractions to 3 digits, ranks to 1)."""
+    """Every retrieval metric the file measured on clean, per direction (fractions to 3 digits, ranks to
+    1); a classification file's accuracies."""
+    if classification.is_classification(doc):
+        return classification.clean_table(doc)
     names = list(doc["clean"]["t2v"])
     rows = [[d, *(_f(doc["clean"][d].get(k), 3 if is_fraction(k) else 1) for k in names)] for d in DIRECTIONS]
     return "Clean retrieval", ["direction", *names], rows
-
-
-CARD_FIELDS = ("family", "checkpoint", "revision", "mode", "frames", "frame_sampling", "resolution", "dtype",
-               "autocast", "device")
-
-
-def model_tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """The model card (with how many replicas ran) and the two-stage re-ranking set-up, where the
-    results document has them."""
-    out = []
-    card, ran = doc["model"].get("card"), doc.get("provenance")
-    if card or ran:
-        fields = list(CARD_FIELDS) if card else ["id"]
-        row = [str(card.get(k, "")) for k in CARD_FIELDS] if card else [doc["model"]["id"]]
-        if ran:                                  # sharded: how many replicas ran, on which engine
-            fields, row = fields + ["replicas"], row + [f"{len(ran['replicas'])} ({ran['engine']})"]
-        out.append(("Model", fields, [row]))
-    rr = doc.get("rerank")
-    if rr:
-        out.append(("Two-stage re-ranking", ["first stage", "top K re-scored", "pairs scored", "note"],
-                    [[rr["first_stage"], str(rr["k"]), str(rr["pairs_scored"]), rr["note"]]]))
-    return out
 
 
 RANKED = 10          # rows of the "most damaging configurations" table
@@ -65,18 +41,13 @@ def damaging(doc: dict[str, Any], n: int = RANKED) -> list[dict[str, Any]]:
     return sorted(doc["runs"], key=key)[:n]
 
 
-def _level(doc: dict[str, Any]) -> str:
-    boot = doc.get("bootstrap")
-    return f"{boot['level']:.0%} CI" if boot else "CI"
-
-
 def _run_ci(r: dict[str, Any], key: str) -> str:
     return _ci((r.get("ci") or {}).get(key))
 
 
 def _ranked_rows(doc: dict[str, Any], n: int) -> list[list[str]]:
     metric = doc["metric"]
-    return [[str(i), r["modality"], run_label(r), _f(plots.metric_value(r, metric), 3), _run_ci(r, "metric"),
+    return [[str(i), r["modality"], run_label(r), _f(plots.metric_value(r, metric), 3), _run_ci(r, headline_ci_key(doc)),
              _f(r["gamma_a"], 3), _run_ci(r, "gamma_a"), _f(r["gamma_r"], 3), _run_ci(r, "gamma_r")]
             for i, r in enumerate(damaging(doc, n), 1)]
 
@@ -90,23 +61,6 @@ def _modality_rows(doc: dict[str, Any]) -> list[list[str]]:
     s = doc["summary"]["modality"]
     return [[m, _pm(s[m], "gamma_a"), _ci((s[m].get("ci") or {}).get("gamma_a")),
              _pm(s[m], "gamma_r"), _ci((s[m].get("ci") or {}).get("gamma_r"))] for m in MODALITIES if m in s]
-
-
-def task_tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """Multiple-choice accuracy and entailment ROC-AUC on the clean videos, with chance levels."""
-    out = []
-    mc = doc.get("mc")
-    if mc:
-        out.append(("Multiple choice (clean videos)", ["file", "questions", "not in dataset", "accuracy",
-                                                       _level(doc), "chance (1/options)"],
-                    [[mc["file"], str(mc["n"]), str(mc["missing"]), _f(mc["accuracy"], 3), _ci(mc.get("ci")),
-                      _f(mc.get("chance"), 3)]]))
-    ent = doc.get("entailment")
-    if ent:
-        out.append(("Entailment (clean videos)", ["file", "pairs", "not in dataset", "ROC-AUC", "chance"],
-                    [[ent["file"], str(ent["n"]), str(ent["missing"]), _f(ent["roc_auc"], 3),
-                      _f(ent.get("chance", 0.5), 2)]]))
-    return out
 
 
 def tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -127,7 +81,7 @@ def tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     out.append((f"Every run ({metric})", ["modality", "perturbation", "category", "severity", metric,
                                           f"{metric} {lv}", "γa", f"γa {lv}", "γr", f"γr {lv}"],
                 [[r["modality"], r["perturbation"], r["category"], "" if r["severity"] is None else str(r["severity"]),
-                  _f(plots.metric_value(r, metric), 3), _run_ci(r, "metric"), _f(r["gamma_a"], 3),
+                  _f(plots.metric_value(r, metric), 3), _run_ci(r, headline_ci_key(doc)), _f(r["gamma_a"], 3),
                   _run_ci(r, "gamma_a"), _f(r["gamma_r"], 3), _run_ci(r, "gamma_r")] for r in doc["runs"]]))
     skipped = doc.get("skipped") or []
     if skipped:
@@ -136,13 +90,9 @@ def tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     return out
 
 
-def _ci(ci: Sequence[float | None] | None) -> str:
-    return "" if not ci or ci[0] is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
-
-
 def clean_score(doc: dict[str, Any]) -> str:
     """``0.620 [0.580, 0.660] (chance 0.005)``: the clean metric, its CI and its chance level."""
-    ci = _ci((doc["clean"].get("ci") or {}).get("metric"))
+    ci = _ci((doc["clean"].get("ci") or {}).get(headline_ci_key(doc)))
     chance = chance_of(doc)
     return (f"{_f(plots.metric_value(doc['clean'], doc['metric']), 3)}{' ' + ci if ci else ''}"
             f"{f' (chance {chance:.3f})' if chance is not None else ''}")
@@ -155,14 +105,25 @@ def notes(doc: dict[str, Any]) -> list[str]:
         from ...text.availability import left_out_line
         out.append(left_out_line(doc["left_out"]))
     boot = doc.get("bootstrap")
-    out.append("CIs: " + METHOD.format(**boot) if boot else "no confidence intervals (--bootstrap 0)")
+    method = METHOD.format(**boot) if boot else ""
+    if classification.is_classification(doc):
+        method = method.replace("queries", "samples")      # its resamples are of images or clips
+    out.append("CIs: " + method if boot else "no confidence intervals (--bootstrap 0)")
     return out
 
 
 def headline(doc: dict[str, Any]) -> dict[str, Any]:
-    """What a reader asks first: the clean score, mean γ per modality, the worst configurations."""
+    """What a reader asks first: the clean score, the suites' figures (a classification file: its
+    corruption × severity table too), mean γ per modality, the worst configurations."""
     mod = doc["summary"]["modality"]
-    return {"clean": f"clean {doc['metric']}: {clean_score(doc)}", "side": side_task_lines(doc) + figure_lines(doc),
+    if classification.is_classification(doc):
+        table = classification.corruption_table(doc)
+        first = {"clean": classification.clean_line(doc), "side": classification.figure_lines(doc),
+                 "tables": [table] if table else []}
+    else:
+        first = {"clean": f"clean {doc['metric']}: {clean_score(doc)}",
+                 "side": side_task_lines(doc) + figure_lines(doc), "tables": []}
+    return {**first,
             "modalities": [(m, _f(mod[m].get("gamma_a_mean"), 3), _ci((mod[m].get("ci") or {}).get("gamma_a")),
                             _f(mod[m].get("gamma_r_mean"), 3), _ci((mod[m].get("ci") or {}).get("gamma_r")))
                            for m in MODALITIES if m in mod],
@@ -172,6 +133,8 @@ def headline(doc: dict[str, Any]) -> dict[str, Any]:
 def _md_headline(doc: dict[str, Any]) -> list[str]:
     h = headline(doc)
     lines = [f"**{h['clean']}**", ""] + [f"**{line}**" for line in h["side"]] + ([""] if h["side"] else [])
+    for title, header, rows in h["tables"]:
+        lines += [f"{title}:", ""] + _md_table(header, rows) + [""]
     lines += _md_table(["modality", "mean γa", _level(doc), "mean γr", _level(doc)],
                        [list(r) for r in h["modalities"]]) + [""]
     lines += [f"{HEADLINE_WORST} most damaging configurations:", ""]
@@ -193,11 +156,15 @@ def markdown(docs: Sequence[dict[str, Any]]) -> str:
                            [_overview(d) for d in docs]) + [""]
     for doc in docs:
         lines += [f"## {_title(doc)}", ""] + _md_headline(doc)
-        lines += [f"Metric: `{doc['metric']}` ({gamma_metric(doc['metric']).words}); γr is empty (null) where the clean metric is 0.", ""]
+        lines += [f"Metric: `{doc['metric']}` ({_words(doc)}); γr is empty (null) where the clean metric is 0.", ""]
         lines += [f"- {n}" for n in notes(doc)] + [""]
         for title, header, rows in tables(doc):
             lines += [f"### {title}", ""] + _md_table(header, rows) + [""]
     return "\n".join(lines)
+
+
+def _words(doc: dict[str, Any]) -> str:
+    return headline_metric(doc["metric"], task_of(doc)).words
 
 
 def _overview(doc: dict[str, Any]) -> list[str]:
@@ -230,6 +197,7 @@ def _html_headline(doc: dict[str, Any]) -> str:
                    f"<small>{html.escape(aci)}</small></div><div class='v'>γr {r}<small>{html.escape(rci)}</small>"
                    f"</div></div>" for m, a, aci, r, rci in h["modalities"])
     side = "".join(f"<p class='side'>{html.escape(line)}</p>" for line in h["side"])
+    side += "".join(f"<h3>{html.escape(title)}</h3>" + _html_table(header, rows) for title, header, rows in h["tables"])
     return (f"<section class='headline' id='headline'><p class='clean'>{html.escape(h['clean'])}</p>{side}"
             f"<div class='cards'>{mods}</div><h3>{HEADLINE_WORST} most damaging configurations</h3>"
             + _html_table(_ranked_header(doc), h["worst"]) + "</section>")
@@ -266,7 +234,7 @@ def html_report(docs: Sequence[dict[str, Any]], extra_html: str = "") -> str:
         parts.append(f"<h2>{html.escape(_title(doc))}</h2>")
         parts.append(_html_headline(doc))
         parts.append(f"<p>Metric <code>{html.escape(doc['metric'])}</code> "
-                     f"({html.escape(gamma_metric(doc['metric']).words)}). γa = 1 − (A<sub>c</sub> − A<sub>p</sub>),"
+                     f"({html.escape(_words(doc))}). γa = 1 − (A<sub>c</sub> − A<sub>p</sub>),"
                      " γr = 1 − (A<sub>c</sub> − A<sub>p</sub>)/A<sub>c</sub>; “—” where undefined.</p>")
         parts.append(_html_notes(doc))
         figs = [(plots.severity_curves(doc), "metric vs severity per video category, bootstrap CIs as bands"),
@@ -311,7 +279,8 @@ def side_task_lines(doc: dict[str, Any]) -> list[str]:
 
 def summary_lines(doc: dict[str, Any]) -> list[str]:
     """The lines printed under the table: clean score with chance, MC and entailment, the flags."""
-    lines = [f"clean {doc['metric']}: {clean_score(doc)}", *side_task_lines(doc), *figure_lines(doc)]
+    first = headline(doc)
+    lines = [first["clean"], *first["side"]]
     lines += [f"note: {f['message']}" for f in (doc.get("flags") if "flags" in doc else flags(doc))]
     return lines
 
@@ -328,10 +297,11 @@ def print_summary(doc: dict[str, Any]) -> None:
 
 
 def write_reports(docs: Sequence[dict[str, Any]], out: str | Path, extra_html: str = "") -> dict[str, Path]:
-    """Write report.md and report.html into ``out``."""
+    """Write report.md, report.html and report.json (the figures, for scripts) into ``out``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {"md": out / "report.md", "html": out / "report.html"}
+    paths = {"md": out / "report.md", "html": out / "report.html", "json": out / "report.json"}
     write_atomic(paths["md"], markdown(docs))
     write_atomic(paths["html"], html_report(docs, extra_html))
+    write_json(paths["json"], {"reports": [classification.figures(doc) for doc in docs]})
     return paths

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ...errors import UnknownPerturbationError
+from ...metric_names import VISUAL
 from ...registry import REGISTRY, Spec
 from .baselines import Baseline
 from .corruption import corruption_errors, performance_under_corruption
@@ -31,10 +32,10 @@ def _spec(perturbation: str) -> Spec | None:
 
 
 def suite_runs(runs: Sequence[Mapping[str, Any]], suite: str) -> list[Mapping[str, Any]]:
-    """The video runs of ``suite``: its members, each under the suite's table."""
+    """The video (or image) runs of ``suite``: its members, each under the suite's table."""
     out = []
     for r in runs:
-        spec = _spec(r["perturbation"]) if r.get("modality") == "video" else None
+        spec = _spec(r["perturbation"]) if r.get("modality") in VISUAL else None
         if spec is not None and spec.name in REGISTRY.suite(suite) \
                 and REGISTRY.bind(spec, suite).ref == spec.ref:
             out.append(r)
@@ -42,8 +43,9 @@ def suite_runs(runs: Sequence[Mapping[str, Any]], suite: str) -> list[Mapping[st
 
 
 def _metric(record: Mapping[str, Any], metric: str) -> float:
-    direction, name = metric.split(".", 1)
-    return float(record[direction][name])
+    """The file's metric in a run or clean: ``t2v.R@1`` of a retrieval file, ``top1`` of a classification one."""
+    direction, _, name = metric.rpartition(".")
+    return float(record[direction][name] if direction else record[name])
 
 
 def _cells(runs: Sequence[Mapping[str, Any]], metric: str) -> dict[tuple[str, int], float]:
@@ -78,7 +80,7 @@ def summarize_suites(doc: Mapping[str, Any], baseline: Baseline | None = None) -
             "configurations": len(runs),
             "tables": {n: suite.name for n in names if n in suite.tables
                        and REGISTRY.bind(REGISTRY.get(n, "video"), suite.name).table},
-            **agg["modality"]["video"], "category": agg["category"], "figures": {}}
+            **agg["modality"][runs[0]["modality"]], "category": agg["category"], "figures": {}}
         if "mPC" in suite.figures:
             entry["figures"] = performance_under_corruption(_cells(runs, metric), clean)
         if "mCE" in suite.figures and baseline:

@@ -1,0 +1,150 @@
+"""What differs between the results files of the two tasks (docs/results-schema.md): a retrieval
+file's scores are per direction (``t2v``, ``v2t``), a classification file's are its accuracies
+(``top1``, ``top5``). One :class:`TaskShape` per task checks its scores, its metric and its extra
+keys, and lists its tidy measures; :mod:`perturb.results` checks the rest, the same for both.
+
+Imports nothing above :mod:`.metric_names`, so reading results loads no runner, codec or model.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from .errors import GateInputError
+from .metric_names import (ACCURACIES, CLASSIFY, DIRECTIONS, GAMMAS, MEASURES, RETRIEVAL, gamma_kinds,
+                           gamma_metric, is_fraction)
+from .shapes import COUNT, TEXT, Leaf, ListOf, MapOf, NUMBER, Nullable, Obj, Shape
+
+RUN_TEXT_KEYS = ("modality", "perturbation", "category")
+
+
+def require(mapping: Any, keys: tuple[str, ...], where: str) -> None:
+    """An object holding ``keys``; GateInputError naming ``where`` and the missing ones otherwise."""
+    if not isinstance(mapping, Mapping):
+        raise GateInputError(f"{where}: expected an object; got {type(mapping).__name__}")
+    missing = [k for k in keys if k not in mapping]
+    if missing:
+        raise GateInputError(f"{where}: missing key(s) {', '.join(map(repr, missing))}")
+
+
+def number(value: Any, field: str, source: str, fraction: bool = False) -> None:
+    """A finite number or null (undefined values are written as null, never as NaN); with
+    ``fraction``, in [0, 1]."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise GateInputError(f"{source}: {field} must be a number or null; got {value!r}")
+    if not math.isfinite(value):
+        raise GateInputError(f"{source}: {field} is {value!r}; an undefined value must be null")
+    if fraction and not 0 <= value <= 1:
+        raise GateInputError(f"{source}: {field} is {value!r}; expected a fraction in [0, 1]")
+
+
+def intervals(record: Mapping[str, Any], field: str, source: str) -> None:
+    """The optional ``ci`` object: name → [lo, hi]."""
+    ci = record.get("ci")
+    if ci is None:
+        return
+    require(ci, (), f"{source}: {field}.ci")
+    for key, interval in ci.items():
+        if not isinstance(interval, list) or len(interval) != 2:
+            raise GateInputError(f"{source}: {field}.ci.{key} must be a list [lo, hi]; got {interval!r}")
+        for i, bound in enumerate(interval):
+            number(bound, f"{field}.ci.{key}[{i}]", source)
+
+
+def _retrieval_scores(record: Any, field: str, source: str) -> None:
+    """Per direction, metric name → number; the fraction kinds (R@K, mAP, ...) in [0, 1]."""
+    require(record, DIRECTIONS, f"{source}: {field}" if field else source)
+    for direction in DIRECTIONS:
+        where = f"{field}.{direction}" if field else direction
+        require(record[direction], (), f"{source}: {where}")
+        for key, value in record[direction].items():
+            number(value, f"{where}.{key}", source, fraction=is_fraction(key))
+
+
+def _retrieval_metric(data: Mapping[str, Any], source: str) -> None:
+    """The headline metric, written in full (``t2v.R@5``), and measured on the clean run."""
+    metric = data["metric"]
+    try:
+        parsed = gamma_metric(metric) if isinstance(metric, str) else None
+    except ValueError:
+        parsed = None
+    if parsed is None or parsed.name != metric:
+        raise GateInputError(f"{source}: metric must be t2v. or v2t. followed by one of "
+                             f"{', '.join(gamma_kinds())}; got {metric!r}")
+    if not isinstance(parsed.of(data["clean"]), (int, float)):
+        raise GateInputError(f"{source}: metric is {metric!r} but clean.{metric} is missing or null")
+
+
+def _accuracies(record: Any, field: str, source: str) -> None:
+    """``top1`` (required) and ``top5`` (absent with 5 classes or fewer): fractions in [0, 1]."""
+    require(record, ("top1",), f"{source}: {field}")
+    for key in ACCURACIES:
+        if key in record:
+            number(record[key], f"{field}.{key}", source, fraction=True)
+
+
+def _classification_metric(data: Mapping[str, Any], source: str) -> None:
+    """``top1`` or ``top5``, measured on the clean run and on every run (γ is computed on it)."""
+    metric = data["metric"]
+    if metric not in ACCURACIES:
+        raise GateInputError(f"{source}: metric of a classification file must be {' or '.join(ACCURACIES)}; "
+                             f"got {metric!r}")
+    for where, record in [("clean", data["clean"])] + [(f"runs[{i}]", r) for i, r in enumerate(data["runs"])]:
+        if not isinstance(record.get(metric), (int, float)):
+            raise GateInputError(f"{source}: metric is {metric!r} but {where}.{metric} is missing or null")
+
+
+def _retrieval_measures(record: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    return [(f"{d}.{m}", v) for d in DIRECTIONS for m, v in record[d].items()]
+
+
+def _classification_measures(record: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """top1, top5, top1_error, top5_error (those the record has): errors are 1 - accuracy."""
+    return [(m.key, m.read(record)) for m in MEASURES if m.task == CLASSIFY and m.stored in record]
+
+
+SUBSET_COUNT = Nullable(COUNT)
+SUBSET_FILE = Nullable(Leaf("a file name (--subset FILE)", lambda v: isinstance(v, str)))
+
+
+@dataclass(frozen=True)
+class TaskShape:
+    """One task's part of the results contract."""
+
+    task: str
+    score_keys: tuple[str, ...]                          # what clean and every run hold besides γ
+    scores: Callable[[Any, str, str], None]              # (record, field, source): clean's or a run's scores
+    metric: Callable[[Mapping[str, Any], str], None]     # (document, source): the headline metric
+    fields: Shape                                        # the keys only this task has, in their shapes
+    measures: Callable[[Mapping[str, Any]], list[tuple[str, Any]]]   # a record's tidy measures, γ aside
+
+    @property
+    def run_keys(self) -> tuple[str, ...]:
+        return (*RUN_TEXT_KEYS, "severity", *self.score_keys, *GAMMAS)
+
+
+SHAPES = {
+    RETRIEVAL: TaskShape(RETRIEVAL, DIRECTIONS, _retrieval_scores, _retrieval_metric,
+                         Obj({"dataset": Obj(optional={"subset": SUBSET_COUNT})},
+                             {"chance": Nullable(MapOf(MapOf(NUMBER)))}),
+                         _retrieval_measures),
+    CLASSIFY: TaskShape(CLASSIFY, ("top1",), _accuracies, _classification_metric,
+                        Obj({"dataset": Obj(optional={"subset": SUBSET_FILE, "classes": COUNT, "media": TEXT,
+                                                      "recipe": Nullable(TEXT)}),
+                             "classification": Obj({"labels": ListOf(TEXT)},
+                                                   {"zero_shot": Nullable(Obj({"templates": ListOf(TEXT)},
+                                                                              {"classes": COUNT}))})},
+                            {"chance": Nullable(MapOf(NUMBER))}),
+                        _classification_measures),
+}
+
+
+def shape_of(data: Mapping[str, Any], source: str) -> TaskShape:
+    """The shape of a document's ``task`` (none: retrieval); GateInputError for an unknown task."""
+    task = data.get("task", RETRIEVAL)
+    if task not in SHAPES:
+        raise GateInputError(f"{source}: task must be one of {', '.join(SHAPES)}; got {task!r}")
+    return SHAPES[task]
