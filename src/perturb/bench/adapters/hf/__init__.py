@@ -37,7 +37,7 @@ def _pixels(family: Family, config: dict[str, Any], spec: HfSpec) -> Pixels:
             defaults.update(size={"shortest_edge": side}, crop_size={"height": side, "width": side})
         elif "height" in (defaults.get("size") or {}):
             defaults.update(size={"height": side, "width": side})
-        else:                                    # ConvNeXt's shortest edge (its crop_pct crop follows)
+        elif "crop_pct" in defaults:             # ConvNeXt: the short side (its crop_pct crop follows)
             defaults.update(size={"shortest_edge": side})
     given = pre or {}
 
