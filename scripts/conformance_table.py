@@ -29,10 +29,12 @@ def measure(family: str, root: Path) -> dict:
     from conformance_cases import CASES, LENGTHS, SIZES, build, levels, official, ours, scores, \
         use_official_pixels, video
     from perturb.bench.adapters.hf import load_hf
+    from perturb.bench.adapters.model_options import ModelOptions
 
     case = CASES[family]
     path = build(case, root)
-    load = lambda: load_hf(str(path), device="cpu", frames=case.frames, batch_size=8)  # noqa: E731
+    options = ModelOptions(device="cpu", frames=case.frames, batch_size=8)
+    load = lambda: load_hf(f"{path}{'#' + case.mode if case.mode else ''}", options)  # noqa: E731
     a = load()
     diffs, grid_equal = [], True
     for w, h in SIZES:

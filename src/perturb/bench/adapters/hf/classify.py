@@ -42,10 +42,13 @@ class HfClassifier(HfAdapter):
         return self.family.frames != "one"
 
     def video_inputs(self, clips: Sequence[Any]) -> dict[str, Any]:
-        """``pixel_values``: (N, 3, H, W) of one frame per clip, or (N, F, 3, H, W) for a video classifier."""
+        """``pixel_values``: (N, 3, H, W) of one frame per clip, or (N, F, 3, H, W) for a video
+        classifier, in the weights' dtype (VideoMAE's tubelet convolution takes no other)."""
         if self.video:
-            return {"pixel_values": self.stacked_pixels(clips)}
-        return {"pixel_values": self.runtime.torch.cat([self.clip_pixels(c) for c in clips])}
+            pix = self.stacked_pixels(clips)
+        else:
+            pix = self.runtime.torch.cat([self.clip_pixels(c) for c in clips])
+        return {"pixel_values": pix.to(self.model.dtype)}
 
     def classify(self, clips: Sequence[Any]) -> np.ndarray:
         """(N, len(labels)) float32 logits of uint8 (T, H, W, 3) numpy or torch clips."""
