@@ -263,7 +263,7 @@ def _side(value: Any, default: int) -> tuple[int, int]:
 
 def pixels_from(preprocessor: dict[str, Any] | None, defaults: dict[str, Any], **extra: Any) -> Pixels:
     """:class:`Pixels` from a ``preprocessor_config.json``, missing keys taken from ``defaults``
-    (the processor class's own defaults)."""
+    (the processor class's own defaults; ``crop_pct`` there marks ConvNextImageProcessor's resize)."""
     cfg = {**defaults, **{k: v for k, v in (preprocessor or {}).items() if v is not None}}
     size = cfg.get("size")
     if isinstance(size, int):
