@@ -17,12 +17,14 @@ from typing import Any, Callable
 
 import numpy as np
 
+import hf_classifiers
 import hf_models
 import tiny_models
 
 CLIP_MEAN = [0.48145466, 0.4578275, 0.40821073]
 CLIP_STD = [0.26862954, 0.26130258, 0.27577711]
 HALF = [0.5, 0.5, 0.5]
+IMAGENET_MEAN, IMAGENET_STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
 SIZES = ((320, 240), (640, 360), (1280, 720))          # (width, height)
 LENGTHS = (7, 150)
 FRAMES = 8
@@ -54,6 +56,45 @@ _VIDEO = "the video processor needs torchvision; its parameters run through the 
 _QWEN = {"min_pixels": 3136, "max_pixels": 12845056, "patch_size": 14, "temporal_patch_size": 2, "merge_size": 2,
          "resample": 3, "do_rescale": True, "rescale_factor": 1 / 255, "do_normalize": True,
          "image_mean": CLIP_MEAN, "image_std": CLIP_STD}
+
+_NORM = {"do_normalize": True, "do_resize": True}
+_CONVNEXT = dict(_NORM, crop_pct=0.875, image_mean=IMAGENET_MEAN, image_std=IMAGENET_STD, resample=3, size=224)
+_VIDEOMAE = dict(_NORM, crop_size={"height": 224, "width": 224}, do_center_crop=True, do_rescale=True,
+                 image_mean=IMAGENET_MEAN, image_std=IMAGENET_STD, resample=2, rescale_factor=1 / 255,
+                 size={"shortest_edge": 224})
+_VIDEO_VIA = "the video processor needs torchvision; the PIL image processor of the same class's parameters"
+
+
+def _classifier(family: str, checkpoint: str, preprocessor: dict[str, Any], processor: str, via: str = "") -> Case:
+    """A classifier case: its tiny model at the real input size, the real checkpoint's frame count."""
+    return Case(family, checkpoint, lambda p: hf_classifiers.build(family, p, image_size=224), preprocessor,
+                processor, via, frames=hf_classifiers.FRAMES.get(family, 1))
+
+
+CLASSIFIER_CASES = (
+    _classifier("vit", "google/vit-base-patch16-224",
+                dict(_NORM, image_mean=HALF, image_std=HALF, resample=2, size=224), "ViTImageProcessorPil"),
+    _classifier("deit", "facebook/deit-base-distilled-patch16-224",
+                dict(_NORM, crop_size=224, do_center_crop=True, image_mean=IMAGENET_MEAN, image_std=IMAGENET_STD,
+                     resample=3, size=256), "DeiTImageProcessorPil"),
+    _classifier("beit", "microsoft/beit-base-patch16-224",
+                dict(_NORM, crop_size=224, do_center_crop=False, image_mean=HALF, image_std=HALF, resample=2,
+                     size=224), "BeitImageProcessorPil"),
+    _classifier("swin", "microsoft/swin-tiny-patch4-window7-224",
+                dict(_NORM, image_mean=IMAGENET_MEAN, image_std=IMAGENET_STD, resample=3, size=224),
+                "ViTImageProcessorPil"),
+    _classifier("convnext", "facebook/convnext-tiny-224", _CONVNEXT, "ConvNextImageProcessorPil"),
+    _classifier("resnet", "microsoft/resnet-50", _CONVNEXT, "ConvNextImageProcessorPil"),
+    _classifier("videomae", "MCG-NJU/videomae-base-finetuned-kinetics", _VIDEOMAE, "VideoMAEImageProcessorPil",
+                _VIDEO_VIA),
+    _classifier("timesformer", "facebook/timesformer-base-finetuned-k400",
+                dict(_VIDEOMAE, image_mean=[0.45] * 3, image_std=[0.225] * 3), "VideoMAEImageProcessorPil",
+                _VIDEO_VIA + " (TimeSformer's processor is VideoMAE's)"),
+    _classifier("vivit", "google/vivit-b-16x2-kinetics400",
+                dict(_VIDEOMAE, image_mean=HALF, image_std=HALF, offset=True, rescale_factor=1 / 127.5,
+                     size={"shortest_edge": 256}), "VivitImageProcessor"),
+)
+VIDEO_FAMILIES = ("xclip", *hf_classifiers.VIDEO)      # the reference takes the frames as one video
 
 CASES: dict[str, Case] = {c.family: c for c in (
     Case("clip", "openai/clip-vit-base-patch32",
@@ -101,6 +142,7 @@ CASES: dict[str, Case] = {c.family: c for c in (
          lambda p: hf_models.build_video_llava(p, _vision(224, 32, model_type="clip_vision_model",
                                                           projection_dim=16)),
          _SHORT_CROP, "CLIPImageProcessorPil", _VIDEO),
+    *CLASSIFIER_CASES,
 )}
 
 
@@ -156,7 +198,7 @@ def official(case: Case, frames: np.ndarray) -> dict[str, Any]:
     cfg = dict(case.preprocessor)
     proc = getattr(transformers, case.processor)(**cfg)
     images = list(frames)
-    if case.family == "xclip":
+    if case.family in VIDEO_FAMILIES:
         out = proc(images, return_tensors="pt")
         return {"pixel_values": out["pixel_values"], "frames": out["pixel_values"][0]}
     out = proc(images=images, return_tensors="pt")
@@ -191,10 +233,11 @@ def ours(case: Case, adapter: Any, clip: np.ndarray) -> dict[str, Any]:
 
 
 def levels(case: Case, pix: Any) -> np.ndarray:
-    """Normalised pixels back in 0..255 levels."""
-    mean = np.asarray(case.preprocessor["image_mean"], dtype=np.float64).reshape(1, 3, 1, 1)
-    std = np.asarray(case.preprocessor["image_std"], dtype=np.float64).reshape(1, 3, 1, 1)
-    return (pix.double().numpy() * std + mean) * 255.0
+    """Normalised pixels back in 0..255 levels (ViViT's offset rescale, 1/127.5 then -1, undone too)."""
+    cfg = case.preprocessor
+    mean = np.asarray(cfg["image_mean"], dtype=np.float64).reshape(1, 3, 1, 1)
+    std = np.asarray(cfg["image_std"], dtype=np.float64).reshape(1, 3, 1, 1)
+    return (pix.double().numpy() * std + mean + (1 if cfg.get("offset") else 0)) / cfg.get("rescale_factor", 1 / 255)
 
 
 def use_official_pixels(case: Case, adapter: Any) -> Any:
@@ -206,7 +249,10 @@ def use_official_pixels(case: Case, adapter: Any) -> Any:
 
 
 def scores(adapter: Any, clips: list, texts: list[str]) -> np.ndarray:
-    """(V, T) similarities: dot products of unit embeddings, or the cross-encoder's pair scores."""
+    """(V, T) similarities: dot products of unit embeddings, or the cross-encoder's pair scores; a
+    classifier's (V, C) logits (it reads no text)."""
+    if hasattr(adapter, "classify"):
+        return adapter.classify(clips)
     if hasattr(adapter, "encode_videos") and getattr(adapter, "mode", "") in ("embed",):
         return adapter.encode_videos(clips) @ adapter.encode_texts(texts).T
     v, t = len(clips), len(texts)

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
+import hf_classifiers
 from bench_fixtures import WORDS
 from tiny_models import build_clip  # noqa: F401  (the CLIP family's tiny model, shared with the runner tests)
 
@@ -182,4 +183,4 @@ BUILDERS = {"clip": build_clip, "siglip": build_siglip, "siglip2": build_siglip2
             "blip": build_blip, "blip2": build_blip2, "qwen2_vl": build_qwen2_vl,
             "qwen2_5_vl": lambda path: build_qwen2_vl(path, v25=True),
             "llava_next_video": build_llava_next_video, "llava_onevision": build_llava_onevision,
-            "video_llava": build_video_llava}
+            "video_llava": build_video_llava, **hf_classifiers.BUILDERS}

@@ -2,7 +2,9 @@
 
 Families and modes (default first): CLIP, SigLIP, SigLIP 2 ``#embed`` (dual, frames mean-pooled);
 X-CLIP ``#logits`` (cross: video-conditioned prompts) or ``#embed``; BLIP ``#itm`` or ``#embed``;
-BLIP-2 ``#itm``; Qwen2-VL, Qwen2.5-VL, LLaVA-NeXT-Video, LLaVA-OneVision ``#yesno`` (cross).
+BLIP-2 ``#itm``; Qwen2-VL, Qwen2.5-VL, LLaVA-NeXT-Video, LLaVA-OneVision ``#yesno`` (cross);
+image classifiers (ViT, DeiT, BEiT, Swin, ConvNeXt, ResNet) and video classifiers (VideoMAE,
+TimeSformer, ViViT) ``#classify``.
 What sets each family apart is data on its :class:`~.family.Family` row (:data:`~.families.FAMILIES`).
 """
 from __future__ import annotations
@@ -26,7 +28,7 @@ DEFAULT_FRAMES = 8
 def _pixels(family: Family, config: dict[str, Any], spec: HfSpec) -> Pixels:
     """The checkpoint's processor as :class:`Pixels`: its (video) preprocessor config, missing keys
     from the processor class (a checkpoint with no config at all: the vision config's image size)."""
-    vision = config.get("vision_config") or {}
+    vision = _vision(config)
     pre = read_json(spec, "video_preprocessor_config.json") or read_json(spec, "preprocessor_config.json")
     defaults = dict(family.defaults)
     if pre is None:
@@ -35,6 +37,8 @@ def _pixels(family: Family, config: dict[str, Any], spec: HfSpec) -> Pixels:
             defaults.update(size={"shortest_edge": side}, crop_size={"height": side, "width": side})
         elif "height" in (defaults.get("size") or {}):
             defaults.update(size={"height": side, "width": side})
+        elif "crop_pct" in defaults:             # ConvNeXt: the short side (its crop_pct crop follows)
+            defaults.update(size={"shortest_edge": side})
     given = pre or {}
 
     def pick(key: str, vision_key: str) -> int:      # the config's, else the vision config's, else the class's
@@ -51,16 +55,24 @@ def _pixels(family: Family, config: dict[str, Any], spec: HfSpec) -> Pixels:
     return pixels_from(pre, defaults)
 
 
+def _vision(config: dict[str, Any]) -> dict[str, Any]:
+    """The vision settings: a composite model's ``vision_config``, else the config itself (classifiers)."""
+    return config.get("vision_config") or config
+
+
 def _frames(family: Family, config: dict[str, Any], frames: int | None) -> int:
     """The frames per clip under the family's rule: any count (default 8); exactly the checkpoint's
-    ``num_frames`` (X-CLIP's temporal transformer has one position per frame, so any other count is
-    refused before loading); or whole groups of ``temporal_patch_size``, rounded as the processor rounds."""
-    vision = config.get("vision_config") or {}
-    if family.frames == "config":
-        need = int(vision.get("num_frames", DEFAULT_FRAMES))
+    ``num_frames`` (X-CLIP's temporal transformer and the video classifiers' position embeddings
+    have one position per frame or tubelet, so any other count is refused before loading); one (an
+    image classifier); or whole groups of ``temporal_patch_size``, rounded as the processor rounds."""
+    vision = _vision(config)
+    if family.frames in ("config", "one"):
+        need = 1 if family.frames == "one" else int(vision.get("num_frames", DEFAULT_FRAMES))
         if frames is not None and frames != need:
-            raise ModelSpecError(f"{family.cls} checkpoint takes exactly {need} frames (vision_config.num_frames); "
-                                 f"got --frames {frames}")
+            where = ("an image classifier" if family.frames == "one" else
+                     "vision_config.num_frames" if config.get("vision_config") else "num_frames in config.json")
+            raise ModelSpecError(f"{family.cls} checkpoint takes exactly {need} frame{'s' * (need > 1)} "
+                                 f"({where}); got --frames {frames}")
         return need
     frames = DEFAULT_FRAMES if frames is None else frames
     if family.frames == "groups":
@@ -82,6 +94,7 @@ def load_hf(target: str, options: ModelOptions | None = None, *, family: str | N
     config = read_json(spec, "config.json") or {}
     fam = BY_NAME[family] if family else pick_family(config, f"{spec.name}/config.json")
     mode = pick_mode(fam, spec.mode)
+    fam.adapters[mode].check_config(config, f"{spec.name}/config.json")
     frames = _frames(fam, config, o.frames)
     runtime = Runtime(device=o.device, dtype=o.dtype, precision=o.precision, batch_size=o.batch_size,
                       device_map=o.device_map)
@@ -90,8 +103,8 @@ def load_hf(target: str, options: ModelOptions | None = None, *, family: str | N
         raise ModelSpecError(f"{fam.cls} #{mode} reads the same number of frames from every clip; "
                              f"--frame-sampling {sampling} is not supported for it (use centre, start or "
                              "linspace with --frames)")
-    multiple = int((config.get("vision_config") or {}).get("temporal_patch_size", 2)) if fam.frames == "groups" else 1
+    multiple = int(_vision(config).get("temporal_patch_size", 2)) if fam.frames == "groups" else 1
     adapter = fam.adapters[mode](spec, fam, mode, runtime, frames, _pixels(fam, config, spec), sampling,
                                  multiple=multiple)
-    adapter.setup(runtime.load(getattr(transformers, fam.cls), spec))
+    adapter.setup(runtime.load(getattr(transformers, fam.loader or fam.cls), spec))
     return adapter

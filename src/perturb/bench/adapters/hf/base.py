@@ -33,6 +33,10 @@ class HfAdapter:
         self.commit = commit_of(spec)
 
     @classmethod
+    def check_config(cls, config: dict[str, Any], where: str) -> None:
+        """Refuse, before loading, a checkpoint this adapter cannot score (ModelSpecError); none by default."""
+
+    @classmethod
     def rate_sampling(cls, family: Family) -> bool:
         """Whether this adapter takes clips of different frame counts (``fps:N`` sampling)."""
         return False

@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 from ..protocol import ModelSpecError
 
-MODES = ("embed", "logits", "itm", "yesno")
+MODES = ("embed", "logits", "itm", "yesno", "classify")
 
 
 @dataclass(frozen=True)
@@ -109,10 +109,21 @@ def not_cached(spec: HfSpec, kind: str = "hf", partly: bool = False) -> str:
             "cache along, or pass a local folder (hf:FOLDER, as written by save_pretrained)")
 
 
+# The heads of the classifier checkpoints (config.json's ``architectures``): models that read no text.
+CLASSIFIER_HEADS = ("ForImageClassification", "ForImageClassificationWithTeacher", "ForVideoClassification")
+
+
+def is_classifier(config: dict[str, Any]) -> bool:
+    """Whether ``architectures`` names an image or video classification head."""
+    return any(str(name).endswith(CLASSIFIER_HEADS) for name in config.get("architectures") or ())
+
+
 def check_available(spec: HfSpec, kind: str = "hf") -> None:
-    """Before any work: a local folder holds a tokenizer; a hub model is cached or can be fetched."""
+    """Before any work: a local folder holds a tokenizer (unless it is a classifier, which reads no
+    text); a hub model is cached or can be fetched."""
     if spec.local:
-        check_tokenizer(spec, kind)
+        if not is_classifier(read_json(spec, "config.json") or {}):
+            check_tokenizer(spec, kind)
     else:
         file_path(spec, "config.json", kind)
 

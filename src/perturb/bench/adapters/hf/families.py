@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..protocol import ModelSpecError
+from .classify import HfClassifier
 from .dual import FrameDualEncoder
 from .family import Chat, Family, TextInputs
 from .itm import BlipEmbedder, ItmAdapter
@@ -34,6 +35,9 @@ QWEN = dict(size={"shortest_edge": 128 * 28 * 28, "longest_edge": 28 * 28 * 768}
 AS_CLIP = ("linspace", "as CLIP (image towers applied to frames)")
 QWEN_SAMPLING = ("start", "Qwen2VLVideoProcessor.sample_frames with num_frames (cards: fps:2)")
 LLAVA_CARD = ("start", "transformers sample_frames (i * n // count), as the model card")
+ONE_FRAME = ("centre", "an image is a clip of one frame; of a video, the middle frame (one centred segment)")
+WINDOW = ("linspace", "the transformers examples' sample_frame_indices: np.linspace over a window of the video "
+                      "(here the whole clip, not a random one)")
 
 EMBED = {"embed": FrameDualEncoder}
 ITM = {"itm": ItmAdapter, "embed": BlipEmbedder}
@@ -41,6 +45,26 @@ YESNO = {"yesno": YesNoAdapter}
 QWEN_CHAT = Chat("<|video_pad|>", "<|im_start|>user\n<|vision_start|><|video_pad|><|vision_end|>{q}<|im_end|>\n"
                  "<|im_start|>assistant\n", tokens="grid")
 LLAVA_CHAT = Chat("<video>", "USER: <video>\n{q} ASSISTANT:")
+CLASSIFY = {"classify": HfClassifier}
+IMAGENET_MEAN, IMAGENET_STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+SQUARE_224 = dict(size={"height": 224, "width": 224}, image_mean=HALF, image_std=HALF)
+CONVNEXT = dict(size={"shortest_edge": 384}, default_to_square=False, crop_pct=224 / 256, resample=BICUBIC,
+                image_mean=HALF, image_std=HALF)
+VIDEOMAE = dict(size={"shortest_edge": 224}, crop_size={"height": 224, "width": 224}, do_center_crop=True,
+                default_to_square=False, resample=BILINEAR, image_mean=HALF, image_std=HALF)
+
+
+def image_classifier(name: str, cls: str, processor: str, defaults: dict[str, Any]) -> Family:
+    """An ``AutoModelForImageClassification`` family: one frame per clip."""
+    return Family(name, cls, (name,), CLASSIFY, processor, defaults, *ONE_FRAME, frames="one",
+                  loader="AutoModelForImageClassification")
+
+
+def video_classifier(name: str, cls: str, processor: str, defaults: dict[str, Any]) -> Family:
+    """An ``AutoModelForVideoClassification`` family: exactly the config's ``num_frames`` per clip."""
+    return Family(name, cls, (name,), CLASSIFY, processor, defaults, *WINDOW, frames="config",
+                  loader="AutoModelForVideoClassification")
+
 
 FAMILIES = (
     Family("clip", "CLIPModel", ("clip",), EMBED, "CLIPImageProcessor", SHORT_CROP,
@@ -69,6 +93,18 @@ FAMILIES = (
            chat=Chat("<video>", "<|im_start|>user <video>\n{q}<|im_end|><|im_start|>assistant\n")),
     Family("video_llava", "VideoLlavaForConditionalGeneration", ("video_llava",), YESNO, "VideoLlavaVideoProcessor",
            SHORT_CROP, *LLAVA_CARD, chat=replace(LLAVA_CHAT, select_strategy=False)),
+    image_classifier("vit", "ViTForImageClassification", "ViTImageProcessor", dict(SQUARE_224, resample=BILINEAR)),
+    image_classifier("deit", "DeiTForImageClassification", "DeiTImageProcessor",
+                     dict(size={"height": 256, "width": 256}, crop_size={"height": 224, "width": 224},
+                          do_center_crop=True, resample=BICUBIC, image_mean=HALF, image_std=HALF)),
+    image_classifier("beit", "BeitForImageClassification", "BeitImageProcessor", dict(SQUARE_224, resample=BICUBIC)),
+    image_classifier("swin", "SwinForImageClassification", "ViTImageProcessor", dict(SQUARE_224, resample=BILINEAR)),
+    image_classifier("convnext", "ConvNextForImageClassification", "ConvNextImageProcessor", CONVNEXT),
+    image_classifier("resnet", "ResNetForImageClassification", "ConvNextImageProcessor", CONVNEXT),
+    video_classifier("videomae", "VideoMAEForVideoClassification", "VideoMAEImageProcessor", VIDEOMAE),
+    video_classifier("timesformer", "TimesformerForVideoClassification", "VideoMAEImageProcessor", VIDEOMAE),
+    video_classifier("vivit", "VivitForVideoClassification", "VivitImageProcessor",
+                     dict(VIDEOMAE, size={"shortest_edge": 256}, rescale_factor=1 / 127.5, offset=True)),
 )
 BY_NAME = {f.name: f for f in FAMILIES}
 

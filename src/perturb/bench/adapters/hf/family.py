@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 GEOMETRIES = ("processor", "naflex", "smart")
-FRAME_RULES = ("any", "config", "groups")
+FRAME_RULES = ("any", "config", "groups", "one")
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,10 @@ class Family:
     sampling: str                     # the frame-sampling convention (centre, start, linspace)
     sampling_source: str              # where that convention comes from (docs/models.md)
     geometry: str = "processor"       # frame -> pixels: the processor's resize, "naflex" (SigLIP 2), "smart" (Qwen2-VL)
-    frames: str = "any"               # frame count: "any", "config" (exactly vision_config.num_frames), "groups"
-    #                                   (a multiple of vision_config.temporal_patch_size)
+    frames: str = "any"               # frame count: "any", "config" (exactly the config's num_frames), "groups"
+    #                                   (a multiple of vision_config.temporal_patch_size), "one" (an image model)
+    loader: str = ""                  # the transformers class that loads it when not ``cls`` (an Auto class
+    #                                   picks the family's head named by the checkpoint's ``architectures``)
     text: TextInputs = field(default_factory=TextInputs)
     itm_head: tuple[str, str] | None = None   # the matching head: (forward flag, output attribute)
     chat: Chat | None = None

@@ -190,6 +190,8 @@ class Pixels:
     max_patches: int = 0
     min_pixels: int = 0
     max_pixels: int = 0
+    size: tuple[int, int] | None = None   # fixed rule with a crop: the resize size (DeiT: 256x256, then 224)
+    offset: bool = False                  # ViViT: rescaled values offset by -1 (1/127.5 then -1: -1..1)
 
     def resize_size(self, h: int, w: int) -> tuple[int, int]:
         """The (height, width) a frame of h x w is resized to (before any crop)."""
@@ -205,7 +207,7 @@ class Pixels:
         if self.rule == "smart":
             from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import smart_resize
             return smart_resize(h, w, factor=self.patch, min_pixels=self.min_pixels, max_pixels=self.max_pixels)
-        return self.height, self.width
+        return self.size or (self.height, self.width)
 
     def resize(self, x: Any, size: tuple[int, int]) -> Any:
         """(F, 3, H, W) 0..255 values resized as PIL resizes 8-bit images: the width pass, rounded
@@ -240,7 +242,7 @@ class Pixels:
                 raise ValueError(f"frames of {size[0]}x{size[1]} are smaller than the {self.height}x{self.width} crop")
             x = x[..., top:top + self.height, left:left + self.width]
         if self.rescale is not None:
-            x = x * self.rescale
+            x = x * self.rescale - (1 if self.offset else 0)
         if self.normalize:
             mean = torch.as_tensor(self.mean, device=x.device, dtype=x.dtype).view(1, 3, 1, 1)
             std = torch.as_tensor(self.std, device=x.device, dtype=x.dtype).view(1, 3, 1, 1)
@@ -261,7 +263,7 @@ def _side(value: Any, default: int) -> tuple[int, int]:
 
 def pixels_from(preprocessor: dict[str, Any] | None, defaults: dict[str, Any], **extra: Any) -> Pixels:
     """:class:`Pixels` from a ``preprocessor_config.json``, missing keys taken from ``defaults``
-    (the processor class's own defaults)."""
+    (the processor class's own defaults; ``crop_pct`` there marks ConvNextImageProcessor's resize)."""
     cfg = {**defaults, **{k: v for k, v in (preprocessor or {}).items() if v is not None}}
     size = cfg.get("size")
     if isinstance(size, int):
@@ -271,10 +273,17 @@ def pixels_from(preprocessor: dict[str, Any] | None, defaults: dict[str, Any], *
     if isinstance(size, dict) and "shortest_edge" in size and "height" not in size:
         rule, edge = "shortest_edge", int(size["shortest_edge"])
     h, w = _side(cfg.get("crop_size") if crop else size, edge or 224)
+    fixed = _side(size, 224) if crop and rule == "fixed" else None
+    if "crop_pct" in defaults and rule == "shortest_edge":      # ConvNextImageProcessor's resize
+        if edge < 384:            # short side to edge / crop_pct, then an edge x edge centre crop
+            crop, h, w, edge = True, edge, edge, int(edge / float(cfg["crop_pct"]))
+        else:                     # a plain edge x edge resize
+            crop, rule, h, w, edge = False, "fixed", edge, edge, 0
     rescale = float(cfg.get("rescale_factor", 1 / 255)) if cfg.get("do_rescale", True) else None
     opts: dict[str, Any] = dict(resample=resample_mode(cfg.get("resample", 3)), rule=rule, edge=edge,
                                 do_resize=bool(cfg.get("do_resize", True)), rescale=rescale,
-                                normalize=bool(cfg.get("do_normalize", True)))
+                                normalize=bool(cfg.get("do_normalize", True)), size=fixed,
+                                offset=bool(cfg.get("offset", False)) and rescale is not None)
     return Pixels(h, w, crop, tuple(float(v) for v in cfg["image_mean"]),
                   tuple(float(v) for v in cfg["image_std"]), **{**opts, **extra})
 
