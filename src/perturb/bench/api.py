@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from ..metric_names import Metric, gamma_metric, measured_names
@@ -26,7 +26,8 @@ from .distributed.shards import Sharded, described_model, run_jobs
 from .options import BenchOptions
 from .pipeline.jobs import jobs_of
 from .pipeline.sources import OnTheFly
-from .results import build_results
+from .pipeline.classify import check_jobs, classifier, classify_metric, with_prompts
+from .results import build_classification_results, build_results
 from .scoring.suite_summary import summarize_suites
 
 
@@ -103,7 +104,12 @@ def benchmark(model: Model | Any | str, data: BenchData, options: BenchOptions |
     """
     o = options_object(options, BenchOptions, "benchmark")
     settings = o.settings or Settings(seed=data.seed)
-    metric = gamma_metric(metric)            # parsed once, here (a Metric passes through)
+    if o.task == "classify":
+        metric = classify_metric(metric)
+        check_jobs(jobs_of(video, text, severities, pairs), data.media)
+        o = replace(o, model=with_prompts(o.model, data, o.templates, o.classes, o.cache_dir))
+    else:
+        metric = gamma_metric(metric)            # parsed once, here (a Metric passes through)
     spec = model if isinstance(model, str) else None
     source = o.source or OnTheFly(seed=settings.seed)
     perturb_device = getattr(source, "device", None)
@@ -117,7 +123,8 @@ def benchmark(model: Model | Any | str, data: BenchData, options: BenchOptions |
     backend = None if backend == IN_PROCESS_ENGINE else backend
     if backend and o.rerank is not None:
         raise ValueError("--rerank runs in this process; drop --backend")
-    run = Run(data, metric, o, source, settings, measured_names(metric.key, judged=data.extra_positives > 0), stats)
+    measured = measured_names(metric.key, judged=data.extra_positives > 0) if o.task == "retrieve" else ()
+    run = Run(data, metric, o, source, settings, measured, stats)
     jobs = jobs_of(video, text, severities, pairs)
     if not backend or parse_spec(spec)[0] == "precomputed":      # embeddings read from files: no replicas
         check_devices(request, IN_PROCESS_ENGINE, local_gpus() if request.needs_count else None)
@@ -136,7 +143,7 @@ class Run:
     """One benchmark's inputs, run with a model held here or described by its replicas."""
 
     data: BenchData
-    metric: Metric
+    metric: Metric | str                     # a classification run's: "top1" or "top5"
     options: BenchOptions
     source: Any
     settings: Settings
@@ -148,6 +155,8 @@ class Run:
         (on replicas, before any task that reads clips is sent)."""
         o, settings, stats, source = self.options, self.settings, self.stats, self.source
         bootstrap, level = o.bootstrap, o.level
+        if o.task == "classify":
+            m = classifier(m, self.data, o.model, o.classes)
         retried = m.retries()                # GET /info's included: it is asked below
         if o.model.cache_key is not None:
             m.cache_key = o.model.cache_key
@@ -183,8 +192,13 @@ class Run:
             extra["decode"] = source.describe()
         if sharded is not None:
             extra["provenance"] = sharded.provenance()
-        doc = build_results(model_record(m), self.data, self.metric, clean, runs, boot, extra=extra,
-                            ties=settings.ties)
+        if o.task == "classify":
+            doc = build_classification_results(
+                model_record(m), self.data, clean.values["classify"], [(r.job, r.values["classify"]) for r in runs],
+                boot, extra, settings.ties, str(self.metric), m.labels, getattr(source, "recipe", None))
+        else:
+            doc = build_results(model_record(m), self.data, self.metric, clean, runs, boot, extra=extra,
+                                ties=settings.ties)
         doc["suites"] = summarize_suites(doc, o.baseline_errors)
         if stats is not None:
             passes = m.forward_passes() - before + (sharded.passes if sharded is not None else 0)

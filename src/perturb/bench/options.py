@@ -31,7 +31,10 @@ class BenchOptions:
     - ``mc`` / ``entailment``: contrast-set files evaluated on the clean videos;
     - ``rerank`` K re-scores each caption's top K videos of the dual encoder ``first_stage``;
     - ``baseline_errors``: a JSON path or mapping of a baseline model's errors (ImageNet-C's mCE),
-      read and checked once, here (a ValueError in one line).
+      read and checked once, here (a ValueError in one line);
+    - ``task``: ``"retrieve"`` or ``"classify"`` (a labelled dataset; the model a classifier, or a
+      dual encoder classifying zero-shot with ``templates`` over the class names); ``classes``: the
+      model's labels by position (a classes file), a logit function's labels, or zero-shot's names.
     """
 
     model: ModelOptions = ModelOptions()
@@ -49,11 +52,17 @@ class BenchOptions:
     rerank: int | None = None
     first_stage: Any = None
     baseline_errors: str | Path | Mapping[str, Any] | None = None
+    task: str = "retrieve"
+    templates: tuple[str, ...] | None = None
+    classes: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         from .scoring.baselines import load_baseline
 
+        from .pipeline.classify import check_task
+
         options_object(self.model, ModelOptions, "BenchOptions(model=...)")
+        check_task(self.task)
         if self.baseline_errors is not None:
             object.__setattr__(self, "baseline_errors", load_baseline(self.baseline_errors))
 

@@ -1,5 +1,5 @@
-"""The benchmark's results document: clean and per-run retrieval scores, γ, CIs and summaries, built
-from the rankings (the contract, its writers and readers live in :mod:`perturb.results`)."""
+"""The benchmark's results document: clean and per-run retrieval scores (or a classifier's top-k
+accuracies), γ, CIs and summaries, built from the rankings (the contract, its writers and readers live in :mod:`perturb.results`)."""
 from __future__ import annotations
 
 import math
@@ -10,6 +10,7 @@ import numpy as np
 from ..honesty import chance_levels, flags
 from ..metric_names import DIRECTIONS, Metric, gamma_metric, measured_names
 from ..results import SCHEMA_VERSION
+from .scoring.classification import accuracy_summary, robustness_summary
 from .scoring.bootstrap import bootstrap_ci, mean_gamma_bootstrap, paired_bootstrap
 from .pipeline.data import BenchData
 from .pipeline.encoder import Ranked
@@ -72,6 +73,54 @@ def build_results(model: dict[str, Any], data: BenchData, metric: str | Metric, 
                     "subset": data.subset, "seed": data.seed},
         "metric": parsed.name, "ties": ties, "bootstrap": bootstrap, "clean": clean_rec,
         "chance": chance_levels(data.gains, measured_names(parsed.key, judged=True)), "runs": records, "summary": summary,
+    }
+    if extra:
+        doc.update(extra)
+    doc["flags"] = flags(doc)
+    return doc
+
+
+def _classification_run(job: Any, correct: dict[str, np.ndarray], clean: dict[str, np.ndarray], metric: str,
+                        media: str, bootstrap: dict[str, Any] | None) -> dict[str, Any]:
+    """One perturbed configuration's record: accuracies, γ on ``metric``, their paired intervals."""
+    scored = robustness_summary(clean, correct, bootstrap["n"] if bootstrap else 0,
+                                bootstrap["seed"] if bootstrap else 0, bootstrap["level"] if bootstrap else 0.95)
+    rec: dict[str, Any] = {"modality": media, "perturbation": job.perturbation, "category": job.category,
+                           "severity": job.severity, **{k: v["accuracy"] for k, v in scored.items()},
+                           "gamma_a": scored[metric]["gamma_a"], "gamma_r": scored[metric]["gamma_r"]}
+    if bootstrap:
+        ci = {k: v["ci"]["metric"] for k, v in scored.items()}
+        rec["ci"] = {**ci, "gamma_a": scored[metric]["ci"]["gamma_a"], "gamma_r": scored[metric]["ci"]["gamma_r"]}
+    return rec
+
+
+def build_classification_results(model: dict[str, Any], data: BenchData, clean: dict[str, np.ndarray],
+                                 runs: Sequence[tuple[Any, dict[str, np.ndarray]]],
+                                 bootstrap: dict[str, Any] | None = None, extra: dict[str, Any] | None = None,
+                                 ties: str = "pessimistic", metric: str = "top1",
+                                 labels: Sequence[str] = (), recipe: str | None = None) -> dict[str, Any]:
+    """The results document of a classification run (docs/results-schema.md, task ``classify``):
+    ``clean`` and each run's per-sample top-k correctness (``{"top1": (N,), "top5": (N,)}``),
+    ``labels`` the model's class names in logit order."""
+    from ..version import __version__
+
+    if metric not in clean:
+        raise ValueError(f"metric {metric!r} was not measured (measured: {', '.join(clean)})")
+    boot = bootstrap or {}
+    clean_rec: dict[str, Any] = {k: v["accuracy"] for k, v in accuracy_summary(clean, 0).items()}
+    if bootstrap:
+        clean_rec["ci"] = {k: v["ci"] for k, v in
+                           accuracy_summary(clean, boot["n"], boot["seed"], boot["level"]).items()}
+    records = [_classification_run(job, correct, clean, metric, data.media, bootstrap) for job, correct in runs]
+    n_classes = len(labels)
+    doc: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION, "task": "classify", "perturb_version": __version__, "model": model,
+        "dataset": {"name": data.name, "path": data.path, "n_items": len(data.items), "subset": data.subset,
+                    "seed": data.seed, "media": data.media, "classes": n_classes, "recipe": recipe},
+        "metric": metric, "ties": ties, "bootstrap": bootstrap, "clean": clean_rec,
+        "chance": {k: min(1.0, int(k[3:]) / n_classes) for k in clean} if n_classes else None,
+        "runs": records, "summary": summarize(records),
+        "classification": {"labels": list(labels), "zero_shot": (model.get("card") or {}).get("zero_shot")},
     }
     if extra:
         doc.update(extra)

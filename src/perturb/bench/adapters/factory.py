@@ -25,6 +25,13 @@ def load_model(spec: str, options: ModelOptions | None = None) -> Model:
     kind, target = parse_spec(spec)
     model = KINDS[kind].load(kind, target, options)
     model.cache_key = options.cache_key
+    if options.prompts is not None and model.kind == "dual":     # zero-shot classification
+        from .zero_shot import zero_shot
+        if not model.needs_media:
+            raise ModelSpecError(f"{spec}: zero-shot classification embeds class names, which "
+                                 f"precomputed embeddings cannot; pass precomputed logits (labels.json)")
+        model = zero_shot(model, options.prompts, options.prompt_cache)
+        model.cache_key = options.cache_key
     return model
 
 

@@ -76,12 +76,14 @@ def _encoder_hf(target: str, may_import: bool) -> str | None:
     one, the checkpoint's family decides once built."""
     if target.endswith("#embed"):
         return "dual"
+    if target.endswith("#classify"):
+        return "classifier"
     return "cross" if "#" in target else None
 
 
 def _load_precomputed(kind: str, target: str, o: ModelOptions) -> Model:
-    from .precomputed import PrecomputedAdapter
-    return Model(PrecomputedAdapter(target), f"{kind}:{target}")
+    from .precomputed import precomputed
+    return Model(precomputed(target), f"{kind}:{target}")
 
 
 def _load_http(kind: str, target: str, o: ModelOptions) -> Model:
@@ -106,7 +108,7 @@ def _check_toy(kind: str, target: str) -> None:
 
 
 def _load_callable(kind: str, target: str, o: ModelOptions) -> Model:
-    return wrap(with_device(import_target(target), o.device), f"{kind}:{target}")
+    return wrap(with_device(import_target(target), o.device), f"{kind}:{target}", o.labels)
 
 
 def _check_callable(kind: str, target: str) -> None:
@@ -117,12 +119,14 @@ def _check_callable(kind: str, target: str) -> None:
 
 
 def _encoder_callable(target: str, may_import: bool) -> str | None:
-    """What the imported object offers: ``encode_videos`` (dual); ``score``, or a function of
-    (clips, texts) (cross); None when it may not be imported, or for a class or factory that
+    """What the imported object offers: ``classify`` or a function of (clips) (classifier);
+    ``encode_videos`` (dual); ``score``, or a function of (clips, texts) (cross); None when it may not be imported, or for a class or factory that
     offers neither until built."""
     if not may_import:
         return None
     obj = import_target(target)
+    if hasattr(obj, "classify") or (not inspect.isclass(obj) and callable(obj) and required_params(obj) == 1):
+        return "classifier"
     if hasattr(obj, "encode_videos"):
         return "dual"
     if hasattr(obj, "score") or (not inspect.isclass(obj) and callable(obj) and required_params(obj) == 2):

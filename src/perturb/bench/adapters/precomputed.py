@@ -6,6 +6,8 @@ Layout (see docs/benchmark.md)::
     DIR/text_ids.json                   order of the rows of every text file (query ids)
     DIR/videos/clean.npy                DIR/videos/<perturbation>/<severity>.npy
     DIR/texts/clean.npy                 DIR/texts/<perturbation>.npy
+    DIR/labels.json                     a classifier's logits instead: its class names in logit
+                                        order (the video files then hold (N, classes) logits)
 """
 from __future__ import annotations
 
@@ -65,3 +67,24 @@ class PrecomputedAdapter:
 
     def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
         raise RuntimeError("precomputed embeddings are looked up by id; the runner never encodes texts")
+
+
+class PrecomputedLogits(PrecomputedAdapter):
+    """A classifier whose logits are looked up by id: the video files hold (N, classes) logits,
+    ``labels.json`` the class names in their column order."""
+
+    def __init__(self, root: str | Path) -> None:
+        super().__init__(root)
+        path = self.root / "labels.json"
+        labels = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
+            raise ValueError(f"{path}: expected a JSON list of class names, one per logit column")
+        self.labels = labels
+
+    def classify(self, clips: Sequence[np.ndarray]) -> np.ndarray:
+        raise RuntimeError("precomputed logits are looked up by id; the runner never classifies clips")
+
+
+def precomputed(root: str | Path) -> PrecomputedAdapter:
+    """Precomputed logits where ``root`` holds ``labels.json``, else precomputed embeddings."""
+    return PrecomputedLogits(root) if (Path(root) / "labels.json").is_file() else PrecomputedAdapter(root)

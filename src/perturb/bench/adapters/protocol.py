@@ -3,10 +3,12 @@
 It imports no adapter family: :mod:`perturb.bench.adapters.factory` checks ``kind:target``
 strings and picks and loads one.
 
-A model is either a *dual encoder* (``encode_videos(clips) -> (N, D)``, ``encode_texts(texts)
--> (N, D)``) or a *cross-encoder* (``score(clips, texts) -> (N,)`` for N aligned pairs). Clips are
-uint8 (T, H, W, 3) RGB arrays. :class:`Model` wraps either kind, checks every output and counts
-forward calls.
+A model is a *dual encoder* (``encode_videos(clips) -> (N, D)``, ``encode_texts(texts)
+-> (N, D)``), a *cross-encoder* (``score(clips, texts) -> (N,)`` for N aligned pairs) or a
+*classifier* (``labels``, ``classify(clips) -> (N, len(labels))`` logits). Clips are uint8
+(T, H, W, 3) RGB arrays; an image is a clip with T = 1. :class:`Model` wraps each kind, checks every
+output and counts forward calls; a classifier's logits are its video rows (cached, sharded and
+resumed as a dual encoder's embeddings are).
 """
 from __future__ import annotations
 
@@ -37,6 +39,15 @@ class CrossEncoder(Protocol):
     """Scores aligned (video, text) pairs jointly."""
 
     def score(self, clips: Sequence[np.ndarray], texts: Sequence[str]) -> Any: ...
+
+
+@runtime_checkable
+class Classifier(Protocol):
+    """Scores clips against a fixed set of classes; ``labels`` are the class names in logit order."""
+
+    labels: Sequence[str]
+
+    def classify(self, clips: Sequence[np.ndarray]) -> Any: ...
 
 
 class BadEmbeddingsError(PerturbError, ValueError):
@@ -88,13 +99,17 @@ class Model:
     """A dual or cross-encoder with checked outputs and forward-pass counters."""
 
     def __init__(self, impl: Any, model_id: str) -> None:
-        if isinstance(impl, DualEncoder):
+        if isinstance(impl, Classifier):
+            self.kind = "classifier"
+        elif isinstance(impl, DualEncoder):
             self.kind = "dual"
         elif isinstance(impl, CrossEncoder):
             self.kind = "cross"
         else:
-            raise TypeError(f"{model_id}: expected a dual encoder (encode_videos, encode_texts) or a "
-                            f"cross-encoder (score); got {type(impl).__name__}")
+            raise TypeError(f"{model_id}: expected a dual encoder (encode_videos, encode_texts), a "
+                            f"cross-encoder (score) or a classifier (labels, classify); got {type(impl).__name__}")
+        if self.kind == "classifier" and not list(impl.labels):
+            raise TypeError(f"{model_id}: a classifier needs at least one label; got none")
         self.impl = impl
         self.id = model_id
         self.calls = {"videos": 0, "texts": 0, "pairs": 0}
@@ -117,6 +132,8 @@ class Model:
     def declared_width(self) -> int | None:
         """The embedding width the implementation declares (its ``embedding_width``, e.g. an http
         server's ``GET /info``): every row is checked against it before it is cached. None: any."""
+        if self.kind == "classifier":
+            return len(self.labels)
         width = getattr(self.impl, "embedding_width", None)
         return width if isinstance(width, int) and not isinstance(width, bool) and width > 0 else None
 
@@ -129,9 +146,23 @@ class Model:
         self.calls[what] += 1
         self.items[what] += n
 
+    @property
+    def labels(self) -> list[str]:
+        """A classifier's class names in logit order (empty for other kinds)."""
+        return [str(x) for x in self.impl.labels] if self.kind == "classifier" else []
+
     def encode_videos(self, clips: Sequence[np.ndarray]) -> np.ndarray:
+        """A dual encoder's (N, D) embeddings, or a classifier's (N, classes) logits: its video rows."""
+        if self.kind == "classifier":
+            return self.classify(clips)
         self._count("videos", len(clips))
         return _as_array(self.impl.encode_videos(list(clips)), len(clips), f"{self.id} encode_videos", 2)
+
+    def classify(self, clips: Sequence[np.ndarray]) -> np.ndarray:
+        """A classifier's (N, classes) logits, checked finite and one column per label."""
+        self._count("videos", len(clips))
+        rows = _as_array(self.impl.classify(list(clips)), len(clips), f"{self.id} classify", 2)
+        return check_width(rows, len(self.labels), f"{self.id} classify (one logit per label)")
 
     def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
         self._count("texts", len(texts))
@@ -150,6 +181,16 @@ class Model:
     def retries(self) -> Counter[str]:
         """The retries the implementation made so far, by cause (its ``retried``; an http model's)."""
         return Counter(getattr(self.impl, "retried", None) or {})
+
+
+class _LogitFunction:
+    """A bare function ``f(clips) -> logits`` seen as a classifier over ``labels`` (its logit order)."""
+
+    def __init__(self, fn: Any, labels: Sequence[str]) -> None:
+        self.fn, self.labels = fn, list(labels)
+
+    def classify(self, clips: Sequence[np.ndarray]) -> Any:
+        return self.fn(clips)
 
 
 class _ScoreFunction:
@@ -173,25 +214,34 @@ def required_params(fn: Any) -> int:
 
 
 def wrappable(obj: Any) -> bool:
-    """Whether :func:`wrap` can take ``obj`` without calling it: a model or encoder object, a class,
-    a zero-argument factory or a two-argument score function."""
-    if isinstance(obj, (Model, DualEncoder, CrossEncoder)) or inspect.isclass(obj):
+    """Whether :func:`wrap` can take ``obj`` without calling it: a model, encoder or classifier
+    object, a class, a zero-argument factory, a one-argument logit function or a two-argument score
+    function."""
+    if isinstance(obj, (Model, DualEncoder, CrossEncoder, Classifier)) or inspect.isclass(obj):
         return True
-    return callable(obj) and required_params(obj) in (0, 2)
+    return callable(obj) and required_params(obj) in (0, 1, 2)
 
 
-def wrap(obj: Any, model_id: str = "callable") -> Model:
-    """A :class:`Model` from an encoder object, a zero-argument factory or a score function."""
+def wrap(obj: Any, model_id: str = "callable", labels: Sequence[str] | None = None) -> Model:
+    """A :class:`Model` from an encoder or classifier object, a zero-argument factory, a score
+    function ``(clips, texts) -> scores`` or a logit function ``(clips) -> logits`` over ``labels``
+    (the ``--classes`` file, in logit order)."""
     if isinstance(obj, Model):
         return obj
     if inspect.isclass(obj):                          # a class is a factory
-        return wrap(obj(), model_id)
-    if isinstance(obj, (DualEncoder, CrossEncoder)):
+        return wrap(obj(), model_id, labels)
+    if isinstance(obj, (Classifier, DualEncoder, CrossEncoder)):
         return Model(obj, model_id)
     if callable(obj):
         if required_params(obj) == 0:
-            return wrap(obj(), model_id)
+            return wrap(obj(), model_id, labels)
         if required_params(obj) == 2:
             return Model(_ScoreFunction(obj), model_id)
-    raise TypeError(f"{model_id}: expected an object with encode_videos/encode_texts or score, a "
-                    f"factory returning one, or a function (clips, texts) -> scores; got {obj!r}")
+        if required_params(obj) == 1:
+            if not labels:
+                raise ModelSpecError(f"{model_id}: a function (clips) -> logits needs its class names in "
+                                     f"logit order: pass --classes FILE (one class a line)")
+            return Model(_LogitFunction(obj, labels), model_id)
+    raise TypeError(f"{model_id}: expected an object with encode_videos/encode_texts, score or "
+                    f"labels/classify, a factory returning one, or a function (clips, texts) -> scores "
+                    f"or (clips) -> logits; got {obj!r}")

@@ -175,7 +175,7 @@ class Describe(Task):
         m, card = enc.model, getattr(enc.model.impl, "card", None)
         return {"id": m.id, "kind": m.kind, "needs_media": m.needs_media, "cache_version": m.cache_version,
                 "frame_spec": frame_spec_of(m.impl), "card": card() if callable(card) else None,
-                "accepts_tensors": bool(getattr(m.impl, "accepts_tensors", False))}
+                "accepts_tensors": bool(getattr(m.impl, "accepts_tensors", False)), "labels": m.labels}
 
 
 def run_task(task: Task) -> tuple[Any, dict[str, Any]]:

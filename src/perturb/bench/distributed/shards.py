@@ -60,7 +60,7 @@ class Sharded:
 def _dual_on_replicas(encoder: Encoder, jobs: Sequence[Job], run: Sharded) -> dict[str, str]:
     """Caption sets and video shards embedded on replicas, memoised here; text skips by name."""
     ctx, settings = run.ctx, encoder.settings
-    texts = caption_sets(jobs)
+    texts = caption_sets(jobs) if encoder.model.kind == "dual" else []     # a classifier reads no text
     positions = shards(len(encoder.data.items), settings.batch_size, len(run.pool.replicas),
                        on_gpus(run.pool.replicas))
     configs = _video_configs(jobs)
@@ -114,7 +114,7 @@ def run_jobs(encoder: Encoder, jobs: Sequence[Job], *,
     done: dict[Job, Ranked] = {}
     skipped: dict[Job, dict[str, Any]] = {}
     missing: dict[str, str] = {}
-    dual = encoder.model.kind == "dual" and encoder.model.needs_media
+    dual = encoder.model.kind in ("dual", "classifier") and encoder.model.needs_media   # video-major
     if sharded is not None:
         sharded.finished = encoder.progress["finished"]
     if sharded is not None and dual:
@@ -124,7 +124,8 @@ def run_jobs(encoder: Encoder, jobs: Sequence[Job], *,
         for job, ranked in sharded.serve(tasks, "configs", encoder.settings.progress):
             (done if isinstance(ranked, Ranked) else skipped)[job] = ranked
     elif dual:
-        encoder.texts(CLEAN)     # cheap, and fixes the embedding width before any video row is cached
+        if encoder.model.kind == "dual":
+            encoder.texts(CLEAN)     # cheap, and fixes the embedding width before any video row is cached
         encoder.prepare_videos(_video_configs(jobs))
     clean = done.pop(Job(CLEAN)) if Job(CLEAN) in done else encoder.rank(Job(CLEAN))
     _rank_all(encoder, jobs, done, skipped, missing)
@@ -154,11 +155,20 @@ class _DescribedCross(_Described):
     score = _Described._remote
 
 
+class _DescribedClassifier(_Described):
+    classify = _Described._remote
+
+    def __init__(self, info: dict[str, Any]) -> None:
+        super().__init__(info)
+        self.labels = list(info["labels"])
+
+
 def described_model(info: dict[str, Any]) -> Any:
     """A :class:`Model` the driver can key caches and write results with, built from a replica's
     description (:class:`~perturb.bench.distributed.replica_tasks.Describe`)."""
     from ..adapters.protocol import Model
 
-    impl = (_DescribedDual if info["kind"] == "dual" else _DescribedCross)(info)
+    described = {"dual": _DescribedDual, "classifier": _DescribedClassifier}.get(info["kind"], _DescribedCross)
+    impl = described(info)
     model = Model(impl, info["id"])
     return model

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...dataset.items import Item
+from ...dataset.items import Item, LabelledItem
 from ...fileio import read_jsonl
 from ...rng import derive_seed
 
@@ -31,6 +31,13 @@ class BenchData:
     extra_positives: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
     grades: np.ndarray | None = None             # float (Q, N) when judgements carry grades (else 1 per positive)
+    labels: np.ndarray | None = None             # a labelled dataset's class of each item, as a model label index
+    media: str = "video"                         # "image" or "video": what the items are
+
+    @property
+    def class_names(self) -> list[str]:
+        """A labelled dataset's class of each item, as the dataset names it (its one caption)."""
+        return [it.captions[0] for it in self.items]
 
     @property
     def item_ids(self) -> list[str]:
@@ -133,3 +140,32 @@ def make_data(items: Sequence[Item], name: str, path: str, *, subset: int | None
     if judgements:
         data.extra_positives = _apply_judgements(data, read_judgements(judgements))
     return data
+
+
+def labelled_item(it: LabelledItem) -> Item:
+    """A labelled item as the runner's item: its class name is its one caption, and an image is
+    marked so that it is read as a one-frame clip."""
+    return Item(it.item_id, it.item_id, it.path, (it.label,), it.start, it.end,
+                meta={**it.meta, "media": it.kind, "label": it.label})
+
+
+def make_labelled_data(items: Sequence[LabelledItem], name: str, path: str, *, subset: int | None = None,
+                       seed: int = 0) -> BenchData:
+    """A :class:`BenchData` of a labelled dataset (images or videos, not both); its ``labels`` are
+    set once the model's label order is known (:func:`set_labels`)."""
+    kinds = sorted({it.kind for it in items})
+    if len(kinds) > 1:
+        raise ValueError(f"dataset {name!r} at {path} mixes images and videos; expected one kind")
+    data = make_data([labelled_item(it) for it in items], name, path, subset=subset, seed=seed, captions="first")
+    data.media = kinds[0] if kinds else "video"
+    return data
+
+
+def set_labels(data: BenchData, model_labels: Sequence[str], classes: Sequence[str] | None = None) -> None:
+    """Each item's class as the model's label index (:func:`perturb.dataset.classes.label_index`;
+    ``classes`` names the model's labels by position); a ValueError naming the classes that do not map."""
+    from ...dataset.classes import label_index
+
+    names = data.class_names
+    index = label_index(names, list(model_labels), classes)
+    data.labels = np.asarray([index[n] for n in names], dtype=np.int64)

@@ -20,6 +20,7 @@ from .data import BenchData
 from ...fingerprint import digest, item_fingerprint, perturbation_fingerprint, text_fingerprint
 from ...metric_names import DIRECTIONS, reported_names
 from ...ranking import Ranking
+from ..scoring.classification import per_sample_correct
 from ..scoring.metrics import per_query_values
 from .jobs import Job
 from .prefetch import batched, prefetch
@@ -274,7 +275,13 @@ class Encoder:
         return self.units[key]
 
     def rank(self, job: Job) -> Ranked:
-        """The measured metrics' per-query values of a job, in both directions."""
+        """The measured metrics' per-query values of a job, in both directions; a classifier's
+        per-sample top-k correctness (``{"classify": {"top1": (N,), "top5": (N,)}}``)."""
+        if self.model.kind == "classifier":
+            logits = self.videos(job.video, job.severity)
+            if self.data.labels is None:
+                raise ValueError("classification needs a labelled dataset (each item's class)")
+            return Ranked(job, {"classify": per_sample_correct(logits, self.data.labels, ties=self.settings.ties)})
         s, rel, ties = self.similarity(job), self.data.gains, self.settings.ties
         rankings = (Ranking(s, rel, ties), Ranking(s.T, rel.T, ties))
         return Ranked(job, {d: per_query_values(r, self.measured) for d, r in zip(DIRECTIONS, rankings)})

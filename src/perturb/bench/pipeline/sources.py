@@ -55,25 +55,39 @@ class Decoding:
     max_frames: int | None = None
 
     def read(self, item: Item) -> np.ndarray:
-        """The whole clean clip of ``item``."""
+        """The whole clean clip of ``item`` (an image: a one-frame clip, its short side ``size``)."""
         if isinstance(item.meta.get("clip"), np.ndarray):        # in-memory datasets (tests, demo)
             return np.asarray(item.meta["clip"])
+        if item.meta.get("media") == "image":
+            return self.read_image(item)
         from ...video.io import read
         return read(item.video_path, fps=self.fps, size=self.size, start=item.start, end=item.end,
                     max_frames=self.max_frames)[0]
 
     def read_some(self, item: Item, pick: Any) -> tuple[np.ndarray, np.ndarray, int]:
         """Only the frames ``pick(T)`` names (decoded, but converted to RGB only where needed)."""
-        if isinstance(item.meta.get("clip"), np.ndarray):
-            clip = np.asarray(item.meta["clip"])
+        if isinstance(item.meta.get("clip"), np.ndarray) or item.meta.get("media") == "image":
+            clip = self.read(item)
             kept = np.unique(pick(len(clip)))
             return clip[kept], kept, len(clip)
         from ...video.io import read_frames
         return read_frames(item.video_path, pick, fps=self.fps, size=self.size, start=item.start,
                            end=item.end, max_frames=self.max_frames)
 
+    def read_image(self, item: Item) -> np.ndarray:
+        """An image item as a (1, H, W, 3) clip, resized as a video's frames are to ``size``."""
+        from ...image.io import read_image
+        from ...video.io.decode import output_size, resize_frame
+
+        img = read_image(item.video_path)
+        if isinstance(self.size, int):
+            img = resize_frame(img, output_size(img.shape[1], img.shape[0], self.size))
+        return img[None]
+
     def clip_fps(self, item: Item) -> float:
         """The frame rate of the item's clip as decoded: ``fps`` when given, else the video's own."""
+        if item.meta.get("media") == "image":
+            return self.fps or 1.0
         rate = self.fps or item.meta.get("fps")
         if not rate:
             from ...video.io.probe import probe

@@ -36,7 +36,8 @@ def output_size(width: int, height: int, size: Size) -> tuple[int, int]:
     raise ValueError(f"size must be a positive int (short side) or a (W, H) pair of positive ints; got {size!r}")
 
 
-def _resize(frame: np.ndarray, wh: tuple[int, int]) -> np.ndarray:
+def resize_frame(frame: np.ndarray, wh: tuple[int, int]) -> np.ndarray:
+    """``frame`` at (W, H) ``wh``: area filter when shrinking, bilinear when growing."""
     h, w = frame.shape[:2]
     if (w, h) == wh:
         return frame
@@ -170,7 +171,7 @@ def _frames(path: PathLike, fps: float | None, size: Size, start: float | None,
 
 
 def _to_rgb(frame: Any, wh: tuple[int, int], to_rgb: VideoReformatter) -> np.ndarray:
-    return _resize(to_rgb.reformat(frame, format="rgb24").to_ndarray(), wh)
+    return resize_frame(to_rgb.reformat(frame, format="rgb24").to_ndarray(), wh)
 
 
 def _check_complete(container: Any, stream: Any, where: str, last_t: float, fps: float) -> None:
