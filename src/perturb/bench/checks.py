@@ -24,7 +24,7 @@ def check_numbers(args: argparse.Namespace) -> None:
     """Whole numbers at or above their floor; level strictly inside (0, 1); rates and times > 0."""
     for option, name, floor in AT_LEAST:
         value = getattr(args, name, None)
-        if value is not None and value < floor:
+        if isinstance(value, (int, float)) and value < floor:       # --subset may name a file
             raise UsageError(f"{option} must be an integer >= {floor}; got {value}")
     if not 0 < args.level < 1:
         raise UsageError(f"--level must be a confidence level between 0 and 1, exclusive; got {args.level}")
@@ -102,16 +102,33 @@ def check_files(args: argparse.Namespace, inputs: Sequence[str]) -> None:
         check_output(args.cache, inputs, "--cache", kind="dir")
 
 
-def check_metric(args: argparse.Namespace) -> Metric:
-    """The metric γ is computed on, parsed; a kind that counts extra positives (mAP) needs --judgements."""
+def check_metric(args: argparse.Namespace) -> Metric | str:
+    """The metric γ is computed on, parsed (a classification run's: top1 or top5); a kind that
+    counts extra positives (mAP) needs --judgements."""
+    if getattr(args, "task", "retrieve") == "classify":
+        from .pipeline.classify import classify_metric
+        try:
+            return classify_metric(args.metric or "top1")
+        except ValueError as e:
+            raise UsageError(str(e)) from None
     try:
-        metric = gamma_metric(args.metric)
+        metric = gamma_metric(args.metric or "t2v.R@5")
     except ValueError as e:
         raise UsageError(str(e)) from None
     if metric.kind.needs_judgements and not args.judgements:
         raise UsageError(f"--metric {metric.key} needs --judgements (the extra positives it ranks); "
                          f"expected one of {' or '.join(gamma_kinds(judged=False))} without them")
     return metric
+
+
+def check_task_options(args: argparse.Namespace) -> None:
+    """--classes, --prompt and --videos belong to --task classify."""
+    if getattr(args, "task", "retrieve") == "classify":
+        return
+    given = [o for o, v in (("--classes", args.classes), ("--prompt", args.prompt), ("--videos", args.videos)) if v]
+    if given:
+        raise UsageError(f"{', '.join(given)} apply to --task classify (a labelled dataset); "
+                         f"add --task classify or drop them")
 
 
 def check_rerank(args: argparse.Namespace) -> None:
@@ -155,9 +172,10 @@ def check_per_frame_option(video: Sequence[str], built: Any) -> None:
         raise UsageError(per_frame_refusal(e.takers)) from None
 
 
-def check_bench(args: argparse.Namespace, pairs: Sequence[tuple[str, str]]) -> Metric:
+def check_bench(args: argparse.Namespace, pairs: Sequence[tuple[str, str]]) -> Metric | str:
     """Every check above, in the order a reader of the command line would make them; the parsed metric."""
     check_numbers(args)
+    check_task_options(args)
     check_model(args.model)
     check_frames(args)
     metric = check_metric(args)

@@ -37,9 +37,21 @@ def register(subparsers: Any) -> None:
     p.set_defaults(video_perturbations=None, text_perturbations=None, severities=None)   # see _selection
     p.add_argument("--pairs", default="", metavar="V@T,...",
                    help="video+text pairs, e.g. gaussian_noise@Typos (each at every severity)")
-    p.add_argument("--metric", default="R@5", help=f"{gamma_forms()} for γ, K from the name (default t2v.R@5)")
+    p.add_argument("--metric", help=f"{gamma_forms()} for γ, K from the name (default t2v.R@5); "
+                                    "with --task classify top1 (default) or top5")
+    p.add_argument("--task", choices=("retrieve", "classify"), default="retrieve",
+                   help="retrieve (captions and videos, the default) or classify (a labelled dataset: class "
+                        "folders, path,label CSV/JSONL, a Kinetics CSV with --videos)")
+    p.add_argument("--classes", metavar="FILE", help="with --task classify: one class a line, in the model's "
+                   "label order (wnid folders, subsets; a logit function's labels; zero-shot's class names)")
+    p.add_argument("--prompt", metavar="TEMPLATE|FILE", help="with --task classify and a dual encoder: a template "
+                   "with {} for the class name, or a file of them (averaged); default 'a photo of a {}.' "
+                   "(images) / 'a video of a {}.' (videos)")
+    p.add_argument("--videos", metavar="DIR", help="with --task classify: where a label file's or a Kinetics "
+                   "CSV's videos are")
     p.add_argument("--baseline-errors", metavar="NAME_OR_JSON", help=baseline_help())
-    p.add_argument("--subset", type=int, help="N items, chosen reproducibly from --seed")
+    p.add_argument("--subset", type=_subset, metavar="N|FILE", help="N items, chosen reproducibly from --seed; "
+                   "with --task classify also a file of file names to keep (RobustBench's 5,000 images)")
     p.add_argument("--seed", type=int, default=0, help="seed of subset, perturbations and bootstrap")
     p.add_argument("--captions", choices=("all", "first"), default="all", help="caption queries per video (default all)")
     p.add_argument("--judgements", metavar="JSONL", help="extra positives (FIRE-style), optionally graded; enables mAP")
@@ -115,6 +127,11 @@ def _pairs(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _subset(value: str) -> int | str:
+    """--subset: a number of items, or a file of file names."""
+    return int(value) if value.strip().lstrip("-").isdigit() else value
+
+
 def _short_side(value: str) -> int | str:
     if value == "model":
         return value
@@ -165,9 +182,42 @@ def _data(args: argparse.Namespace):
         path, reader = info["dataset"], args.reader or info.get("reader")
     else:
         path, reader = args.dataset, args.reader
+    if args.task == "classify":
+        return _labelled_data(args, path, reader)
+    if isinstance(args.subset, str):
+        raise UsageError(f"--subset {args.subset}: a file of names applies to --task classify; "
+                         "expected a number of items")
     items = read_dataset(path, reader)
     return make_data(items, Path(path).stem if Path(path).is_file() else Path(path).name, str(path),
                      subset=args.subset, seed=args.seed, captions=args.captions, judgements=args.judgements)
+
+
+def _classify_selection(args: argparse.Namespace, video: list[str], text: list[str], left_out: list[Any],
+                        media: str) -> tuple[list[str], list[str], list[Any]]:
+    """A classification run perturbs only the visual side: text only when named (then refused); on
+    images the default selection keeps the ops that apply to one image."""
+    from .pipeline.classify import image_selection
+
+    if args.video_perturbations is None and media == "image":
+        video = image_selection(video)
+    return video, text if args.text_perturbations is not None else [], []
+
+
+def _labelled_data(args: argparse.Namespace, path: str, reader: str | None) -> Any:
+    """A classification run's labelled data: read, kept to --subset FILE, or N items drawn."""
+    from ..dataset.labelled import read_labelled
+    from ..dataset.subset import keep_subset
+    from .pipeline.data import make_labelled_data
+
+    items = read_labelled(path, reader, args.videos)
+    if isinstance(args.subset, str):
+        items = keep_subset(items, args.subset)
+    name = Path(path).stem if Path(path).is_file() else Path(path).name
+    data = make_labelled_data(items, name, str(path), subset=args.subset if isinstance(args.subset, int) else None,
+                              seed=args.seed)
+    if isinstance(args.subset, str):
+        data.subset = args.subset
+    return data
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -177,6 +227,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .adapters.protocol import ModelSpecError
     from .api import benchmark
     from .checks import check_bench, check_per_frame_option
+    from .pipeline.classify import ClassMapError, check_jobs
     from .distributed.dry_run import check_placement, print_placement
     from .options import bench_options
     from .pipeline.jobs import jobs_of
@@ -200,7 +251,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if args.per_frame:
             check_per_frame_option(video, built)
         data = _data(args)
+        if args.task == "classify":
+            video, text, left_out = _classify_selection(args, video, text, left_out, data.media)
         jobs = jobs_of(video, text, severities, pairs)
+        if args.task == "classify":
+            check_jobs(jobs, data.media)
         if built is not None:
             check_built(built, data, jobs)
         engine, why = check_placement(args)            # the engine, chosen once
@@ -228,7 +283,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         write_json(doc, out / "results.json")
         write_csv(doc, out / "results.csv")
         paths = write_reports([doc], out)
-    except (ModelSpecError, PlacementError) as e:   # an hf checkpoint refusing an option, a cluster
+    except (ModelSpecError, PlacementError, ClassMapError) as e:   # an hf checkpoint refusing an option, a cluster
         if created:                                  # without GPUs or not answering: nothing ran
             remove_if_empty(out)
         raise UsageError(str(e)) from None

@@ -82,6 +82,7 @@ def bench_options(args: argparse.Namespace, built: Any, engine: str | None) -> B
     from .distributed.placement import IN_PROCESS_ENGINE
     from .pipeline.encoder import Settings
     from .pipeline.sources import OnTheFly
+    from ..dataset.classes import read_classes
 
     source = built if built is not None else OnTheFly(
         seed=args.seed, size=args.size, fps=args.fps, max_frames=args.max_frames, device=args.perturb_device,
@@ -93,4 +94,13 @@ def bench_options(args: argparse.Namespace, built: Any, engine: str | None) -> B
                           progress=not args.no_progress),
         backend=engine or IN_PROCESS_ENGINE, scheduler=args.scheduler, n_workers=args.jobs,
         connect_timeout=args.connect_timeout, mc=args.mc, entailment=args.entailment, rerank=args.rerank,
-        first_stage=args.first_stage, baseline_errors=args.baseline_errors)
+        first_stage=args.first_stage, baseline_errors=args.baseline_errors, task=args.task,
+        templates=_templates(args.prompt), classes=tuple(read_classes(args.classes)) if args.classes else None)
+
+
+def _templates(prompt: str | None) -> tuple[str, ...] | None:
+    """--prompt's templates (a one-line ValueError for one without {})."""
+    if prompt is None:
+        return None
+    from .adapters.zero_shot import read_templates
+    return read_templates(prompt)

@@ -13,6 +13,10 @@ from .data import BenchData, set_labels
 from .jobs import Job
 
 TASKS = ("retrieve", "classify")
+
+
+class ClassMapError(ValueError):
+    """A dataset's classes that do not map onto the model's labels (found before any work)."""
 METRICS = ("top1", "top5")
 RETRIEVAL_DEFAULT = "t2v.R@5"
 
@@ -71,5 +75,13 @@ def classifier(m: Model, data: BenchData, options: ModelOptions, classes: Sequen
         raise ValueError(f"{m.id} is a {m.kind} model; classification needs a classifier (labels, "
                          f"classify) or a dual encoder (zero-shot over the class names)")
     own = classes and list(m.labels) != list(classes)      # a classes file naming the model's labels
-    set_labels(data, m.labels, list(classes) if own else None)
+    try:
+        set_labels(data, m.labels, list(classes) if own else None)
+    except ValueError as e:
+        raise ClassMapError(f"{data.name}: {e}") from None
     return m
+
+
+def image_selection(video: Sequence[str]) -> list[str]:
+    """The ops of a default selection that apply to one image."""
+    return [v for v in video if REGISTRY.get(v, "video").applies_to_images]
