@@ -26,7 +26,7 @@ from .distributed.shards import Sharded, described_model, run_jobs
 from .options import BenchOptions
 from .pipeline.jobs import jobs_of
 from .pipeline.sources import OnTheFly
-from .pipeline.classify import check_jobs, classifier, classify_metric, with_prompts
+from .pipeline.classify import RETRIEVAL_DEFAULT, check_jobs, classifier, classify_metric, with_prompts
 from .results import build_classification_results, build_results
 from .scoring.suite_summary import summarize_suites
 
@@ -105,7 +105,7 @@ def benchmark(model: Model | Any | str, data: BenchData, options: BenchOptions |
     o = options_object(options, BenchOptions, "benchmark")
     settings = o.settings or Settings(seed=data.seed)
     if o.task == "classify":
-        metric = classify_metric(metric)
+        metric = classify_metric("top1" if metric == RETRIEVAL_DEFAULT else metric)   # the default: top-1
         check_jobs(jobs_of(video, text, severities, pairs), data.media)
         o = replace(o, model=with_prompts(o.model, data, o.templates, o.classes, o.cache_dir))
     else:

@@ -28,11 +28,8 @@ def check_task(task: str) -> str:
 
 
 def classify_metric(metric: Any) -> str:
-    """The metric γ is computed on in a classification run: ``top1`` (also for the retrieval
-    default, left as it is) or ``top5``."""
+    """The metric γ is computed on in a classification run: ``top1`` or ``top5``."""
     name = getattr(metric, "name", metric)
-    if name == RETRIEVAL_DEFAULT:
-        return "top1"
     if name not in METRICS:
         raise ValueError(f"a classification run's metric is one of {', '.join(METRICS)}; got {name!r}")
     return name
