@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from classify_fixtures import CELLS, classification_doc, write
+from classify_fixtures import CELLS, LABELS, classification_doc, write
 from gate_fixtures import make_results
 from perturb.bench.scoring.baselines import load_baseline
 from perturb.cli import main
@@ -62,7 +62,10 @@ def test_check_prints_the_values_it_judged(capsys, results):
     (["--min", "top1=76"], "top1 is a fraction in [0, 1]; got threshold 76 (did you mean 0.76?)"),
     (["--max", "fog:mCE=0.8"], "rule 'fog:mCE <= 0.8': a suite's figure takes no scope or severity; write 'mCE=0.8'"),
     (["--min", "t2v.R@5=0.5"], "unknown metric 't2v.R@5'"),
-    (["--min", "mPC=0.5"], "unknown metric 'mPC'"),        # this file has ImageNet-C's figures, not Kinetics-C's
+    (["--min", "mPC=0.5"],                                # this file has ImageNet-C's figures, not Kinetics-C's
+     "metric 'mPC': this file holds no mean performance under corruption (Kinetics-C); it comes from a Kinetics-C run"),
+    (["--max", "mCE=76.38"], "rule 'mCE <= 76.38': mCE is a ratio written as a fraction (0.7638 for the report's "
+                             "76.38%); got threshold 76.38 (did you mean 0.7638?)"),
 ])
 def test_check_refuses_bad_classification_rules_in_one_line(capsys, results, argv, words):
     code, out, err = run(capsys, "check", results, *argv)
@@ -74,6 +77,14 @@ def test_a_retrieval_file_knows_no_accuracy(capsys, tmp_path):
     path = str(write(tmp_path / "r.json", make_results()))
     code, _, err = run(capsys, "check", path, "--min", "top1=0.5")
     assert code == 2 and "unknown metric 'top1'" in err
+
+
+def test_a_figure_the_file_lacks_says_where_it_comes_from(capsys, tmp_path):
+    path = str(write(tmp_path / "c.json", classification_doc()))        # ImageNet-C without a baseline: no mCE
+    code, _, err = run(capsys, "check", path, "--max", "mce=0.8")
+    assert code == 2 and err == ("perturb check: error: metric 'mCE': this file holds no mean corruption error "
+                                 "against a baseline (ImageNet-C); it comes from an ImageNet-C run scored with "
+                                 "--baseline-errors (perturb bench or perturb report)\n")
 
 
 def _worse(drop: float, on: str = "gaussian_noise") -> dict:
@@ -99,6 +110,18 @@ def test_compare_two_classification_files(capsys, tmp_path):
         e for e in load_baseline("alexnet").errors["gaussian_noise"].values()) / 2, abs=1e-3)
 
 
+def test_compare_notes_files_that_score_different_classes(capsys, tmp_path):
+    base = str(write(tmp_path / "base.json", classification_doc()))
+    renamed = str(write(tmp_path / "renamed.json", classification_doc(labels=["tench", "carp", *LABELS[2:]])))
+    fewer = str(write(tmp_path / "fewer.json", classification_doc(labels=LABELS[:4])))
+    assert compare(load_results(base), load_results(base)).notes == []
+    assert compare(load_results(base), load_results(renamed)).notes == [
+        "the files score different classes: label 1 is 'goldfish' in the baseline, 'carp' in the current run; "
+        "their accuracies are not over the same choice"]
+    code, out, _ = run(capsys, "compare", base, fewer)
+    assert code == 0 and "baseline 6, current 4 labels" in out
+
+
 def test_compare_is_noise_aware_with_the_accuracy_cis(capsys, tmp_path):
     base = str(write(tmp_path / "base.json", classification_doc(half=0.2)))
     worse = str(write(tmp_path / "worse.json", classification_doc(_worse(0.05), half=0.2)))
@@ -114,5 +137,5 @@ def test_compare_refuses_a_retrieval_file_beside_a_classification_file(capsys, t
     for pair in ((retrieval, classify), (classify, retrieval)):
         code, out, err = run(capsys, "compare", *pair)
         assert code == 2 and out == "" and err.count("\n") == 1
-    assert err == ("perturb compare: error: the baseline is a classify results file and the current one a "
+    assert err == ("perturb compare: error: the baseline is a classification results file and the current one a "
                    "retrieval file; they measure different tasks and are not comparable\n")

@@ -77,6 +77,16 @@ def test_perturb_report_recomputes_the_figures_with_a_baseline_and_writes_report
                                                       "mean": pytest.approx(0.4)}
 
 
+def test_a_baseline_for_a_file_without_imagenet_c_runs_says_why_there_is_no_mce(tmp_path, capsys):
+    """fog under its own table is not ImageNet-C's fog: no mCE, and the report says so."""
+    path = write(tmp_path / "results.json", classification_doc({("fog", s): 0.5 for s in range(1, 6)}))
+    assert main(["report", str(path), "--out", str(tmp_path / "out"), "--baseline-errors", "alexnet"]) == 0
+    assert capsys.readouterr().err == (f"note: {path}: no run is an ImageNet-C corruption under ImageNet-C's own "
+                                       "table (e.g. gaussian_noise, fog:imagenet-c), so --baseline-errors gives it "
+                                       "no mCE\n")
+    assert json.loads((tmp_path / "out" / "report.json").read_text())["reports"][0]["suites"] == {}
+
+
 def test_perturb_report_refuses_a_bad_classification_file_in_one_line(tmp_path, capsys):
     doc = classification_doc()
     doc["runs"][0]["top1"] = 60

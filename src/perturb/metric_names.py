@@ -22,6 +22,7 @@ GAMMAS = ("gamma_a", "gamma_r")
 MODALITIES = ("video", "image", "text", "both")   # what a run perturbed (image: a classification file's images)
 VISUAL = ("video", "image")                       # the modalities of severity-graded visual perturbations
 RETRIEVAL, CLASSIFY = "retrieval", "classify"     # the tasks a results file is of ("task"; none: retrieval)
+TASK_WORDS = {RETRIEVAL: "retrieval", CLASSIFY: "classification"}
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class Measure:
     lower_is_better: bool = False
     figure: bool = False              # a suite's figure (one per file), not a run's value
     task: str | None = CLASSIFY       # the task whose files carry it (None: any file with the suite)
+    comes_from: str = ""              # a figure: the run that gives a file one
 
     def read(self, record: Mapping[str, Any]) -> float | None:
         """The value in a run, ``clean`` or a suite's ``figures``; None when absent or null."""
@@ -86,18 +88,21 @@ class Measure:
         return round(1.0 - float(value), 12) if self.error else float(value)    # 0.07, not 0.06999999999999995
 
 
+_IMAGENET_C = "an ImageNet-C run scored with --baseline-errors (perturb bench or perturb report)"
+_KINETICS_C = "a Kinetics-C run"
 MEASURES = (    # one row per measure; errors are never stored, always 1 - the accuracy
     Measure("top1", "top-1 accuracy", "top1"),
     Measure("top5", "top-5 accuracy", "top5"),
     Measure("top1_error", "top-1 error", "top1", error=True, lower_is_better=True),
     Measure("top5_error", "top-5 error", "top5", error=True, lower_is_better=True),
     Measure("mCE", "mean corruption error against a baseline (ImageNet-C)", "mCE", fraction=False,
-            lower_is_better=True, figure=True, task=None),
+            lower_is_better=True, figure=True, task=None, comes_from=_IMAGENET_C),
     Measure("relative_mCE", "relative mean corruption error (ImageNet-C)", "relative_mCE", fraction=False,
-            lower_is_better=True, figure=True, task=None),
-    Measure("mPC", "mean performance under corruption (Kinetics-C)", "mPC", figure=True, task=None),
+            lower_is_better=True, figure=True, task=None, comes_from=_IMAGENET_C),
+    Measure("mPC", "mean performance under corruption (Kinetics-C)", "mPC", figure=True, task=None,
+            comes_from=_KINETICS_C),
     Measure("rPC", "relative performance under corruption (Kinetics-C)", "rPC", fraction=False, figure=True,
-            task=None),
+            task=None, comes_from=_KINETICS_C),
 )
 MEASURE_BY_KEY = {m.key: m for m in MEASURES}
 ACCURACIES = tuple(m.key for m in MEASURES if m.task == CLASSIFY and not m.error)   # what a run stores
@@ -297,6 +302,10 @@ def parse_metric(text: str, results: Any = None, clean: bool = True) -> Metric:
             lookup.setdefault(normalize(v.replace("t2v.", "", 1)), v)
     canonical = lookup.get(normalize(str(text)))
     if canonical is None:
+        absent = next((m for m in MEASURES if m.figure and normalize(m.key) == normalize(str(text))), None)
+        if absent is not None:
+            raise GateInputError(f"metric {absent.key!r}: this file holds no {absent.display}; it comes from "
+                                 f"{absent.comes_from}")
         raise GateInputError(unknown_name("metric", str(text).strip(), {v: v for v in valid}, valid))
     parts = canonical.split(".")
     is_clean = parts[0] == "clean"

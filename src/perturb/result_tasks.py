@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from .errors import GateInputError
-from .metric_names import (ACCURACIES, CLASSIFY, DIRECTIONS, GAMMAS, MEASURES, RETRIEVAL, gamma_kinds,
-                           gamma_metric, is_fraction)
+from .metric_names import (ACCURACIES, CLASSIFY, DIRECTIONS, GAMMAS, MEASURES, RETRIEVAL, VISUAL,
+                           gamma_kinds, gamma_metric, is_fraction)
 from .shapes import COUNT, TEXT, Leaf, ListOf, MapOf, NUMBER, Nullable, Obj, Shape
 
 RUN_TEXT_KEYS = ("modality", "perturbation", "category")
@@ -64,7 +64,7 @@ def _retrieval_scores(record: Any, field: str, source: str) -> None:
             number(value, f"{where}.{key}", source, fraction=is_fraction(key))
 
 
-def _retrieval_metric(data: Mapping[str, Any], source: str) -> None:
+def _retrieval_document(data: Mapping[str, Any], source: str) -> None:
     """The headline metric, written in full (``t2v.R@5``), and measured on the clean run."""
     metric = data["metric"]
     try:
@@ -79,15 +79,23 @@ def _retrieval_metric(data: Mapping[str, Any], source: str) -> None:
 
 
 def _accuracies(record: Any, field: str, source: str) -> None:
-    """``top1`` (required) and ``top5`` (absent with 5 classes or fewer): fractions in [0, 1]."""
+    """``top1`` (required) and ``top5`` (absent with 5 classes or fewer): fractions in [0, 1], and
+    their bootstrap intervals, [lo, hi] within [0, 1] with lo <= hi."""
     require(record, ("top1",), f"{source}: {field}")
     for key in ACCURACIES:
         if key in record:
             number(record[key], f"{field}.{key}", source, fraction=True)
+        interval = (record.get("ci") if isinstance(record.get("ci"), Mapping) else {}).get(key)
+        if isinstance(interval, list) and len(interval) == 2:
+            for i, bound in enumerate(interval):
+                number(bound, f"{field}.ci.{key}[{i}]", source, fraction=True)
+            if None not in interval and interval[0] > interval[1]:
+                raise GateInputError(f"{source}: {field}.ci.{key} is {interval!r}; expected [lo, hi] with lo <= hi")
 
 
-def _classification_metric(data: Mapping[str, Any], source: str) -> None:
-    """``top1`` or ``top5``, measured on the clean run and on every run (γ is computed on it)."""
+def _classification_document(data: Mapping[str, Any], source: str) -> None:
+    """The metric is ``top1`` or ``top5``, measured on the clean run and on every run (γ is computed on
+    it); every run perturbed images or video (a classifier reads no text); one label per class."""
     metric = data["metric"]
     if metric not in ACCURACIES:
         raise GateInputError(f"{source}: metric of a classification file must be {' or '.join(ACCURACIES)}; "
@@ -95,6 +103,14 @@ def _classification_metric(data: Mapping[str, Any], source: str) -> None:
     for where, record in [("clean", data["clean"])] + [(f"runs[{i}]", r) for i, r in enumerate(data["runs"])]:
         if not isinstance(record.get(metric), (int, float)):
             raise GateInputError(f"{source}: metric is {metric!r} but {where}.{metric} is missing or null")
+    for i, run in enumerate(data["runs"]):
+        if run["modality"] not in VISUAL:
+            raise GateInputError(f"{source}: runs[{i}].modality of a classification file must be "
+                                 f"{' or '.join(VISUAL)}; got {run['modality']!r}")
+    labels, classes = data["classification"]["labels"], data["dataset"].get("classes")
+    if classes is not None and len(labels) != classes:
+        raise GateInputError(f"{source}: classification.labels holds {len(labels)} name(s) but dataset.classes "
+                             f"is {classes}; expected one label per class")
 
 
 def _retrieval_measures(record: Mapping[str, Any]) -> list[tuple[str, Any]]:
@@ -117,7 +133,7 @@ class TaskShape:
     task: str
     score_keys: tuple[str, ...]                          # what clean and every run hold besides γ
     scores: Callable[[Any, str, str], None]              # (record, field, source): clean's or a run's scores
-    metric: Callable[[Mapping[str, Any], str], None]     # (document, source): the headline metric
+    document: Callable[[Mapping[str, Any], str], None]   # (document, source): its metric, cross-field rules
     fields: Shape                                        # the keys only this task has, in their shapes
     measures: Callable[[Mapping[str, Any]], list[tuple[str, Any]]]   # a record's tidy measures, γ aside
 
@@ -127,11 +143,11 @@ class TaskShape:
 
 
 SHAPES = {
-    RETRIEVAL: TaskShape(RETRIEVAL, DIRECTIONS, _retrieval_scores, _retrieval_metric,
+    RETRIEVAL: TaskShape(RETRIEVAL, DIRECTIONS, _retrieval_scores, _retrieval_document,
                          Obj({"dataset": Obj(optional={"subset": SUBSET_COUNT})},
                              {"chance": Nullable(MapOf(MapOf(NUMBER)))}),
                          _retrieval_measures),
-    CLASSIFY: TaskShape(CLASSIFY, ("top1",), _accuracies, _classification_metric,
+    CLASSIFY: TaskShape(CLASSIFY, ("top1",), _accuracies, _classification_document,
                         Obj({"dataset": Obj(optional={"subset": SUBSET_FILE, "classes": COUNT, "media": TEXT,
                                                       "recipe": Nullable(TEXT)}),
                              "classification": Obj({"labels": ListOf(TEXT)},

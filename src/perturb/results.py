@@ -221,7 +221,7 @@ def validate(data: Any, source: str = "<results>") -> Results:
         raise GateInputError(f"{source}: 'runs' must be a list; got {type(data['runs']).__name__}")
     for i, run in enumerate(data["runs"]):
         _run(run, i, shape, source)
-    shape.metric(data, source)
+    shape.document(data, source)
     require(data, ("summary",), source)         # reports and rules read it
     _summary(data["summary"], data["runs"], source)
     return Results(data, source)

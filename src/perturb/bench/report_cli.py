@@ -3,6 +3,7 @@ models into one report."""
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..errors import UsageError
@@ -38,8 +39,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         docs = [dict(load_results(p)) for p in args.results]     # validated, then extended below
         if args.baseline_errors is not None:
             baseline = load_baseline(args.baseline_errors)
-            for doc in docs:
+            for path, doc in zip(args.results, docs):
                 doc["suites"] = summarize_suites(doc, baseline)
+                if "imagenet-c" not in doc["suites"]:
+                    print(f"note: {path}: no run is an ImageNet-C corruption under ImageNet-C's own table "
+                          f"(e.g. gaussian_noise, fog:imagenet-c), so --baseline-errors gives it no mCE",
+                          file=sys.stderr)
         if not args.allow_mixed:
             check_mixable(docs, [str(p) for p in args.results])
     except (OSError, ValueError) as e:

@@ -11,12 +11,19 @@ from .rules import BOUNDS, Rule
 from .scope import EACH, Scope, each_perturbation, resolve_scope, scope_value, select_runs
 
 
+RATIO_CEILING = 10      # an mCE or rPC threshold above this was written in percent (the report's unit)
+
+
 def _bind(results: Results, rule: Rule) -> tuple[Metric, Scope | None]:
     """Validate a rule's metric, scope and threshold against the results."""
     metric = parse_metric(rule.metric, results)
     if metric.is_fraction and not 0 <= rule.threshold <= 1:
         raise GateInputError(f"rule {rule.text!r}: {metric.key} is a fraction in [0, 1]; "
                              f"got threshold {rule.threshold:g} (did you mean {rule.threshold / 100:g}?)")
+    if metric.is_figure and not metric.is_fraction and abs(rule.threshold) > RATIO_CEILING:
+        raise GateInputError(f"rule {rule.text!r}: {metric.key} is a ratio written as a fraction (0.7638 for "
+                             f"the report's 76.38%); got threshold {rule.threshold:g} "
+                             f"(did you mean {rule.threshold / 100:g}?)")
     if metric.clean or metric.is_figure:
         if rule.scope or rule.severity is not None:
             what = "a suite's figure" if metric.is_figure else "a clean metric"

@@ -7,7 +7,7 @@ from statistics import NormalDist, fmean
 from typing import Any, Iterable, Mapping
 
 from ..errors import GateInputError
-from ..metric_names import Metric, parse_metric
+from ..metric_names import TASK_WORDS, Metric, parse_metric
 from ..results import Results
 from .outcome import FAIL, INFO, PASS, Outcome, fmt
 from .scope import Scope, scope_value, select_runs
@@ -124,10 +124,22 @@ def _notes(baseline: Results, current: Results) -> list[str]:
     for key in DATASET_KEYS:
         if b_set.get(key) != c_set.get(key):
             notes.append(f"dataset {key} differs: baseline {b_set.get(key)!r}, current {c_set.get(key)!r}")
+    if baseline.labels != current.labels:
+        notes.append(_labels_note(baseline.labels, current.labels))
     b_model, c_model = (r.data.get("model") or {} for r in (baseline, current))
     if b_model.get("id") != c_model.get("id"):
         notes.append(f"model differs: baseline {b_model.get('id')!r}, current {c_model.get('id')!r}")
     return notes
+
+
+def _labels_note(baseline: list[str], current: list[str]) -> str:
+    """How the class lists of two classification files differ: their accuracies are over other classes."""
+    if len(baseline) != len(current):
+        return (f"the files score different classes: baseline {len(baseline)}, current {len(current)} labels; "
+                f"their accuracies are not over the same choice")
+    i = next(i for i, (b, c) in enumerate(zip(baseline, current)) if b != c)
+    return (f"the files score different classes: label {i} is {baseline[i]!r} in the baseline, {current[i]!r} "
+            f"in the current run; their accuracies are not over the same choice")
 
 
 def default_metrics(results: Results) -> tuple[str, ...]:
@@ -142,8 +154,9 @@ def compare(baseline: Results, current: Results, metrics: Iterable[str] | None =
     ``significance``, outside the bootstrap noise) is a regression. ``metrics`` None compares
     :func:`default_metrics`."""
     if baseline.task != current.task:
-        raise GateInputError(f"the baseline is a {baseline.task} results file and the current one a "
-                             f"{current.task} file; they measure different tasks and are not comparable")
+        raise GateInputError(f"the baseline is a {TASK_WORDS[baseline.task]} results file and the current one "
+                             f"a {TASK_WORDS[current.task]} file; they measure different tasks and are not "
+                             "comparable")
     if baseline.headline.name != current.headline.name:
         raise GateInputError(f"the files measure different metrics (baseline {baseline.metric}, "
                              f"current {current.metric}); their γ are not comparable")
