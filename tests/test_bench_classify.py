@@ -238,3 +238,12 @@ def test_classify_options_need_the_task(capsys, images, tmp_path):
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and err == ["perturb bench: error: --prompt apply to --task classify (a labelled dataset); "
                                "add --task classify or drop them"]
+
+
+def test_assert_robust_takes_a_classifier(images):
+    from perturb.testing import RobustnessError, assert_robust
+
+    results = assert_robust(MeanColour(), str(images), perturbations=["brightness"], min_gamma_r=0.5)
+    assert results.task == "classify" and results.metric == "top1"
+    with pytest.raises(RobustnessError, match="top1"):
+        assert_robust(MeanColour(), str(images), perturbations=["brightness"], rules=["top1=0.99"])

@@ -32,10 +32,13 @@ class RobustOptions:
     (None: every item; the ``perturb_robust`` fixture fills both from its command line, a ``seed``
     of None is 0), ``bootstrap`` resamples (None: 200 with ``significance``, else none), and the
     comparison with a baseline: ``max_drop``, ``significance`` and ``compare_metrics`` (None: γr
-    and ``metric``)."""
+    and ``metric``). ``task``: ``"retrieve"`` or ``"classify"`` (None: ``classify`` for a classifier
+    object, with ``metric`` top1 unless another is given, else ``retrieve``); a classification
+    dataset is a labelled folder or file (:func:`perturb.dataset.labelled.read_labelled`)."""
 
     severities: Sequence[int] = (3,)
-    metric: str = "t2v.R@5"
+    metric: str | None = None
+    task: str | None = None
     subset: int | None = None
     seed: int | None = None
     bootstrap: int | None = None
@@ -63,14 +66,20 @@ def split_by_modality(perturbations: str | Sequence[str]) -> dict[str, list[str]
     return chosen
 
 
-def _data(dataset: Any, subset: int | None, seed: int) -> Any:
-    """A BenchData from a BenchData (re-subset) or from a dataset file readable by perturb's readers."""
-    from ..bench.pipeline.data import BenchData, make_data
+def _data(dataset: Any, subset: int | None, seed: int, task: str) -> Any:
+    """A BenchData from a BenchData (re-subset) or from a dataset file readable by perturb's readers
+    (a labelled dataset's for a classification run)."""
+    from ..bench.pipeline.data import BenchData, make_data, make_labelled_data
 
     if isinstance(dataset, BenchData):
         if subset is None and seed == dataset.seed:
             return dataset
-        return make_data(dataset.items, dataset.name, dataset.path, subset=subset, seed=seed)
+        data = make_data(dataset.items, dataset.name, dataset.path, subset=subset, seed=seed)
+        data.media = dataset.media
+        return data
+    if task == "classify":
+        from ..dataset.labelled import read_labelled
+        return make_labelled_data(read_labelled(dataset), Path(dataset).name, str(dataset), subset=subset, seed=seed)
     from ..dataset.readers import read_dataset
     return make_data(read_dataset(dataset), Path(dataset).stem, str(dataset), subset=subset, seed=seed)
 
@@ -107,15 +116,20 @@ def assert_robust(model: Any, dataset: Any, options: RobustOptions | None = None
     from ..bench.api import benchmark
     from ..bench.options import BenchOptions
 
+    from ..bench.adapters.protocol import Classifier, Model
+
     o = options_object(options, RobustOptions, "assert_robust")
+    is_classifier = isinstance(model, Classifier) or (isinstance(model, Model) and model.kind == "classifier")
+    task = o.task or ("classify" if is_classifier else "retrieve")
+    metric = o.metric or ("top1" if task == "classify" else "t2v.R@5")
     chosen = split_by_modality(perturbations)
     wanted = _rules(min_gamma_r, min_gamma_a, rules)
     if not wanted and baseline is None:
         raise ValueError("assert_robust needs a bound (min_gamma_r=, min_gamma_a=, rules=) or a baseline=")
     base = _baseline(baseline) if baseline is not None else None
     n_boot = o.bootstrap if o.bootstrap is not None else (200 if o.significance is not None else 0)
-    doc = benchmark(model, _data(dataset, o.subset, o.seed or 0), BenchOptions(bootstrap=n_boot),
-                    video=chosen["video"], text=chosen["text"], severities=o.severities, metric=o.metric)
+    doc = benchmark(model, _data(dataset, o.subset, o.seed or 0, task), BenchOptions(bootstrap=n_boot, task=task),
+                    video=chosen["video"], text=chosen["text"], severities=o.severities, metric=metric)
     if save is not None:
         Path(save).parent.mkdir(parents=True, exist_ok=True)
         write_json(save, doc)
