@@ -437,7 +437,7 @@ def test_every_hf_family_is_documented_and_its_command_runs():
     assert [f.cls for f in FAMILIES if f"`{f.cls}`" not in models_md] == []
     assert set(HUB_MODELS.values()) == {f.name for f in FAMILIES}          # a tiny stand-in per family
     commands = " ".join(c.text for b in BLOCKS["docs/models.md"] if b.runnable for c in b.commands)
-    classifiers = {f.name for f in FAMILIES if f.modes == ("classify",)}     # run by bench --task classify
+    classifiers = {f.name for f in FAMILIES if f.modes == ("classify",)}     # their commands need labelled data
     assert [name for name, family in HUB_MODELS.items()
             if f"hf:{name}" not in commands and family not in classifiers] == []
     listed = " ".join(b.code for b in BLOCKS["docs/models.md"])
