@@ -145,6 +145,28 @@ def pixel_diffs(clip: np.ndarray, device: str, severities: tuple[int, ...], log=
     return {"frames": len(clip), "size": list(clip.shape[1:3]), "severities": list(severities), "rows": rows}
 
 
+def _grid(model: str, label: str, opts: dict[str, Any], cats: tuple[str, ...], dataset: Path, device: str,
+          dry: bool, extra: list[str], log=print) -> dict[str, Any]:
+    """``perturb bench`` over ``cats`` with ``model`` on ``device`` against its model floor."""
+    from . import runner_speed as rs
+    files = sorted(dataset.parent.glob("*.mp4"))
+    floor = rs.adapter_floor(model, files, opts)
+    log(f"  model floor: {floor['clips_per_s']} clips/s ({label})")
+    workers = max(1, min(8, (os.cpu_count() or 2) - 1))
+    rows = []
+    for cat in cats:
+        args = ["--workers", str(workers), "--device", device, *extra] + (["--severities", "3"] if dry else [])
+        r = rs.run_bench(ROOT, model, dataset, cat, args)
+        rows.append({"code": "head", "model": label, "category": cat, "videos": len(files), **r,
+                     "evals_per_s": r["configs"] * len(files) / r["seconds"]})
+        log(f"  {cat:9s} {r['configs']} configs {r['seconds']:.2f} s {rows[-1]['evals_per_s']:.1f} evals/s")
+    non_codec = tuple(c for c in cats if c not in rs.CODEC)
+    totals = {name: rs.totals(rows, "head", label, group, name) for group, name in ((cats, "grid"), (non_codec, "non-codec"))}
+    share = totals["non-codec"]["evals_per_s"] / floor["clips_per_s"] if totals["non-codec"] else None
+    return {"model": label, "videos": len(files), "workers": workers, "floor": floor, "runs": rows,
+            "totals": totals, "non_codec_share_of_floor": share}
+
+
 def runner_grid(device: str, dry: bool, log=print) -> dict[str, Any]:
     """benchmarks/runner_speed.py's grid with a random CLIP on ``device`` against its model floor."""
     sys.path.insert(0, str(ROOT / "tests"))
@@ -153,25 +175,26 @@ def runner_grid(device: str, dry: bool, log=print) -> dict[str, Any]:
     from . import runner_speed as rs
     cache = rs.CACHE / ("tiny-clip" if dry else "vit-b32-random")
     path = build_clip(cache) if dry else build_clip(cache, **VIT_B32)
-    model, opts = f"clip:{path}", {"device": device, "batch_size": 32, "frames": 8}
     cats = ("noise", "digital") if dry else rs.CATEGORIES         # dry: one non-codec, one codec category
     dataset = rs.make_dataset(rs.CACHE, 1 if dry else 4, 1.0 if dry else 5.0, 30, 320, 240)
-    files = sorted(dataset.parent.glob("*.mp4"))
-    floor = rs.adapter_floor(model, files, opts)
-    log(f"  model floor: {floor['clips_per_s']} clips/s ({'tiny CLIP' if dry else 'ViT-B/32-sized CLIP'})")
-    workers = max(1, min(8, (os.cpu_count() or 2) - 1))
-    rows = []
-    for cat in cats:
-        extra = ["--workers", str(workers), "--device", device] + (["--severities", "3"] if dry else [])
-        r = rs.run_bench(ROOT, model, dataset, cat, extra)
-        rows.append({"code": "head", "model": "clip", "category": cat, "videos": len(files), **r,
-                     "evals_per_s": r["configs"] * len(files) / r["seconds"]})
-        log(f"  {cat:9s} {r['configs']} configs {r['seconds']:.2f} s {rows[-1]['evals_per_s']:.1f} evals/s")
-    non_codec = tuple(c for c in cats if c not in rs.CODEC)
-    totals = {name: rs.totals(rows, "head", "clip", group, name) for group, name in ((cats, "grid"), (non_codec, "non-codec"))}
-    share = totals["non-codec"]["evals_per_s"] / floor["clips_per_s"] if totals["non-codec"] else None
-    return {"model": "tiny CLIP" if dry else "ViT-B/32-sized random CLIP", "videos": len(files), "workers": workers,
-            "floor": floor, "runs": rows, "totals": totals, "non_codec_share_of_floor": share}
+    return _grid(f"clip:{path}", "tiny CLIP" if dry else "ViT-B/32-sized random CLIP",
+                 {"device": device, "batch_size": 32, "frames": 8}, cats, dataset, device, dry, [], log)
+
+
+def classify_grid(device: str, dry: bool, log=print) -> dict[str, Any]:
+    """runner_speed.py's classification row: a random VideoMAE classifier (16 frames; 224 px, or 28
+    dry) over the same videos labelled round-robin, ``--task classify``, against its model floor."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from hf_classifiers import build, labels_of
+
+    from . import runner_speed as rs
+    path = build("videomae", rs.CACHE / ("tiny-videomae" if dry else "videomae-224-random"),
+                 image_size=28 if dry else 224)
+    dataset = rs.make_dataset(rs.CACHE, 1 if dry else 4, 1.0 if dry else 5.0, 30, 320, 240)
+    labelled = rs.labelled_dataset(dataset, labels_of("videomae"))
+    cats = ("noise",) if dry else tuple(c for c in rs.CATEGORIES if c not in rs.CODEC)
+    return _grid(f"hf:{path}", "tiny VideoMAE" if dry else "random VideoMAE (224 px, 16 frames)",
+                 {"device": device, "batch_size": 32}, cats, labelled, device, dry, ["--task", "classify"], log)
 
 
 def cuda_tests(log=print) -> dict[str, Any]:
@@ -205,7 +228,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--size", type=int, default=224, help="frame side in pixels, a crop of the sample clip (default 224)")
     p.add_argument("--wheels", type=Path, help="folder of wheels (e.g. PyAV for cp312) to install first")
     p.add_argument("--budget", type=float, default=420.0, help="seconds after which remaining parts are skipped")
-    p.add_argument("--skip", default="", help="comma-separated parts to leave out: kernels, pixels, runner, tests")
+    p.add_argument("--skip", default="", help="comma-separated parts to leave out: kernels, pixels, classify, runner, tests")
     p.add_argument("--out", type=Path, help="the JSON file (default benchmarks/results/gpu-<date>-<device>.json)")
     return p.parse_args(argv)
 
@@ -263,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         "kernels": (True, lambda: kernel_rates(clip(frames), args.device, settings)),
         "pixels": (True, lambda: pixel_diffs(clip(8 if args.dry else 32), args.device, (3,) if args.dry else (1, 3, 5))),
         "tests": (False, lambda: cuda_tests()),
+        "classify": (True, lambda: classify_grid(args.device, args.dry)),
         "runner": (True, lambda: runner_grid(args.device, args.dry)),       # the longest part last
     }
     from perturb.video.host import torch_kernels_on_cpu

@@ -4,15 +4,17 @@ Run: ``python benchmarks/runner_speed.py [--videos 4] [--base REF] [--device cud
 
 1. A generated MSR-VTT-like set: N videos of 10 s at 30 fps, 320x240, H.264, one caption each
    (kept under ``benchmarks/.cache/``).
-2. For every model (``toy:32`` and a tiny randomly initialised CLIP on CPU; ``--device cuda``
-   adds the CLIP on the GPU), ``perturb bench`` runs each video category (all 5 severities, no
+2. For every model (``toy:32``, a tiny randomly initialised CLIP on CPU, and a tiny VideoMAE
+   classifier, ``--task classify`` over the same videos labelled round-robin with its classes;
+   ``--device cuda`` adds the CLIP on the GPU), ``perturb bench`` runs each video category (all 5 severities, no
    text perturbations, no cache, no bootstrap) in a child process; evaluations/s = videos x
    configurations / the run's own timing (``N configurations in S s``), summed over categories
    for the grid. ``--base REF`` runs the same commands on a git worktree of REF in the same run.
    Each child's CPU seconds (user + system) are recorded too: on a shared machine the wall time
    moves with the load, the CPU time of the same work much less (``x base (CPU)``).
 3. Floors: decoding alone (``perturb.video.io.read`` against PyAV's own decode + RGB
-   conversion, frames/s, one thread) and the adapter encoding pre-decoded clean clips.
+   conversion, frames/s, one thread) and the adapter encoding (a classifier: classifying)
+   pre-decoded clean clips.
 4. Memory: peak RSS (VmHWM) of ``perturb bench`` with ``toy:32`` on ``--rss-videos`` small
    videos and on a tenth of them: bounded by the clips in flight, the two stay close.
 
@@ -108,6 +110,15 @@ def run_bench(code: Path, model: str, dataset: Path, category: str, extra: list[
     rss = re.search(r"VmHWM (\d+)", proc.stdout)
     return {"configs": int(m.group(1)), "seconds": float(m.group(2)), "wall": round(wall, 2), "cpu_s": round(cpu, 2),
             "peak_rss_mb": round(int(rss.group(1)) / 1024, 1) if rss else None}
+
+
+def labelled_dataset(captions: Path, labels: tuple[str, ...]) -> Path:
+    """The videos of ``captions``' folder as a ``path,label`` CSV, classes given round-robin."""
+    files = sorted(captions.parent.glob("*.mp4"))
+    out = captions.parent / "labels.csv"
+    rows = ["path,label"] + [f"{f},{labels[k % len(labels)]}" for k, f in enumerate(files)]
+    out.write_text("\n".join(rows) + "\n")
+    return out
 
 
 def decode_floor(files: list[Path]) -> dict:
@@ -210,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--videos", type=int, default=4, help="videos in the generated set (default 4)")
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--categories", default=",".join(CATEGORIES))
-    p.add_argument("--models", default="toy:32,tiny-clip", help="toy:DIM and/or tiny-clip")
+    p.add_argument("--models", default="toy:32,tiny-clip,tiny-videomae",
+                   help="toy:DIM, tiny-clip and/or tiny-videomae (a classifier, --task classify)")
     p.add_argument("--base", help="git ref to compare against in the same run (a worktree is made)")
     p.add_argument("--base-dir", type=Path, help="where the --base worktree goes (default: the temp folder)")
     p.add_argument("--base-models", default="toy:32", help="models also run on --base")
@@ -227,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     files = sorted(dataset.parent.glob("*.mp4"))
     print(f"dataset: {dataset} ({len(files)} videos)")
     models = {}
+    classify: dict[str, Path] = {}          # classifiers: model -> their labelled dataset
     for name in args.models.split(","):
         if name == "tiny-clip":
             sys.path.insert(0, str(ROOT / "tests"))
@@ -235,6 +248,12 @@ def main(argv: list[str] | None = None) -> int:
             models["tiny-clip"] = (f"clip:{path}", {"device": "cpu", "batch_size": 32, "frames": 8})
             if args.device.startswith("cuda"):
                 models["tiny-clip-cuda"] = (f"clip:{path}", {"device": args.device, "batch_size": 32, "frames": 8})
+        elif name == "tiny-videomae":
+            sys.path.insert(0, str(ROOT / "tests"))
+            from hf_classifiers import build, labels_of
+            path = build("videomae", CACHE / "tiny-videomae")
+            models[name] = (f"hf:{path}", {"device": "cpu", "batch_size": 32})
+            classify[name] = labelled_dataset(dataset, labels_of("videomae"))
         elif name:
             models[name] = (name, {})
     doc: dict = {"date": dt.date.today().isoformat(), "machine": platform.node(), "cpus": os.cpu_count(),
@@ -255,10 +274,13 @@ def main(argv: list[str] | None = None) -> int:
     for cat in cats:
         for label, (spec, opts) in models.items():
             extra = ["--workers", str(args.workers), "--device", opts.get("device", "cpu")]
+            data = classify.get(label, dataset)
+            if label in classify:
+                extra += ["--task", "classify"]
             runs_of = {code: [] for code in codes if code == "head" or label in args.base_models.split(",")}
             for _ in range(max(1, args.repeats)):          # alternating, so drift on the machine hits both
                 for code in runs_of:
-                    runs_of[code].append(run_bench(codes[code], spec, dataset, cat, extra))
+                    runs_of[code].append(run_bench(codes[code], spec, data, cat, extra))
             for code, runs in runs_of.items():
                 r = median_run(runs)
                 row = {"code": code, "model": label, "category": cat, "videos": len(files), **r,

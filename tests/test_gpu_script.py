@@ -19,7 +19,7 @@ TINY = ["--device", "cpu", "--dry", "--frames", "2", "--size", "24"]
 
 def test_dry_pass_writes_kernel_rates_and_pixel_differences_for_every_op(tmp_path) -> None:
     out = tmp_path / "gpu.json"
-    assert gpu.main([*TINY, "--skip", "runner,tests", "--out", str(out)]) == 0
+    assert gpu.main([*TINY, "--skip", "classify,runner,tests", "--out", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert doc["dry"] is True and doc["machine"]["device"] == "cpu" and doc["pyav"] == "importable"
     assert doc["runner"] == {"skipped": "--skip"} and doc["tests"] == {"skipped": "--skip"}
@@ -42,7 +42,7 @@ def test_without_pyav_the_parts_that_need_it_are_skipped_with_the_reason(tmp_pat
     assert gpu.main([*TINY, "--skip", "tests", "--out", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert doc["pyav"] == "PyAV is not importable (test)"
-    for part in ("kernels", "pixels", "runner"):
+    for part in ("kernels", "pixels", "classify", "runner"):
         assert doc[part] == {"skipped": "PyAV is not importable (test)"}
 
 
@@ -50,7 +50,7 @@ def test_a_spent_budget_skips_the_remaining_parts(tmp_path) -> None:
     out = tmp_path / "gpu.json"
     assert gpu.main([*TINY, "--budget", "-1", "--out", str(out)]) == 0
     doc = json.loads(out.read_text())
-    assert all(doc[p]["skipped"].startswith("budget of") for p in ("kernels", "pixels", "runner", "tests"))
+    assert all(doc[p]["skipped"].startswith("budget of") for p in ("kernels", "pixels", "classify", "runner", "tests"))
 
 
 def test_an_empty_wheel_folder_is_refused(tmp_path) -> None:
@@ -62,3 +62,12 @@ def test_a_missing_device_is_refused_before_any_work(tmp_path, capsys) -> None:
     out = tmp_path / "gpu.json"
     assert gpu.main(["--device", "nosuchdevice", "--out", str(out)]) == 2
     assert "nosuchdevice" in capsys.readouterr().err and not out.exists()
+
+
+def test_the_classification_row_runs_a_classifier_against_its_floor(tmp_path) -> None:
+    out = tmp_path / "gpu.json"
+    assert gpu.main([*TINY, "--skip", "kernels,pixels,runner,tests", "--out", str(out)]) == 0
+    row = json.loads(out.read_text())["classify"]
+    assert row["model"] == "tiny VideoMAE" and row["floor"]["clips_per_s"] > 0
+    assert [r["category"] for r in row["runs"]] == ["noise"] and row["runs"][0]["configs"] == 4   # 4 noise ops at severity 3
+    assert row["non_codec_share_of_floor"] > 0
