@@ -72,3 +72,22 @@ def test_a_folder_that_is_no_tree_is_a_one_line_error(built, tmp_path):
         read_tree(tmp_path)
     with pytest.raises(ValueError, match="clean folder '/nope' does not exist"):
         read_tree(built / "out", clean="/nope")
+
+
+def test_a_kinetics_c_tree_reads_videos_with_the_clean_videos_given(tmp_path):
+    from datasets import write_video
+
+    from perturb.bench.adapters.frames import FrameSpec
+
+    for cls in ("abseiling", "bowling"):
+        write_video(tmp_path / "src" / cls / f"{cls}.mp4", frames=6)
+    build_recipe(tmp_path / "src", tmp_path / "out", "kinetics-c", video_perturbations="temporal_blur",
+                 severities="2", options=quiet(format="npy"))
+    items, source = tree_source(tmp_path / "out", clean=tmp_path / "src")
+    assert source.recipe == "kinetics-c" and source.selection() == (["temporal_blur:kinetics-c"], [], [2])
+    clip = source.clip(items[1], "temporal_blur", 2)          # our name for the folder motion_blur
+    assert np.array_equal(clip, np.load(tmp_path / "out/motion_blur/2/bowling/bowling.npy"))
+    assert source.clip(items[1], "clean", None).shape == clip.shape == (6, 48, 64, 3)
+    clean = source.clean(items[1], [("clean", None)], None)
+    picked = source.frames(items[1], clean, "temporal_blur:kinetics-c", 2, FrameSpec(2))
+    assert np.array_equal(picked, clip[FrameSpec(2).indices(6, None)])

@@ -133,7 +133,14 @@ class Tree:
                spec: FrameSpec | None) -> np.ndarray:
         """The frames the model reads (``spec``; None: all) of ``item`` under one configuration."""
         clip = clean.take(None) if perturbation == CLEAN else self.clip(item, perturbation, severity)
-        return clip if spec is None else clip[spec.indices(len(clip), None)]
+        if spec is None:
+            return clip
+        fps = None
+        if spec.by_rate and self.layout.media == "video":      # a video's own rate, from its file
+            from ...video.io.probe import probe
+            path = Path(item.path) if perturbation == CLEAN else self.path(item, perturbation, severity)
+            fps = probe(str(path)).fps
+        return clip[spec.indices(len(clip), fps)]
 
     def captions(self, ids: Sequence[str], texts: Sequence[str], perturbation: str) -> list[str]:
         """A tree holds no captions: the clean texts, and a one-line error for a text perturbation."""

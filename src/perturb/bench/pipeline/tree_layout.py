@@ -46,6 +46,21 @@ def not_a_tree(root: Path, why: str) -> ValueError:
     return ValueError(f"{root}: not a corrupted tree ({why}); expected {LAYOUT}, or pass a dataset folder")
 
 
+def op_of(folder: str, recipe: str | None, root: Path) -> str:
+    """The op a folder holds: the recipe's own name for it first (Kinetics-C's ``motion_blur`` is
+    our ``temporal_blur``; with no recipe yet, any recipe's), else the registry's name."""
+    from ...dataset.recipe_build import RECIPE_NAMES, recipe_of
+
+    for name in [recipe] if recipe else RECIPE_NAMES:
+        own = {f: op for op, f in recipe_of(name).folders.items()}
+        if folder in own:
+            return own[folder]
+    try:
+        return REGISTRY.get(folder, "video").name
+    except UnknownPerturbationError:
+        raise not_a_tree(root, f"{folder}/ is not a corruption's name") from None
+
+
 def _severities(root: Path, folder: Path) -> list[int]:
     levels = sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not levels or not all(s.isdigit() and 1 <= int(s) <= 5 for s in levels):
@@ -63,14 +78,9 @@ def read_layout(path: str | os.PathLike, clean: str | os.PathLike | None = None)
     subs = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and p.name != CLEAN)
     if not subs:
         raise not_a_tree(root, "no corruption folders")
-    folders: dict[str, str] = {}
     for sub in subs:
-        try:
-            op = REGISTRY.get(sub.name, "video").name
-        except UnknownPerturbationError:
-            raise not_a_tree(root, f"{sub.name}/ is not a corruption's name") from None
-        folders[op] = sub.name
-    severities = {op: _severities(root, root / name) for op, name in folders.items()}
+        op_of(sub.name, None, root)                      # every folder names a corruption...
+    levels = {sub.name: _severities(root, sub) for sub in subs}     # ...and holds severities
     inside = root / CLEAN
     if clean is not None and not Path(clean).is_dir():
         raise ValueError(f"clean folder {os.fspath(clean)!r} does not exist; expected root/<class>/<file>")
@@ -84,5 +94,7 @@ def read_layout(path: str | os.PathLike, clean: str | os.PathLike | None = None)
     recorded = json.loads(info.read_text()).get("recipe") if info.exists() else None
     recipe = recorded["name"] if recorded else DEFAULT_RECIPE[media]
     suite = recorded.get("suite", recipe) if recorded else recipe
+    folders = {op_of(sub.name, recipe, root): sub.name for sub in subs}
+    severities = {op: levels[name] for op, name in folders.items()}
     return TreeLayout(root, folders, severities, clean_dir, media, recipe, suite,
                       raw_clean=clean is not None, items=items)
