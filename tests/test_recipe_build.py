@@ -129,3 +129,11 @@ def test_kinetics_c_writes_yi_et_al_layout(tmp_path):
     assert info["recipe"]["name"] == "kinetics-c" and info["recipe"]["format"] == "npy"
     assert [v["folder"] for v in info["video_perturbations"]] == ["motion_blur", "brightness"]
     assert np.load(tmp_path / "out/motion_blur/1/abseiling/v1.npy").shape == (6, 48, 64, 3)
+
+
+def test_a_recipe_build_does_not_resume_into_a_plain_build(tmp_path):
+    src = photo_folder(tmp_path / "src")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "dataset.json").write_text(json.dumps({"seed": 0, "status": "complete"}))
+    with pytest.raises(BuildConflictError, match=r"other settings \(recipe=None; now recipe=\{'name': 'imagenet-c'"):
+        build_recipe(src, tmp_path / "out", "imagenet-c", severities="1", options=quiet())

@@ -307,5 +307,5 @@ def check_compatible(path: Path, info: dict[str, Any]) -> None:
             and before.get(k) != json.loads(json.dumps(info.get(k)))]
     if diff:
         raise BuildConflictError(
-            f"{path.parent} was built with other settings ({', '.join(f'{k}={before[k]!r}' for k in diff)}; "
+            f"{path.parent} was built with other settings ({', '.join(f'{k}={before.get(k)!r}' for k in diff)}; "
             f"now {', '.join(f'{k}={info.get(k)!r}' for k in diff)}); use another --out or the same settings")
