@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -146,7 +146,7 @@ def build_recipe(dataset: str | os.PathLike | Sequence[LabelledItem], out: str |
 
 
 def _absolute(item: LabelledItem) -> LabelledItem:
-    from dataclasses import replace
+    """The item with an absolute path, so a worker started in another directory finds it."""
     return replace(item, path=os.path.abspath(item.path))
 
 
