@@ -110,17 +110,24 @@ def _accept_multichannel() -> None:
     corruptions.gaussian = gaussian
 
 
+def prepare_peer() -> None:
+    """Make imagecorruptions 1.1.2 run unchanged on today's NumPy and scikit-image (in the peer)."""
+    import numpy as np
+
+    if "float_" not in np.__dict__:       # fog's plasma uses np.float_, gone in NumPy 2: restore the
+        np.float_ = np.float64             # alias so the reference's own fog runs unchanged
+    _accept_multichannel()
+
+
 def _serve(clip_path: str) -> None:
     """Answer requests on stdin; the peer's own prints go to stderr so they cannot break the pipe."""
     import numpy as np
 
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
     sys.stdout = sys.stderr
-    if "float_" not in np.__dict__:       # fog's plasma uses np.float_, gone in NumPy 2: restore the
-        np.float_ = np.float64             # alias so the reference's own fog runs unchanged
+    prepare_peer()
     import imagecorruptions
     from imagecorruptions import corrupt
-    _accept_multichannel()
 
     clip = np.load(clip_path)
     channel.write(json.dumps({"ready": True, "version": getattr(imagecorruptions, "__version__", "1.1.2"),

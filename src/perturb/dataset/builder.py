@@ -12,7 +12,6 @@ redoes the rest, and rewrites the manifest with one row per output at the end.
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -21,10 +20,9 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from ..errors import PerturbError
-from ..fileio import sha256_file, write_json
+from ..fileio import write_json
 from ..options import options_object, written_input
 from ..registry import REGISTRY, Spec, per_frame_selection
 from ..selection import DEFAULT_VIDEO_SELECTION, parse_severities
@@ -35,17 +33,12 @@ from .build_options import BuildOptions
 from .items import Item
 from .manifest import Manifest, row_key, to_parquet
 from .readers import GENERIC_COLUMNS, DatasetFormatError, infer_reader, read_dataset
-from .staging import TMP_MARK
+from .resume import BuildConflictError, Lock, complete, sweep_temporaries
 from .work_units import Output, Preprocess, TextTask, VideoTask
 from .work import run_task
 
 PAPER_PREPROCESS = Preprocess(short_side=224, fps=30.0)   # the paper's S3D input: 224 px, 30 fps
-SETTINGS = ("seed", "format", "preprocess", "per_frame")     # must match to resume into an existing DIR
-
-
-class BuildConflictError(PerturbError, ValueError):
-    """The output directory is busy, holds a build made with other settings, or holds the dataset
-    where the build writes."""
+SETTINGS = ("seed", "format", "preprocess", "per_frame", "recipe")   # must match to resume into an existing DIR
 
 
 OUTPUT_NAMES = ("dataset.json", "manifest.jsonl", "manifest.parquet", "captions", "videos", ".lock")
@@ -120,49 +113,6 @@ def plan_video(items: Sequence[Item], specs: Sequence[Spec], severities: Sequenc
     return plan
 
 
-def _complete(row: dict[str, Any] | None, out: Path, verify: bool) -> bool:
-    """Whether a recorded output is still whole: ok row, file present, same size and sha256."""
-    if not row or row.get("status") != "ok":
-        return False
-    path = out / row["path"]
-    try:
-        if path.stat().st_size != row.get("bytes"):
-            return False
-    except FileNotFoundError:
-        return False
-    return not verify or sha256_file(path) == row.get("sha256")
-
-
-def sweep_temporaries(out: Path) -> int:
-    """Delete temporary files a killed build or worker left behind; returns how many. Run when a
-    build starts and when it ends, so a finished tree holds only finished files."""
-    n = 0
-    for sub in ("videos", "captions"):
-        for p in (out / sub).rglob(f"*{TMP_MARK}*"):
-            p.unlink(missing_ok=True)
-            n += 1
-    for p in out.glob(".*.tmp"):
-        p.unlink(missing_ok=True)
-        n += 1
-    return n
-
-
-class _Lock:
-    """An exclusive lock on an output directory (released by the OS if the build is killed)."""
-
-    def __init__(self, out: Path) -> None:
-        self.fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(self.fd)
-            raise BuildConflictError(f"another build is writing to {out} (locked {out / '.lock'})") from None
-
-    def release(self) -> None:
-        fcntl.flock(self.fd, fcntl.LOCK_UN)
-        os.close(self.fd)
-
-
 # ------------------------------------------------------------------------------------- build
 def _absolute(item: Item) -> Item:
     """The item with an absolute video path, so a worker started in another directory finds it."""
@@ -203,35 +153,47 @@ def build(dataset: str | os.PathLike | Sequence[Item], out: str | os.PathLike, *
     fmt = options.output_format
     check_items(items, bool(vspecs), str(dataset) if isinstance(dataset, (str, os.PathLike)) else "items")
     root = Path(out).absolute()           # workers may run elsewhere (a reused pool, a cluster)
+    info = _describe(dataset, reader, items, vspecs, tspecs, sevs, seed, options)
+    vplan = plan_video(items, vspecs, sevs, seed, fmt)
+    return execute(root, info, lambda manifest: _pending(vplan, tspecs, items, seed, root, manifest, options),
+                   options, t0)
+
+
+Pending = Callable[[Manifest], "tuple[list[Any], list[str], BuildResult]"]
+
+
+def execute(root: Path, info: dict[str, Any], pending: Pending, options: BuildOptions, t0: float,
+            folders: Sequence[str] = ("videos", "captions")) -> BuildResult:
+    """Run a planned build in ``root`` under its lock: refuse other settings (``info`` is
+    dataset.json), sweep temporaries under ``folders``, run what ``pending(manifest)`` says is
+    left, and record the status in dataset.json whatever happens."""
     root.mkdir(parents=True, exist_ok=True)
-    lock = _Lock(root)
+    lock = Lock(root)
     try:
-        info = _describe(dataset, reader, items, vspecs, tspecs, sevs, seed, options)
-        _check_compatible(root / "dataset.json", info)
-        sweep_temporaries(root)
+        check_compatible(root / "dataset.json", info)
+        sweep_temporaries(root, folders)
         manifest = Manifest(root / "manifest.jsonl")
-        vplan = plan_video(items, vspecs, sevs, seed, fmt)
-        tasks, order, result = _pending(vplan, tspecs, items, seed, root, manifest, options)
+        tasks, order, result = pending(manifest)
         write_json(root / "dataset.json", {**info, "status": "running"})
         try:
-            _run(tasks, order, result, manifest, root, options)
+            run_tasks(tasks, order, result, manifest, root, options)
         except BaseException as e:          # never leave "running" behind a build that stopped
             stopped = "interrupted" if isinstance(e, KeyboardInterrupt) else "failed"
             write_json(root / "dataset.json", {**info, "status": stopped,
                                                "error": f"{type(e).__name__}: {e}"})
             raise
         finally:
-            sweep_temporaries(root)     # a worker that died mid-write (its task ran again) left one
+            sweep_temporaries(root, folders)   # a worker that died mid-write (its task ran again) left one
         result.seconds = time.perf_counter() - t0
         final = {k: manifest.rows[k] for k in order if k in manifest.rows}
         write_json(root / "dataset.json", {**info, "status": "complete" if result.ok
-                                           else "incomplete", "summary": _counts(final)})
+                                           else "incomplete", "summary": counts(final)})
         return result
     finally:
         lock.release()
 
 
-def _run(tasks: list[Any], order: list[str], result: BuildResult, manifest: Manifest, root: Path,
+def run_tasks(tasks: list[Any], order: list[str], result: BuildResult, manifest: Manifest, root: Path,
          options: BuildOptions) -> None:
     """Run the pending tasks, recording each row in the manifest (and the Parquet export)."""
     runs = engines.run(run_task, tasks, backend=options.backend, jobs=options.jobs,
@@ -262,7 +224,7 @@ def _pending(vplan: list[tuple[Item, list[Output]]], tspecs: Sequence[Spec], ite
     for spec in tspecs:
         key = row_key("*", spec.name, None)
         order.append(key)
-        if _complete(manifest.rows.get(key), root, verify):
+        if complete(manifest.rows.get(key), root, verify):
             result.skipped += 1
         else:
             text_tasks.append(TextTask(spec, tuple(items), seed, str(root),
@@ -275,7 +237,7 @@ def _pending(vplan: list[tuple[Item, list[Output]]], tspecs: Sequence[Spec], ite
         for o in outs:
             key = row_key(it.item_id, o.spec.ref, o.severity)
             order.append(key)
-            if _complete(manifest.rows.get(key), root, verify):
+            if complete(manifest.rows.get(key), root, verify):
                 result.skipped += 1
             else:
                 todo.append(o)
@@ -299,7 +261,7 @@ def _progress(results: Iterator[Any], total: int, show: bool, desc: str = "build
             shown.update(len(r) if isinstance(r, list) else 1)
 
 
-def _counts(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def counts(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
     ok = sum(r["status"] == "ok" for r in rows.values())
     return {"outputs": len(rows), "ok": ok, "failed": len(rows) - ok,
             "bytes": sum(r.get("bytes") or 0 for r in rows.values())}
@@ -333,16 +295,17 @@ def _describe(dataset: Any, reader: str | None, items: Sequence[Item], vspecs: S
     }
 
 
-def _check_compatible(path: Path, info: dict[str, Any]) -> None:
-    """Refuse to resume into a directory built with another seed, format or preprocessing."""
+def check_compatible(path: Path, info: dict[str, Any]) -> None:
+    """Refuse to resume into a directory built with another seed, format, preprocessing or recipe."""
     if not path.exists():
         return
     try:
         before = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError):
         return
-    diff = [k for k in SETTINGS if k in before and before[k] != json.loads(json.dumps(info[k]))]
+    diff = [k for k in SETTINGS if (k in before or k == "recipe")        # a recipe tree is no plain build
+            and before.get(k) != json.loads(json.dumps(info.get(k)))]
     if diff:
         raise BuildConflictError(
-            f"{path.parent} was built with other settings ({', '.join(f'{k}={before[k]!r}' for k in diff)}; "
-            f"now {', '.join(f'{k}={info[k]!r}' for k in diff)}); use another --out or the same settings")
+            f"{path.parent} was built with other settings ({', '.join(f'{k}={before.get(k)!r}' for k in diff)}; "
+            f"now {', '.join(f'{k}={info.get(k)!r}' for k in diff)}); use another --out or the same settings")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from ..errors import MissingResourceError, PerFrameError, PlacementError, UnknownPerturbationError, UsageError
 from ..options import check_output, int_at_least, positive_number
-from ..selection import add_selection_arguments, parse_severities, per_frame_refusal
+from ..selection import DEFAULT_VIDEO_SELECTION, add_selection_arguments, parse_severities, per_frame_refusal
 from .. import engines
 from ..clusters import DEFAULT_CONNECT_TIMEOUT
 from . import encode
@@ -82,6 +82,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--parquet", action="store_true", help="also write manifest.parquet")
     p.add_argument("--per-frame", action="store_true", help="a new weather layer every frame (fog, frost, "
                    "rain, snow, spatter), as the image suites draw every image; recorded in dataset.json")
+    p.add_argument("--recipe", choices=("imagenet-c", "kinetics-c"),
+                   help="build a class folder (root/<class>/<file>) as the suite's source did: "
+                        "<out>/<corruption>/<severity>/<class>/<file> (imagenet-c: resize 256, crop 224, "
+                        "JPEG q85, and clean/<class>/<file>; default ops: its 15)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=run)
 
@@ -131,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
 
     _check(args)
     options = build_options(args)
+    if args.recipe:
+        return run_recipe(args, options)
     try:
         parse_severities(args.severities)
         video = resolve(args.video_perturbations, "video")
@@ -154,6 +160,27 @@ def run(args: argparse.Namespace) -> int:
                            text_perturbations=[t.name for t in text], seed=args.seed, options=options)
     except (DatasetFormatError, FileNotFoundError, MissingResourceError, BuildConflictError, PlacementError) as e:
         raise UsageError(str(e)) from None
+    return report(result, args.out)
+
+
+def run_recipe(args: argparse.Namespace, options: BuildOptions) -> int:
+    """``--recipe``: a class folder built as the suite's source built it (text ops do not apply)."""
+    from .builder import BuildConflictError
+    from .readers import DatasetFormatError
+    from .recipe_build import build_recipe
+
+    chosen = None if args.video_perturbations == DEFAULT_VIDEO_SELECTION else args.video_perturbations
+    try:
+        with stoppable():
+            result = build_recipe(args.dataset, args.out, args.recipe, video_perturbations=chosen,
+                                  severities=args.severities, seed=args.seed, options=options)
+    except (DatasetFormatError, FileNotFoundError, BuildConflictError, UnknownPerturbationError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    return report(result, args.out)
+
+
+def report(result: Any, out: str) -> int:
+    """Print a build's summary and its failed outputs; the exit status."""
     print(result.summary())
     for row in result.unavailable:
         print(f"  skipped {row['perturbation']}: {row['error']}", file=sys.stderr)
@@ -161,5 +188,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"  failed {row['key']}: {row['error']}", file=sys.stderr)
     if len(result.failed) > FAILED_LISTED:
         print(f"  ... and {len(result.failed) - FAILED_LISTED} more (status 'failed' in "
-              f"{os.path.join(args.out, 'manifest.jsonl')})", file=sys.stderr)
+              f"{os.path.join(out, 'manifest.jsonl')})", file=sys.stderr)
     return 0 if result.ok else 1

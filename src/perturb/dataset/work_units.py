@@ -1,11 +1,11 @@
-"""What the builder hands an engine: one input video with its outputs, or one caption set."""
+"""What the builder hands an engine: one input video or image with its outputs, or one caption set."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..registry import Spec
-from .items import Item
+from .items import Item, LabelledItem
 
 
 @dataclass(frozen=True)
@@ -61,3 +61,19 @@ class TextTask:
     @property
     def size(self) -> int:
         return 1
+
+
+@dataclass(frozen=True)
+class ImageTask:
+    """An input image made by a named recipe (:data:`perturb.image.RECIPES`) into the outputs still
+    to make: its clean copy (``clean``: the path, None when already complete) and its corruptions."""
+
+    item: LabelledItem
+    outputs: tuple[Output, ...]
+    out_dir: str
+    recipe: str
+    clean: str | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.outputs) + (self.clean is not None)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from .api import IMAGE, Perturbation, apply, as_numpy, check_image, get, ops, refusal
 from .io import read_image, write_image
-from .recipes import RECIPES, Recipe, center_crop_box, imagenet_c_recipe, resize_short_side, resized_size
+from .recipes import RECIPES, Recipe, center_crop_box, imagenet_c_geometry, imagenet_c_recipe, resize_short_side, resized_size
 
 __all__ = ["IMAGE", "Perturbation", "RECIPES", "Recipe", "apply", "as_numpy", "center_crop_box", "check_image",
-           "get", "imagenet_c_recipe", "ops", "read_image", "refusal", "resize_short_side", "resized_size",
+           "get", "imagenet_c_geometry", "imagenet_c_recipe", "ops", "read_image", "refusal", "resize_short_side", "resized_size",
            "write_image"]

@@ -69,11 +69,17 @@ def center_crop(img: Any, size: int = CROP) -> np.ndarray:
     return np.ascontiguousarray(x[top:bottom, left:right])
 
 
+def imagenet_c_geometry(img: Any) -> np.ndarray:
+    """``make_imagenet_c.py``'s geometry before the corruption: resize the short side to 256
+    (:func:`resize_short_side`), centre crop 224 (:func:`center_crop`); uint8 (224, 224, 3).
+    The recipe's clean image is this, saved as the corrupted ones are."""
+    return center_crop(resize_short_side(img, RESIZE), CROP)
+
+
 def imagenet_c_recipe(img: Any, name: str, severity: int, seed: SeedLike) -> np.ndarray:
     """The pixels ImageNet-C's ``make_imagenet_c.py`` saves for ``img``, before the JPEG save:
-    resize the short side to 256 (:func:`resize_short_side`), centre crop 224
-    (:func:`center_crop`), corrupt with :func:`perturb.image.apply` under the ``imagenet-c``
-    suite's table (``name`` must be a member), as uint8 (224, 224, 3).
+    :func:`imagenet_c_geometry`, then the corruption by :func:`perturb.image.apply` under the
+    ``imagenet-c`` suite's table (``name`` must be a member), as uint8 (224, 224, 3).
 
     The source converts its float output with ``np.uint8`` (truncation). Our kernels return
     uint8 levels rounded to the nearest level, so where the source's output is a float (every
@@ -82,8 +88,12 @@ def imagenet_c_recipe(img: Any, name: str, severity: int, seed: SeedLike) -> np.
     The resize is the installed Pillow's (Pillow 13 resizes rows first where the height shrinks
     more, and can then differ by a level from older Pillow).
     """
-    cropped = center_crop(resize_short_side(img, RESIZE), CROP)
-    return apply(cropped, name, severity, seed=seed, suite="imagenet-c")
+    return apply(imagenet_c_geometry(img), name, severity, seed=seed, suite="imagenet-c")
+
+
+IMAGENET_C_15 = ("gaussian_noise", "shot_noise", "impulse_noise", "defocus_blur", "glass_blur", "motion_blur",
+                 "zoom_blur", "snow", "frost", "fog", "brightness", "contrast", "elastic_transform", "pixelate",
+                 "jpeg")                 # the 15 of mCE, in the source's order; its 4 extras only when named
 
 
 @dataclass(frozen=True)
@@ -98,6 +108,23 @@ class Recipe:
     options: Mapping[str, Any] = field(default_factory=dict)     # encode_image's keywords
     suffixes: tuple[str, ...] = (".jpeg", ".jpg")  # file names kept as they are; others get the first
     source: str = ""
+    prepare: Callable[[Any], np.ndarray] | None = None   # the geometry before corrupting (the clean image)
+    default: tuple[str, ...] = ()                # the ops built unless named (empty: the whole suite)
+    folders: Mapping[str, str] = field(default_factory=dict)   # op -> the source's folder name
+
+    def clean(self, img: Any) -> np.ndarray:
+        """The recipe's clean image: :attr:`prepare` of ``img`` (``img`` as uint8 when none)."""
+        return self.prepare(img) if self.prepare is not None else as_numpy(img)
+
+    def render(self, prepared: Any, name: str, severity: int, seed: SeedLike) -> np.ndarray:
+        """:attr:`corrupt` from an image already through :meth:`clean` (the build prepares each
+        image once for all its outputs): the same pixels as ``corrupt(img, ...)``."""
+        return apply(prepared, name, severity, seed=seed, suite=self.suite)
+
+    def folder(self, name: str) -> str:
+        """The folder an op's files go in: the source's name for it (``jpeg_compression``), else
+        the op's registry name."""
+        return self.folders.get(name, name)
 
     def encode(self, pixels: Any) -> bytes:
         """The bytes of the saved file for ``pixels`` (the output of :attr:`corrupt`)."""
@@ -117,5 +144,6 @@ class Recipe:
 RECIPES: dict[str, Recipe] = {
     "imagenet-c": Recipe("imagenet-c", imagenet_c_recipe, "imagenet-c", "JPEG",
                          {"quality": 85, "optimize": True},
-                         source="Hendrycks & Dietterich 2019, hendrycks/robustness ImageNet-C/create_c/make_imagenet_c.py"),
+                         source="Hendrycks & Dietterich 2019, hendrycks/robustness ImageNet-C/create_c/make_imagenet_c.py",
+                         prepare=imagenet_c_geometry, default=IMAGENET_C_15, folders={"jpeg": "jpeg_compression"}),
 }
