@@ -247,3 +247,27 @@ def test_assert_robust_takes_a_classifier(images):
     assert results.task == "classify" and results.metric == "top1"
     with pytest.raises(RobustnessError, match="top1"):
         assert_robust(MeanColour(), str(images), perturbations=["brightness"], rules=["top1=0.99"])
+
+
+def test_a_corrupted_tree_is_benched_as_built(capsys, images, tmp_path):
+    """`perturb build --recipe imagenet-c`, then bench reads the tree: its ops and severities, its
+    recipe recorded; without its clean/ folder (a published copy) --clean is asked for, exit 2."""
+    import shutil
+
+    tree = tmp_path / "tree"
+    assert main(["build", str(images), "--recipe", "imagenet-c", "--out", str(tree), "--video-perturbations",
+                 "gaussian_noise,fog", "--severities", "2", "--no-progress"]) == 0
+    rc = main(["bench", "--task", "classify", "--model", "callable:classify_models:MeanColour", "--dataset",
+               str(tree), "--out", str(tmp_path / "o"), "--bootstrap", "0", "--no-progress"])
+    doc = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert rc == 0 and doc["dataset"]["recipe"] == "imagenet-c" and doc["dataset"]["n_items"] == 12
+    assert [(r["perturbation"], r["severity"]) for r in doc["runs"]] == [("gaussian_noise", 2), ("fog:imagenet-c", 2)]
+    shutil.move(str(tree / "clean"), str(tmp_path / "val"))
+    capsys.readouterr()
+    rc = main(["bench", "--task", "classify", "--model", "callable:classify_models:MeanColour", "--dataset",
+               str(tree), "--out", str(tmp_path / "o2"), "--bootstrap", "0", "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "--clean DIR" in err[0]
+    rc = main(["bench", "--task", "classify", "--model", "callable:classify_models:MeanColour", "--dataset",
+               str(tree), "--clean", str(images), "--out", str(tmp_path / "o3"), "--bootstrap", "0", "--no-progress"])
+    assert rc == 0 and json.loads((tmp_path / "o3" / "results.json").read_text())["dataset"]["n_items"] == 12

@@ -36,7 +36,8 @@ def check_built(built: Any, data: Any, jobs: list[Any]) -> None:
                          f"--text-perturbations and --severities to bench what was built")
 
 
-def bench_data(args: argparse.Namespace):
+def bench_data(args: argparse.Namespace, tree: Any = None):
+    """The run's data: a corrupted ``tree``'s items, a labelled dataset (--task classify), or captions."""
     from ..dataset.readers import read_dataset
     from .pipeline.data import make_data
 
@@ -49,13 +50,26 @@ def bench_data(args: argparse.Namespace):
     else:
         path, reader = args.dataset, args.reader
     if args.task == "classify":
-        return labelled_data(args, path, reader)
+        return labelled_data(args, path, reader, tree)
     if isinstance(args.subset, str):
         raise UsageError(f"--subset {args.subset}: a file of names applies to --task classify; "
                          "expected a number of items")
     items = read_dataset(path, reader)
     return make_data(items, Path(path).stem if Path(path).is_file() else Path(path).name, str(path),
                      subset=args.subset, seed=args.seed, captions=args.captions, judgements=args.judgements)
+
+
+def tree_of(args: argparse.Namespace) -> Any:
+    """With --task classify, the source of a --dataset folder that is a corrupted tree
+    (``<corruption>/<severity>/<class>/<file>``, clean images in ``clean/`` or --clean), else None."""
+    from .pipeline.tree import tree_source
+    from .pipeline.tree_layout import is_tree
+
+    if args.task != "classify" or not args.dataset or not is_tree(args.dataset):
+        if args.clean:
+            raise UsageError("--clean names the clean images of a corrupted tree (--task classify --dataset TREE)")
+        return None
+    return tree_source(args.dataset, clean=args.clean)[1]
 
 
 def classify_selection(args: argparse.Namespace, video: list[str], text: list[str], left_out: list[Any],
@@ -69,13 +83,13 @@ def classify_selection(args: argparse.Namespace, video: list[str], text: list[st
     return video, text if args.text_perturbations is not None else [], []
 
 
-def labelled_data(args: argparse.Namespace, path: str, reader: str | None) -> Any:
+def labelled_data(args: argparse.Namespace, path: str, reader: str | None, tree: Any = None) -> Any:
     """A classification run's labelled data: read, kept to --subset FILE, or N items drawn."""
     from ..dataset.labelled import read_labelled
     from ..dataset.subset import keep_subset
     from .pipeline.data import make_labelled_data
 
-    items = read_labelled(path, reader, args.videos)
+    items = tree.layout.items if tree is not None else read_labelled(path, reader, args.videos)
     if isinstance(args.subset, str):
         items = keep_subset(items, args.subset)
     name = Path(path).stem if Path(path).is_file() else Path(path).name

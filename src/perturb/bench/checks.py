@@ -122,10 +122,11 @@ def check_metric(args: argparse.Namespace) -> Metric | str:
 
 
 def check_task_options(args: argparse.Namespace) -> None:
-    """--classes, --prompt and --videos belong to --task classify."""
+    """--classes, --prompt, --videos and --clean belong to --task classify."""
     if getattr(args, "task", "retrieve") == "classify":
         return
-    given = [o for o, v in (("--classes", args.classes), ("--prompt", args.prompt), ("--videos", args.videos)) if v]
+    given = [o for o, v in (("--classes", args.classes), ("--prompt", args.prompt), ("--videos", args.videos),
+                            ("--clean", args.clean)) if v]
     if given:
         raise UsageError(f"{', '.join(given)} apply to --task classify (a labelled dataset); "
                          f"add --task classify or drop them")

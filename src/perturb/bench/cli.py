@@ -46,6 +46,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--prompt", metavar="TEMPLATE|FILE", help="with --task classify and a dual encoder: a template "
                    "with {} for the class name, or a file of them (averaged); default 'a photo of a {}.' "
                    "(images) / 'a video of a {}.' (videos)")
+    p.add_argument("--clean", metavar="DIR", help="with --task classify on a corrupted tree without clean/ (a "
+                   "published ImageNet-C copy): the clean images, root/<class>/<file>")
     p.add_argument("--videos", metavar="DIR", help="with --task classify: where a label file's or a Kinetics "
                    "CSV's videos are")
     p.add_argument("--baseline-errors", metavar="NAME_OR_JSON", help=baseline_help())
@@ -149,7 +151,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .adapters.http import retries_note
     from .adapters.protocol import ModelSpecError
     from .api import benchmark
-    from .bench_data import bench_data, check_built, classify_selection, selection
+    from .bench_data import bench_data, check_built, classify_selection, selection, tree_of
     from .checks import check_bench, check_per_frame_option
     from .pipeline.classify import ClassMapError, check_jobs
     from .distributed.dry_run import check_placement, print_placement
@@ -167,14 +169,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
     try:
         parse_spec(args.model)
         check_available(args.model)          # an hf model cached or reachable, its tokenizer there
-        built = Built(args.built, seed=args.seed) if args.built else None
+        tree = tree_of(args)                 # --task classify on a corrupted tree (ImageNet-C's layout)
+        built = Built(args.built, seed=args.seed) if args.built else tree
         severities, video, text, left_out = selection(args, built)
         check_extras(text + [t for _, t in pairs])
         require(modules=[BACKEND_MODULES[args.backend]] if args.backend else [], why=f"for --backend {args.backend}")
         require(modules=[] if args.dry_run or args.json else ["matplotlib"], why="to draw the report's figures")
         if args.per_frame:
             check_per_frame_option(video, built)
-        data = bench_data(args)
+        data = bench_data(args, tree)
         if args.task == "classify":
             video, text, left_out = classify_selection(args, video, text, left_out, data.media)
         jobs = jobs_of(video, text, severities, pairs)

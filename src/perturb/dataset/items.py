@@ -18,6 +18,11 @@ class Item:
     group: str | None = None        # e.g. movie or recipe, for grouped MC negatives
     meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
+    @property
+    def path(self) -> str:
+        """The item's file, under the name labelled items give it."""
+        return self.video_path
+
 
 @dataclass(frozen=True)
 class LabelledItem:

@@ -61,6 +61,19 @@ def op_of(folder: str, recipe: str | None, root: Path) -> str:
         raise not_a_tree(root, f"{folder}/ is not a corruption's name") from None
 
 
+def is_tree(path: str | os.PathLike) -> bool:
+    """Whether ``path`` looks like a corrupted tree: a folder whose subfolders (``clean`` aside) all
+    name corruptions (a class folder's do not)."""
+    root = Path(path)
+    if not root.is_dir():
+        return False
+    subs = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and p.name != CLEAN]
+    try:
+        return bool(subs) and all(op_of(sub.name, None, root) for sub in subs)
+    except ValueError:
+        return False
+
+
 def _severities(root: Path, folder: Path) -> list[int]:
     levels = sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not levels or not all(s.isdigit() and 1 <= int(s) <= 5 for s in levels):
