@@ -104,9 +104,10 @@ def benchmark(model: Model | Any | str, data: BenchData, options: BenchOptions |
     """
     o = options_object(options, BenchOptions, "benchmark")
     settings = o.settings or Settings(seed=data.seed)
+    jobs = jobs_of(video, text, severities, pairs)
     if o.task == "classify":
         metric = classify_metric("top1" if metric == RETRIEVAL_DEFAULT else metric)   # the default: top-1
-        check_jobs(jobs_of(video, text, severities, pairs), data.media)
+        check_jobs(jobs, data.media)
         o = replace(o, model=with_prompts(o.model, data, o.templates, o.classes, o.cache_dir))
     else:
         metric = gamma_metric(metric)            # parsed once, here (a Metric passes through)
@@ -125,7 +126,6 @@ def benchmark(model: Model | Any | str, data: BenchData, options: BenchOptions |
         raise ValueError("--rerank runs in this process; drop --backend")
     measured = measured_names(metric.key, judged=data.extra_positives > 0) if o.task == "retrieve" else ()
     run = Run(data, metric, o, source, settings, measured, stats)
-    jobs = jobs_of(video, text, severities, pairs)
     if not backend or parse_spec(spec)[0] == "precomputed":      # embeddings read from files: no replicas
         check_devices(request, IN_PROCESS_ENGINE, local_gpus() if request.needs_count else None)
         m = load_model(model, o.model) if spec else wrap(model, _default_id(model))

@@ -55,8 +55,8 @@ def bench_data(args: argparse.Namespace, tree: Any = None):
         raise UsageError(f"--subset {args.subset}: a file of names applies to --task classify; "
                          "expected a number of items")
     items = read_dataset(path, reader)
-    return make_data(items, Path(path).stem if Path(path).is_file() else Path(path).name, str(path),
-                     subset=args.subset, seed=args.seed, captions=args.captions, judgements=args.judgements)
+    return make_data(items, dataset_name(path), str(path), subset=args.subset, seed=args.seed,
+                     captions=args.captions, judgements=args.judgements)
 
 
 def tree_of(args: argparse.Namespace) -> Any:
@@ -90,11 +90,16 @@ def labelled_data(args: argparse.Namespace, path: str, reader: str | None, tree:
     from .pipeline.data import make_labelled_data
 
     items = tree.layout.items if tree is not None else read_labelled(path, reader, args.videos)
-    if isinstance(args.subset, str):
-        items = keep_subset(items, args.subset)
-    name = Path(path).stem if Path(path).is_file() else Path(path).name
-    data = make_labelled_data(items, name, str(path), subset=args.subset if isinstance(args.subset, int) else None,
+    names = args.subset if isinstance(args.subset, str) else None        # --subset FILE, else N or None
+    if names is not None:
+        items = keep_subset(items, names)
+    data = make_labelled_data(items, dataset_name(path), str(path), subset=None if names else args.subset,
                               seed=args.seed)
-    if isinstance(args.subset, str):
-        data.subset = args.subset
+    if names is not None:
+        data.subset = names
     return data
+
+
+def dataset_name(path: str) -> str:
+    """A dataset's name in results: its file's stem, or its folder's name."""
+    return Path(path).stem if Path(path).is_file() else Path(path).name

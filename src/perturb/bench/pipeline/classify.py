@@ -13,15 +13,16 @@ from .data import BenchData, set_labels
 from .jobs import Job
 
 TASKS = ("retrieve", "classify")
-
-
-class ClassMapError(ValueError):
-    """A dataset's classes that do not map onto the model's labels (found before any work)."""
 METRICS = ("top1", "top5")
 RETRIEVAL_DEFAULT = "t2v.R@5"
 
 
+class ClassMapError(ValueError):
+    """A dataset's classes that do not map onto the model's labels (found before any work)."""
+
+
 def check_task(task: str) -> str:
+    """``task`` when it is one of :data:`TASKS`; else a one-line ValueError."""
     if task not in TASKS:
         raise ValueError(f"task must be one of {', '.join(TASKS)}; got {task!r}")
     return task

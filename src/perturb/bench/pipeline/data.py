@@ -146,7 +146,7 @@ def labelled_item(it: LabelledItem) -> Item:
     """A labelled item as the runner's item: its class name is its one caption, and an image is
     marked so that it is read as a one-frame clip."""
     return Item(it.item_id, it.item_id, it.path, (it.label,), it.start, it.end,
-                meta={**it.meta, "media": it.kind, "label": it.label})
+                meta={**it.meta, "media": it.kind})
 
 
 def make_labelled_data(items: Sequence[LabelledItem], name: str, path: str, *, subset: int | None = None,
