@@ -9,7 +9,7 @@ severity tables stand at the top.
 from __future__ import annotations
 
 # The category modules register their perturbations on import, in this order.
-from .ops import noise, blur, digital, temporal, camera, weather  # noqa: F401,I001
+from .ops import noise, blur, digital, temporal, camera, weather, texture, overlay  # noqa: F401,I001
 from . import suites  # noqa: F401  (the named suites: data, registered on import)
 from .api import Compose, Perturbation, apply, draw, get
 from .render import Draw

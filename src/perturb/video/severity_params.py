@@ -9,6 +9,12 @@ from typing import Any
 
 from ..selection import SEVERITY_LEVELS
 
+
+def on_scale(levels: tuple[float, ...], maxval: float) -> tuple[float, ...]:
+    """ImageNet-C-bar's parameters from its levels: ``level * maxval / 10`` (the reference's
+    float_parameter), rounded to 10 decimals so the table reads as the source's numbers."""
+    return tuple(round(float(level) * maxval / 10., 10) for level in levels)
+
 SEVERITY_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     # noise
     "gaussian_noise":   {"sigma": (0.08, 0.12, 0.18, 0.26, 0.38)},
@@ -82,6 +88,29 @@ SEVERITY_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
     # `fall` (px/frame the drops fall in video, half a streak: a 180-degree shutter) is ours
     "rain":    {"area": (770, 770, 770, 500, 400), "length": (10, 30, 60, 60, 80),
                 "darken": (0.8, 0.8, 0.7, 0.6, 0.5), "fall": (5.0, 15.0, 30.0, 30.0, 40.0)},
+    # ImageNet-C-bar: Mintun, Kirillov & Xie 2021, facebookresearch/augmentation-corruption
+    # (commit ba4d5a5), imagenet_c_bar/imagenet_c_bar.csv gives each op's five severities as
+    # `level`s on its own 1-10 scale; corrupt.py turns a level into its parameters as
+    # level * maxval / 10 (float_parameter). The derived columns are those values; `side` is the
+    # reference's im_size: lengths given as a fraction of it scale with the frame's shorter side.
+    "single_frequency_greyscale": {"level": (1.0, 1.5, 2.0, 4.5, 5.0), "intensity": on_scale((1.0, 1.5, 2.0, 4.5, 5.0), 196)},
+    "cocentric_sine_waves": {"level": (3.0, 5.0, 8.0, 9.0, 10.0), "intensity": on_scale((3.0, 5.0, 8.0, 9.0, 10.0), 128)},
+    "plasma_noise":  {"level": (4.75, 7.0, 8.5, 9.25, 10.0), "intensity": on_scale((4.75, 7.0, 8.5, 9.25, 10.0), 64)},
+    "perlin_noise":  {"level": (4.6, 5.2, 5.8, 7.6, 8.8), "alpha": on_scale((4.6, 5.2, 5.8, 7.6, 8.8), 0.5)},
+    "brownish_noise": {"level": (1.0, 2.0, 3.0, 4.0, 5.0), "intensity": on_scale((1.0, 2.0, 3.0, 4.0, 5.0), 64)},
+    # pixels whose blue-noise value (unit variance) is at or below the threshold turn black
+    "blue_noise_sample": {"level": (0.8, 1.6, 2.4, 4.0, 5.6),
+                          "threshold": tuple(round(t - 2.5, 10) for t in on_scale((0.8, 1.6, 2.4, 4.0, 5.6), 3.0))},
+    "checkerboard_cutout": {"level": (2.0, 3.0, 4.0, 5.0, 6.0), "fraction": on_scale((2.0, 3.0, 4.0, 5.0, 6.0), 1.0)},
+    # five starbursts of radius `radius` x side
+    "sparkles":      {"level": (1.0, 2.0, 3.0, 5.0, 6.0), "radius": on_scale((1.0, 2.0, 3.0, 5.0, 6.0), 0.1)},
+    # one starburst of radius side / 4 inside a white field; amount = 100 - level * 65 / 10
+    "inverse_sparkles": {"level": (1.0, 2.0, 4.0, 9.0, 10.0),
+                         "amount": tuple(100 - a for a in on_scale((1.0, 2.0, 4.0, 9.0, 10.0), 65))},
+    # lens_scale: the refraction's reach as a fraction of side (the reference: level * 0.5 * im_size / 10)
+    "caustic_refraction": {"level": (2.35, 3.2, 4.9, 6.6, 9.15),
+                           "lens_scale": on_scale((2.35, 3.2, 4.9, 6.6, 9.15), 0.5),
+                           "lighting_amount": on_scale((2.35, 3.2, 4.9, 6.6, 9.15), 2.0)},
 }
 
 PAPER_PARAMS: dict[str, dict[str, tuple[Any, ...]]] = {
