@@ -167,6 +167,29 @@ def test_check_gates_on_the_held_out_part_alone(dataset, tmp_path, capsys):
     assert "held_out.gamma_r" in out and "OK 1 checks: 1 passed, 0 failed" in out
 
 
+def test_report_recomputes_the_parts_figures_with_baseline_errors(dataset, tmp_path, capsys):
+    from perturb.bench.scoring.baselines import load_baseline
+
+    assert _cli(dataset, tmp_path / "r", "fog,contrast,rain", "fog,contrast") == 0
+    path = tmp_path / "r" / "results.json"
+    doc = json.loads(path.read_text())
+    assert "mCE" not in doc["split"]["seen"]["figures"]
+    assert main(["report", str(path), "--out", str(tmp_path / "rep"), "--baseline-errors", "alexnet"]) == 0
+    cells = {(r["perturbation"], r["severity"]): r["t2v"]["R@1"] for r in doc["runs"] if r["perturbation"] != "rain"}
+    mce = corruption_errors(cells, doc["clean"]["t2v"]["R@1"], load_baseline("alexnet"))["mCE"]
+    report = (tmp_path / "rep" / "report.md").read_text()
+    assert "| seen | contrast, fog | 2 |" in report and f"mCE {100 * mce:.1f}%" in report
+    assert "| held-out | rain | 1 |" in report
+
+
+def test_a_split_of_the_wrong_shape_is_refused(both):
+    from perturb.errors import GateInputError
+
+    bad = {**both, "split": {**both["split"], "seen": {**both["split"]["seen"], "configurations": "24"}}}
+    with pytest.raises(GateInputError, match=r"split\.seen\.configurations"):
+        validate(bad)
+
+
 def test_a_selection_naming_nothing_run_holds_every_op_out(dataset, tmp_path, capsys):
     assert _cli(dataset, tmp_path / "r", "fog,rain", "jpeg") == 0
     err = capsys.readouterr().err
