@@ -21,6 +21,7 @@ DIRECTION_WORDS = {"t2v": "text→video", "v2t": "video→text"}
 GAMMAS = ("gamma_a", "gamma_r")
 MODALITIES = ("video", "image", "text", "both")   # what a run perturbed (image: a classification file's images)
 VISUAL = ("video", "image")                       # the modalities of severity-graded visual perturbations
+PARTS = ("seen", "held_out")                      # a run split by --trained-with (results' "split")
 RETRIEVAL, CLASSIFY = "retrieval", "classify"     # the tasks a results file is of ("task"; none: retrieval)
 TASK_WORDS = {RETRIEVAL: "retrieval", CLASSIFY: "classification"}
 
@@ -152,11 +153,12 @@ class Metric:
     key: str                      # "gamma_r", "R@5", "MdR", ...
     direction: str | None = None  # "t2v" / "v2t"; None for the gammas
     clean: bool = False
+    part: str | None = None       # "seen" / "held_out": γ or a figure of that part of the split
 
     @property
     def name(self) -> str:
         base = self.key if self.direction is None else f"{self.direction}.{self.key}"
-        return f"clean.{base}" if self.clean else base
+        return f"clean.{base}" if self.clean else f"{self.part}.{base}" if self.part else base
 
     @property
     def is_gamma(self) -> bool:
@@ -274,6 +276,22 @@ def figure_value(results: Any, key: str) -> float | None:
     return None
 
 
+def part_value(results: Any, metric: Metric) -> float | None:
+    """A part's mean γ or figure (``held_out.gamma_r``, ``seen.mPC``) in a results document's ``split``."""
+    entry = (((results.get("split") if isinstance(results, Mapping) else None) or {}).get(metric.part)) or {}
+    if metric.is_gamma:
+        value = entry.get(f"{metric.key}_mean")
+        return None if value is None else float(value)
+    return MEASURE_BY_KEY[metric.key].read(entry.get("figures") or {})
+
+
+def _part_names(results: Any) -> list[str]:
+    """``seen.gamma_r``, ``held_out.mPC``, ...: what a file with a ``split`` may be gated on per part."""
+    split = (results.get("split") if isinstance(results, Mapping) else None) or {}
+    keys = list(GAMMAS) + [m.key for m in MEASURES if m.figure]
+    return [f"{part}.{key}" for part in PARTS if part in split for key in keys]
+
+
 def metric_names(results: Any = None, clean: bool = True) -> list[str]:
     """Every metric name a rule may use: for a classification file (``task``) its accuracies and
     errors, else the retrieval metrics (with the extra ones a results file, anything with a ``clean``
@@ -289,7 +307,7 @@ def metric_names(results: Any = None, clean: bool = True) -> list[str]:
         run = list(GAMMAS) + [f"{d}.{k}" for d in DIRECTIONS for k in keys]
         cleans = [f"clean.{d}.{k}" for d in DIRECTIONS for k in keys]
     figures = [m.key for m in MEASURES if m.figure and figure_value(results, m.key) is not None]
-    return run + (cleans if clean else []) + figures
+    return run + (cleans if clean else []) + figures + _part_names(results)
 
 
 def parse_metric(text: str, results: Any = None, clean: bool = True) -> Metric:
@@ -301,6 +319,11 @@ def parse_metric(text: str, results: Any = None, clean: bool = True) -> Metric:
         if "t2v." in v:
             lookup.setdefault(normalize(v.replace("t2v.", "", 1)), v)
     canonical = lookup.get(normalize(str(text)))
+    head = str(text).strip().partition(".")[0]
+    if canonical is None and normalize(head) in map(normalize, PARTS):
+        raise GateInputError(f"metric {str(text).strip()!r}: this file holds no seen/held-out split; it comes "
+                             f"from perturb bench --trained-with SELECTION" if not _part_names(results) else
+                             unknown_name("metric", str(text).strip(), {v: v for v in valid}, valid))
     if canonical is None:
         absent = next((m for m in MEASURES if m.figure and normalize(m.key) == normalize(str(text))), None)
         if absent is not None:
@@ -308,6 +331,8 @@ def parse_metric(text: str, results: Any = None, clean: bool = True) -> Metric:
                                  f"{absent.comes_from}")
         raise GateInputError(unknown_name("metric", str(text).strip(), {v: v for v in valid}, valid))
     parts = canonical.split(".")
+    if parts[0] in PARTS:
+        return Metric(key=parts[1], part=parts[0])
     is_clean = parts[0] == "clean"
     parts = parts[1:] if is_clean else parts
     return Metric(key=parts[-1], direction=parts[0] if len(parts) == 2 else None, clean=is_clean)

@@ -22,7 +22,8 @@ from .metric_names import GAMMAS, RETRIEVAL, Metric, figure_value, headline_ci_k
 from .result_tasks import RUN_TEXT_KEYS, SHAPES, TaskShape, intervals, number, require, shape_of
 from .shapes import ANY_OBJECT, COUNT, INTEGER, INTERVAL, NUMBER, TEXT, ListOf, MapOf, Nullable, Obj
 
-SCHEMA_VERSION = "1.3"         # 1.1 added "ties"; 1.2 "chance", "flags", summary.modality.*.ci; 1.3 "task"
+SCHEMA_VERSION = "1.4"         # 1.1 added "ties"; 1.2 "chance", "flags", summary.modality.*.ci; 1.3 "task";
+                               # 1.4 "split" (--trained-with)
 KNOWN_SCHEMA_VERSIONS = ("1.0", SCHEMA_VERSION)   # later minor versions (1.x) are read too
 TIES = ("pessimistic", "optimistic")
 DEFAULT_TIES = "pessimistic"      # files without a "ties" key predate it and used this convention
@@ -35,6 +36,10 @@ CSV_FIELDS = ("model", "dataset", "modality", "perturbation", "category", "sever
 # the shapes they read them: a file off these is refused in one line instead of failing in a reader.
 GAMMA_AGGREGATE = Obj(optional={f"{g}_{s}": NUMBER for g in GAMMAS for s in ("mean", "std")})
 SIDE_TASK = {"file": TEXT, "n": COUNT, "missing": COUNT}
+FIGURES = Nullable(Obj(optional={"mPC": NUMBER, "rPC": NUMBER, "mCE": NUMBER, "relative_mCE": NUMBER,
+                                 "CE": MapOf(NUMBER)}))
+PART = Obj({"operations": ListOf(TEXT), "configurations": COUNT},
+           {**GAMMA_AGGREGATE.optional, "ci": Nullable(MapOf(INTERVAL)), "figures": FIGURES})
 FIELDS = Obj(
     required={"model": Obj({"id": TEXT}, {"kind": TEXT, "card": ANY_OBJECT}),
               "dataset": Obj({"name": TEXT, "n_items": COUNT}, {"seed": Nullable(INTEGER)})},
@@ -46,9 +51,9 @@ FIELDS = Obj(
         "left_out": Nullable(ListOf(Obj({"perturbation": TEXT}))),
         "suites": MapOf(Obj({"operations": ListOf(TEXT), "members": COUNT, "configurations": COUNT,
                              "category": MapOf(GAMMA_AGGREGATE)},
-                            {**GAMMA_AGGREGATE.optional,
-                             "figures": Nullable(Obj(optional={"mPC": NUMBER, "rPC": NUMBER, "mCE": NUMBER,
-                                                               "relative_mCE": NUMBER, "CE": MapOf(NUMBER)}))})),
+                            {**GAMMA_AGGREGATE.optional, "figures": FIGURES})),
+        "split": Obj({"trained_with": Obj({"given": TEXT, "operations": ListOf(TEXT)}, {"kind": TEXT}),
+                      "seen": PART, "held_out": PART}),
         "mc": Nullable(Obj({**SIDE_TASK, "accuracy": NUMBER}, {"ci": INTERVAL, "chance": NUMBER})),
         "entailment": Nullable(Obj(SIDE_TASK, {"roc_auc": NUMBER, "chance": NUMBER})),
         "rerank": Nullable(Obj({"first_stage": TEXT, "k": COUNT, "pairs_scored": COUNT, "note": TEXT})),

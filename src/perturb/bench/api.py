@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from ..metric_names import Metric, gamma_metric, measured_names
 from ..options import options_object
+from ..registry import REGISTRY
 from ..selection import SEVERITY_LEVELS
 from .adapters.factory import load_model, parse_spec
 from .adapters.frames import frame_spec_of
@@ -27,7 +28,8 @@ from .options import BenchOptions
 from .pipeline.jobs import jobs_of
 from .pipeline.sources import OnTheFly
 from .pipeline.classify import RETRIEVAL_DEFAULT, check_jobs, classifier, classify_metric, with_prompts
-from .results import build_classification_results, build_results
+from .results import build_classification_results, build_results, metric_values
+from .scoring.held_out import split_summary
 from .scoring.suite_summary import summarize_suites
 
 
@@ -63,6 +65,14 @@ def model_record(m: Model) -> dict[str, Any]:
     if callable(card):
         record["card"] = card()
     return record
+
+
+def warn_nothing_seen(trained: Any, jobs: Sequence[Any]) -> None:
+    """Say, before the run, when ``--trained-with`` names none of the ops run: every op is then held out."""
+    ran = {REGISTRY.get(j.video, "video").name for j in jobs if j.modality == "video"}
+    if ran and not ran & set(trained.operations):
+        print(f"perturb bench: warning: --trained-with {trained.given} names none of the ops run; every op is "
+              f"held out and the seen part is empty", file=sys.stderr)
 
 
 def _two_stage(m: Model, encoder: Encoder, options: BenchOptions) -> Encoder:
@@ -105,6 +115,8 @@ def benchmark(model: Model | Any | str, data: BenchData, options: BenchOptions |
     o = options_object(options, BenchOptions, "benchmark")
     settings = o.settings or Settings(seed=data.seed)
     jobs = jobs_of(video, text, severities, pairs)
+    if o.trained_with is not None:
+        warn_nothing_seen(o.trained_with, jobs)
     if o.task == "classify":
         metric = classify_metric("top1" if metric == RETRIEVAL_DEFAULT else metric)   # the default: top-1
         check_jobs(jobs, data.media)
@@ -200,6 +212,10 @@ class Run:
             doc = build_results(model_record(m), self.data, self.metric, clean, runs, boot, extra=extra,
                                 ties=settings.ties)
         doc["suites"] = summarize_suites(doc, o.baseline_errors)
+        if o.trained_with is not None:
+            values = metric_values(clean, runs, self.metric, o.task)
+            doc["split"] = {"trained_with": o.trained_with.record(),
+                            **split_summary(doc, o.trained_with.operations, *values, o.baseline_errors)}
         if stats is not None:
             passes = m.forward_passes() - before + (sharded.passes if sharded is not None else 0)
             retries = m.retries() - retried + (sharded.retries if sharded is not None else Counter())

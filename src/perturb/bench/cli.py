@@ -51,6 +51,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--videos", metavar="DIR", help="with --task classify: where a label file's or a Kinetics "
                    "CSV's videos are")
     p.add_argument("--baseline-errors", metavar="NAME_OR_JSON", help=baseline_help())
+    p.add_argument("--trained-with", metavar="SELECTION|LOG", help="the ops the model was trained with: a "
+                   "selection as RandomPerturbation takes it (suite:imagenet-c, noise,fog) or a transforms log "
+                   "(JSON or JSONL of its params); results, report and check then give seen and held-out ops "
+                   "apart (docs/suites.md)")
     p.add_argument("--subset", type=_subset, metavar="N|FILE", help="N items, chosen reproducibly from --seed; "
                    "with --task classify also a file of file names to keep (RobustBench's 5,000 images)")
     p.add_argument("--seed", type=int, default=0, help="seed of subset, perturbations and bootstrap")

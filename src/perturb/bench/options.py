@@ -15,6 +15,7 @@ from .adapters.model_options import ModelOptions
 if TYPE_CHECKING:
     from .pipeline.encoder import Settings
     from .pipeline.built import Source
+    from ..transforms.trained import TrainedWith
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,7 +35,10 @@ class BenchOptions:
       read and checked once, here (a ValueError in one line);
     - ``task``: ``"retrieve"`` or ``"classify"`` (a labelled dataset; the model a classifier, or a
       dual encoder classifying zero-shot with ``templates`` over the class names); ``classes``: the
-      model's labels by position (a classes file), a logit function's labels, or zero-shot's names.
+      model's labels by position (a classes file), a logit function's labels, or zero-shot's names;
+    - ``trained_with``: the ops the model was trained with, a selection (``suite:imagenet-c``) or a
+      transforms log's path (:mod:`perturb.transforms.trained`), read once, here: results then hold
+      the seen/held-out ``split`` (:mod:`.scoring.held_out`).
     """
 
     model: ModelOptions = ModelOptions()
@@ -55,6 +59,7 @@ class BenchOptions:
     task: str = "retrieve"
     templates: tuple[str, ...] | None = None
     classes: tuple[str, ...] | None = None
+    trained_with: str | TrainedWith | None = None
 
     def __post_init__(self) -> None:
         from .scoring.baselines import load_baseline
@@ -65,6 +70,9 @@ class BenchOptions:
         check_task(self.task)
         if self.baseline_errors is not None:
             object.__setattr__(self, "baseline_errors", load_baseline(self.baseline_errors))
+        if self.trained_with is not None:
+            from ..transforms.trained import trained_with
+            object.__setattr__(self, "trained_with", trained_with(self.trained_with))
 
 
 def model_options(args: argparse.Namespace) -> ModelOptions:
@@ -95,7 +103,8 @@ def bench_options(args: argparse.Namespace, built: Any, engine: str | None) -> B
         backend=engine or IN_PROCESS_ENGINE, scheduler=args.scheduler, n_workers=args.jobs,
         connect_timeout=args.connect_timeout, mc=args.mc, entailment=args.entailment, rerank=args.rerank,
         first_stage=args.first_stage, baseline_errors=args.baseline_errors, task=args.task,
-        templates=_templates(args.prompt), classes=tuple(read_classes(args.classes)) if args.classes else None)
+        templates=_templates(args.prompt), classes=tuple(read_classes(args.classes)) if args.classes else None,
+        trained_with=args.trained_with)
 
 
 def _templates(prompt: str | None) -> tuple[str, ...] | None:

@@ -31,6 +31,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ..results import load_results
     from .reporting.report import print_summary, write_reports
     from .scoring.baselines import load_baseline
+    from .scoring.held_out import with_baseline
     from .scoring.suite_summary import summarize_suites
 
     require(modules=["matplotlib"], why="to draw the report's figures")
@@ -41,6 +42,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             baseline = load_baseline(args.baseline_errors)
             for path, doc in zip(args.results, docs):
                 doc["suites"] = summarize_suites(doc, baseline)
+                if "split" in doc:
+                    doc["split"] = with_baseline(doc, baseline)
                 if "imagenet-c" not in doc["suites"]:
                     print(f"note: {path}: no run is an ImageNet-C corruption under ImageNet-C's own table "
                           f"(e.g. gaussian_noise, fog:imagenet-c), so --baseline-errors gives it no mCE",

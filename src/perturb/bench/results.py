@@ -29,6 +29,16 @@ def per_query(ranked: Ranked, metric: Metric) -> np.ndarray:
     return values[metric.key]
 
 
+def metric_values(clean: Ranked, runs: Sequence[Ranked], metric: Metric | str,
+                  task: str) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The per-query (a classification run: per-sample) values of the metric γ is computed on, clean
+    and per run: what the bootstrap resamples."""
+    if task == "classify":
+        return clean.values["classify"][str(metric)], [r.values["classify"][str(metric)] for r in runs]
+    parsed = gamma_metric(metric)
+    return per_query(clean, parsed), [per_query(r, parsed) for r in runs]
+
+
 def _none_if_nan(x: float) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
 

@@ -24,9 +24,10 @@ def _bind(results: Results, rule: Rule) -> tuple[Metric, Scope | None]:
         raise GateInputError(f"rule {rule.text!r}: {metric.key} is a ratio written as a fraction (0.7638 for "
                              f"the report's 76.38%); got threshold {rule.threshold:g} "
                              f"(did you mean {rule.threshold / 100:g}?)")
-    if metric.clean or metric.is_figure:
+    if metric.clean or metric.is_figure or metric.part:
         if rule.scope or rule.severity is not None:
-            what = "a suite's figure" if metric.is_figure else "a clean metric"
+            what = ("a part of the split" if metric.part else "a suite's figure" if metric.is_figure
+                    else "a clean metric")
             raise GateInputError(f"rule {rule.text!r}: {what} takes no scope or severity; "
                                  f"write '{metric.name}={rule.threshold:g}'")
         return metric, None
@@ -65,12 +66,28 @@ def check_rule(results: Results, rule: Rule) -> Outcome:
     if scope is not None and not scope.present:
         return _outcome(rule, None, False, f"no runs of {scope.kind} {scope.name!r} in the results")
     value = scope_value(results, scope, metric)
+    if value is None and metric.part:
+        return _outcome(rule, None, False, part_missing(results, metric))
     if value is None:
         where = f" at severity {scope.severity}" if scope and scope.severity is not None else ""
         return _outcome(rule, None, False, f"{metric.name} is undefined or missing{where}")
     ok = rule.holds(value)
     why = "" if ok else f"{fmt(value)} is not {BOUNDS[rule.bound]} {rule.threshold:g}"
     return _outcome(rule, value, ok, why)
+
+
+def part_missing(results: Results, metric: Metric) -> str:
+    """Why a part of the split has no value for ``metric``: it is empty, or the figure is not computed."""
+    split = results.data["split"]
+    words = metric.part.replace("_", "-")
+    if not split[metric.part]["configurations"]:
+        given = split["trained_with"]["given"]
+        names = ("names none of the ops run" if metric.part == "seen" else "names every op run")
+        return f"the {words} part is empty: --trained-with {given} {names}"
+    if metric.is_figure:
+        return (f"the {words} part has no {metric.key}" + (": it needs --baseline-errors holding errors for "
+                f"every op of the part" if "mCE" in metric.key else ""))
+    return f"{metric.key} is undefined in the {words} part"
 
 
 def not_run(results: Results) -> list[Outcome]:

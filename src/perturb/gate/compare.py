@@ -41,6 +41,8 @@ def standard_error(results: Results, scope: Scope | None, metric: Metric) -> flo
     if key is None:
         return None
     level = results.ci_level or 0.95
+    if metric.part:                      # a part's mean γ: its own interval
+        return _ci_se(results.data["split"][metric.part], key, level) if metric.is_gamma else None
     records = [results.clean] if scope is None else select_runs(results, scope)
     ses = [_ci_se(r, key, level) for r in records]
     return fmean(ses) if ses and None not in ses else None
@@ -49,6 +51,8 @@ def standard_error(results: Results, scope: Scope | None, metric: Metric) -> flo
 def _rows(baseline: Results, current: Results, metric: Metric) -> list[tuple[str, str | None]]:
     """(kind, name) rows: clean for the scores, then perturbations, then categories; one row for a
     suite's figure."""
+    if metric.part:
+        return [("part", metric.part)]
     if metric.is_figure:
         return [("figure", None)]
     rows: list[tuple[str, str | None]] = []
@@ -62,7 +66,7 @@ def _rows(baseline: Results, current: Results, metric: Metric) -> list[tuple[str
 
 
 def _present(results: Results, kind: str, name: str | None) -> bool:
-    return kind in ("clean", "figure") or bool(select_runs(results, Scope(kind, name)))
+    return kind in ("clean", "figure", "part") or bool(select_runs(results, Scope(kind, name)))
 
 
 def _significance(drop: float, ses: list[float | None], alpha: float) -> tuple[bool, float | None]:
@@ -81,8 +85,8 @@ def _row(baseline: Results, current: Results, kind: str, name: str | None, metri
          max_drop: float, alpha: float | None) -> Outcome:
     if kind == "clean":
         metric, scope, label = replace(metric, clean=True), None, "clean"
-    elif kind == "figure":
-        scope, label = None, "suites"
+    elif kind in ("figure", "part"):
+        scope, label = None, "suites" if kind == "figure" else f"{name} part"
     else:
         scope, label = Scope(kind, name), f"{kind} {name}"
     test = f"{'' if scope is None else label + ': '}{metric.name} drop <= {max_drop:g}"

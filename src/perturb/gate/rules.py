@@ -15,8 +15,8 @@ from ..selection import SEVERITY_LEVELS as SEVERITIES
 BOUNDS = {"min": ">=", "max": "<="}
 POLICY_KEYS = ("min", "max", "compare")
 COMPARE_KEYS = ("max_drop", "significance", "metrics")
-SYNTAX = "[SCOPE[@SEVERITY]:]METRIC=THRESHOLD, e.g. 'gamma_r=0.8', 'noise:gamma_r=0.6', " \
-         "'gaussian_noise@5:gamma_a=0.7', 'clean.t2v.R@5=0.4'"
+SYNTAX = "[SCOPE[@SEVERITY]:]METRIC=THRESHOLD or PART.METRIC=THRESHOLD, e.g. 'gamma_r=0.8', " \
+         "'noise:gamma_r=0.6', 'gaussian_noise@5:gamma_a=0.7', 'clean.t2v.R@5=0.4', 'held_out.gamma_r=0.8'"
 
 
 @dataclass(frozen=True)

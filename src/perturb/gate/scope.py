@@ -8,7 +8,7 @@ from typing import Any, Mapping
 from ..errors import GateInputError
 from ..names import normalize, unknown_name
 from ..registry import REGISTRY
-from ..metric_names import MODALITIES, Metric, figure_value
+from ..metric_names import MODALITIES, Metric, figure_value, part_value
 from ..results import Results
 
 EACH = "each"        # the kind of a scope meaning "every perturbation, one by one"
@@ -91,7 +91,10 @@ def _summary_value(results: Results, scope: Scope, metric: Metric) -> float | No
 
 
 def scope_value(results: Results, scope: Scope | None, metric: Metric) -> float | None:
-    """The metric over a scope: clean value, a suite's figure, the summary's γ mean, or the mean over its runs."""
+    """The metric over a scope: clean value, a part's γ mean or figure, a suite's figure, the summary's γ
+    mean, or the mean over its runs."""
+    if metric.part:
+        return part_value(results, metric)
     if metric.clean:
         return metric.of(results.clean)
     if metric.is_figure:

@@ -11,6 +11,7 @@ from ...honesty import chance_of, flags, run_label
 from ...metric_names import DIRECTIONS, MODALITIES, headline_ci_key, headline_metric, is_fraction, task_of
 from . import classification, plots
 from .sections import ci_text as _ci, fmt as _f, level_text as _level, model_tables, task_tables
+from .split import split_lines, split_tables
 from ..scoring.bootstrap import METHOD
 from ..scoring.suite_summary import figure_lines, suite_tables
 
@@ -76,6 +77,7 @@ def tables(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     out.append(("Robustness per category (cf. Tables 3–4)", ["modality", "category", "γa ± σ", "γr ± σ"],
                 [[a["modality"], c, _pm(a, "gamma_a"), _pm(a, "gamma_r")] for c, a in s["category"].items()]))
     out += suite_tables(doc)
+    out += split_tables(doc)
     out += task_tables(doc)
     metric = doc["metric"]
     out.append((f"Every run ({metric})", ["modality", "perturbation", "category", "severity", metric,
@@ -114,15 +116,16 @@ def notes(doc: dict[str, Any]) -> list[str]:
 
 def headline(doc: dict[str, Any]) -> dict[str, Any]:
     """What a reader asks first: the clean score, the suites' figures (a classification file: its
-    corruption × severity table too), mean γ per modality, the worst configurations."""
+    corruption × severity table too), the seen and held-out parts, mean γ per modality, the worst
+    configurations."""
     mod = doc["summary"]["modality"]
     if classification.is_classification(doc):
         table = classification.corruption_table(doc)
-        first = {"clean": classification.clean_line(doc), "side": classification.figure_lines(doc),
-                 "tables": [table] if table else []}
+        first = {"clean": classification.clean_line(doc),
+                 "side": classification.figure_lines(doc) + split_lines(doc), "tables": [table] if table else []}
     else:
         first = {"clean": f"clean {doc['metric']}: {clean_score(doc)}",
-                 "side": side_task_lines(doc) + figure_lines(doc), "tables": []}
+                 "side": side_task_lines(doc) + figure_lines(doc) + split_lines(doc), "tables": []}
     return {**first,
             "modalities": [(m, _f(mod[m].get("gamma_a_mean"), 3), _ci((mod[m].get("ci") or {}).get("gamma_a")),
                             _f(mod[m].get("gamma_r_mean"), 3), _ci((mod[m].get("ci") or {}).get("gamma_r")))

@@ -34,7 +34,8 @@ def _mean_std(values: Iterable[float | None]) -> tuple[float | None, float | Non
     return float(v.mean()), float(v.std())
 
 
-def _aggregate(runs: list[Mapping[str, Any]]) -> dict[str, float | None]:
+def aggregate(runs: list[Mapping[str, Any]]) -> dict[str, float | None]:
+    """``gamma_a_mean``, ``gamma_a_std``, ``gamma_r_mean``, ``gamma_r_std`` over ``runs`` (None when none is defined)."""
     out: dict[str, float | None] = {}
     for g in ("gamma_a", "gamma_r"):
         out[f"{g}_mean"], out[f"{g}_std"] = _mean_std(r.get(g) for r in runs)
@@ -53,9 +54,9 @@ def summarize(runs: list[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, An
     summary: dict[str, dict[str, dict[str, Any]]] = {"perturbation": {}, "category": {}, "modality": {}}
     for name, group in _grouped(runs, "perturbation").items():
         summary["perturbation"][name] = {"modality": group[0]["modality"],
-                                         "category": group[0]["category"], **_aggregate(group)}
+                                         "category": group[0]["category"], **aggregate(group)}
     for name, group in _grouped(runs, "category").items():
-        summary["category"][name] = {"modality": group[0]["modality"], **_aggregate(group)}
+        summary["category"][name] = {"modality": group[0]["modality"], **aggregate(group)}
     for name, group in _grouped(runs, "modality").items():
-        summary["modality"][name] = _aggregate(group)
+        summary["modality"][name] = aggregate(group)
     return summary
