@@ -115,7 +115,7 @@ def test_a_transforms_log_names_the_seen_ops(tmp_path):
 @pytest.mark.parametrize("given, message", [
     ("fogg", "--trained-with fogg: unknown video perturbation 'fogg'; did you mean 'fog'?"),
     ("suite:nope", "--trained-with suite:nope: unknown suite 'nope'; expected one of: msrvtt-p, imagenet-c, "
-                   "kinetics-c, all"),
+                   "imagenet-c-bar, kinetics-c, all"),
     ("missing.jsonl", "--trained-with missing.jsonl: no such transforms log"),
 ])
 def test_a_bad_selection_is_the_selection_parsers_error(given, message):

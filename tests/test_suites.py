@@ -88,7 +88,7 @@ def test_unknown_suite_is_a_one_line_usage_error(capsys):
     assert main(["list", "--suite", "imagenet-d"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == ("perturb list: error: unknown suite 'imagenet-d'; did you mean 'imagenet-c'? "
-                   "Expected one of: msrvtt-p, imagenet-c, kinetics-c, all")   # issue 27 item 13
+                   "Expected one of: msrvtt-p, imagenet-c, imagenet-c-bar, kinetics-c, all")   # issue 27 item 13
 
 
 def test_a_suite_naming_unregistered_ops_says_which():
@@ -154,7 +154,7 @@ def test_a_suite_with_the_ops_own_values_keeps_the_plain_entry():
 
 def test_describe_shows_every_table(capsys):
     text = perturb.describe("shot_noise")
-    assert "suites: msrvtt-p, imagenet-c, kinetics-c, all" in text
+    assert "suites: msrvtt-p, imagenet-c, imagenet-c-bar, kinetics-c, all" in text
     assert "severity 3: photons=50" in text
     assert "imagenet-c table (selected as shot_noise:imagenet-c" in text
     assert "    severity 3: photons=12" in text
@@ -255,7 +255,7 @@ def test_bench_names_the_table_and_keys_the_cache_by_it(dataset, tmp_path, capsy
 
 def test_bench_unknown_suite_is_a_usage_error(dataset, tmp_path, capsys):
     assert _bench(dataset, tmp_path / "x", "suite:nope") == 2
-    assert capsys.readouterr().err.strip().endswith("expected one of: msrvtt-p, imagenet-c, kinetics-c, all")
+    assert capsys.readouterr().err.strip().endswith("expected one of: msrvtt-p, imagenet-c, imagenet-c-bar, kinetics-c, all")
 
 
 def test_kinetics_c_builds_and_benches_end_to_end(tmp_path):

@@ -75,7 +75,7 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     lo, hi = SEVERITY_LEVELS[0], SEVERITY_LEVELS[-1]
     parser.add_argument("--video-perturbations", default=DEFAULT_VIDEO_SELECTION, metavar="SEL",
                         type=selection_option,
-                        help="suite:NAME (msrvtt-p, imagenet-c, kinetics-c, all) | all | none | "
+                        help="suite:NAME (msrvtt-p, imagenet-c, imagenet-c-bar, kinetics-c, all) | all | none | "
                         f"CATEGORY,... | NAME[:SUITE],... (default: {DEFAULT_VIDEO_SELECTION})")
     parser.add_argument("--severities", default=f"{lo}-{hi}", type=severities_option,
                         help=f"video severities, e.g. {lo}-{hi} or 1,3,5 (default: {lo}-{hi})")

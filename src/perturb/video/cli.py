@@ -20,7 +20,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("list", help="list the registered perturbations")
     p.add_argument("--modality", choices=("video", "text"), help="only this modality")
     p.add_argument("--category", help="only this category (e.g. blur, temporal, ChangeChar)")
-    p.add_argument("--suite", help="only this suite's members (msrvtt-p, imagenet-c, kinetics-c, all)")
+    p.add_argument("--suite", help="only this suite's members (msrvtt-p, imagenet-c, imagenet-c-bar, kinetics-c, all)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_list)
     p.epilog = ("On a terminal: a table. Piped or redirected: one perturbation a line, tab-separated: "
