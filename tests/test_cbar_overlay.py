@@ -263,3 +263,14 @@ def test_torch_within_one_level_of_numpy(name: str, per_frame: bool, device: str
         ref = pv.apply(clip, name, severity, seed=4, per_frame=per_frame)
         ours = pv.apply(torch.from_numpy(clip.copy()).to(device), name, severity, seed=4, per_frame=per_frame)
         assert level_diff(ours.cpu().numpy(), ref) <= 1
+
+
+@pytest.mark.usefixtures("torch_kernels_on_cpu")
+@pytest.mark.parametrize("shape", [(2, 1, 1), (2, 3, 5), (2, 4000, 16)])
+@pytest.mark.parametrize("name", OPS)
+def test_torch_on_tiny_and_long_frames_within_one_level_of_numpy(name: str, shape: tuple[int, int, int]) -> None:
+    clip = np.random.default_rng(2).integers(0, 256, (*shape, 3), dtype=np.uint8)
+    for per_frame in (False, True):
+        ref = pv.apply(clip, name, 5, seed=1, per_frame=per_frame)
+        ours = pv.apply(torch.from_numpy(clip.copy()), name, 5, seed=1, per_frame=per_frame).numpy()
+        assert ours.shape == clip.shape and level_diff(ours, ref) <= 1
