@@ -19,7 +19,7 @@ from perturb.errors import PerFrameError  # noqa: E402
 from perturb.registry import REGISTRY, per_frame_selection  # noqa: E402
 from perturb.rng import item_seed  # noqa: E402
 
-TAKERS = "fog, frost, rain, snow, spatter"
+TAKERS = "caustic_refraction, checkerboard_cutout, fog, frost, inverse_sparkles, rain, snow, sparkles, spatter"
 
 
 @pytest.fixture(scope="module")
