@@ -19,7 +19,7 @@ from perturb.errors import PerFrameError  # noqa: E402
 from perturb.registry import REGISTRY, per_frame_selection  # noqa: E402
 from perturb.rng import item_seed  # noqa: E402
 
-TAKERS = "fog, frost, rain, snow, spatter"
+TAKERS = "fog, frost, rain, single_frequency_greyscale, snow, spatter"
 
 
 @pytest.fixture(scope="module")

@@ -2,3 +2,35 @@
 
 Registrations only; the kernels are in :mod:`..kernels`, registered there under each op's name."""
 from __future__ import annotations
+
+from ...registry import Spec, register
+from ..kernels.cbar_overlays import draw_checkerboard
+from ..kernels.twins import kernels_of
+from ..render import Renderer
+from ..severity_params import table
+
+SOURCE = "Mintun, Kirillov & Xie 2021, facebookresearch/augmentation-corruption imagenet_c_bar/corrupt.py "
+_VIDEO = ("For video one draw per clip gives every frame the same pattern (nothing jumps from frame "
+          "to frame); per_frame=True draws anew for every frame, as the reference does per image. "
+          "The draw is size-free (fractions of the frame, angles, the reference's RandomState seeds); "
+          "lengths the reference gives as a fraction of im_size scale with the frame's shorter side, "
+          "positions with each axis, so a square frame of side S gets the reference's pixels at "
+          "im_size = S. Coordinates are float64 and seeds int64 (no int32 overflow at any size).")
+
+
+def overlay(name: str, draw, summary: str, deviation: str) -> None:
+    """Registers C-bar overlay ``name`` with its drawer and kernels and the severity rows."""
+    register(Spec(name=name, modality="video", category="overlay",
+                  render=Renderer(draw=draw, kernels=kernels_of(name)), severities=table(name),
+                  extra={"per_frame": True}, summary=summary, deviation=deviation + " " + _VIDEO))
+
+
+overlay("checkerboard_cutout", draw_checkerboard,
+        "A rotated checkerboard whose cells are cut to grey where a seeded grid says so",
+        SOURCE + "CheckerBoardCutOut: a grid rotated by an angle in [0, 2π), cells of 0.1-0.25 of the "
+        "side, a cell cut to grey 128 where its parities agree and RandomState(seed)'s grid value is "
+        "below `fraction`. The reference reads its grid at int(nx), int(ny), which on a square frame "
+        "may be negative (Python's wrap-around); on other frames they can pass the grid's end (an "
+        "IndexError there): ours reads the grid modulo its size, which is the reference's wrap on "
+        "square frames and repeats the grid beyond it. No arithmetic on the pixels: equal to the "
+        "reference on square frames.")

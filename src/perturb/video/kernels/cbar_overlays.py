@@ -1,0 +1,140 @@
+"""ImageNet-C-bar's overlays (Mintun, Kirillov & Xie 2021): checkerboard cut-outs and starbursts.
+
+Each op draws, from the clip's Generator, the reference's parameters in size-free form (fractions
+of the frame, angles, ``RandomState`` seeds): one draw per clip (the same pattern on every frame)
+or, with ``per_frame``, one per frame (arrays of T rows). A frame's layer (a cut-out mask, the
+bursts' blend weights) is built on the host in float64 from its row and the frame's size, the
+reference's per-pixel maths vectorised; :mod:`.torch_cbar_overlays` composites the same layers.
+Lengths given as a fraction of the reference's ``im_size`` scale with ``side = min(H, W)``;
+positions scale per axis. Coordinates are float64 and seeds int64: nothing overflows int32.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any, Callable, Iterator, Mapping
+
+import numpy as np
+
+from .reference_forms import reference_form
+from .twins import numpy_kernel
+
+SEED_HIGH = 2**32                 # seeds of the reference's RandomState, drawn in [0, 2**32)
+CUT_LEVEL = 128                   # checkerboard: a cut cell's grey
+SCALES = (0.1, 0.25)              # checkerboard: a cell's side as a fraction of side
+BURSTS = 5                        # sparkles: bursts per frame, each onto the previous result
+SPARKLE_AMOUNT = 50               # sparkles: the reference's `amounts` (the falloff's exponent 1)
+RANDOMNESS = 25                   # ray lengths: radius · (1 + RANDOMNESS/100 · N(0, 1))
+RAYS = (50, 200)                  # rays per burst, an integer in [50, 200)
+INVERSE_CENTRE = (0.25, 0.75)     # inverse_sparkles: the centre's fraction of each axis
+INVERSE_RADIUS = 0.25             # inverse_sparkles: the burst's radius as a fraction of side
+
+
+# ------------------------------------------------------------------------------------ draws
+def check_params(name: str, params: Mapping[str, Any]) -> None:
+    """A ValueError naming the parameter when a C-bar overlay's parameters are not finite numbers."""
+    for key, value in params.items():
+        if key == "per_frame":
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"per_frame must be True or False; got {value!r}")
+        elif isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(value):
+            raise ValueError(f"{name}: expected {key} to be a finite number; got {value!r}")
+
+
+def draws(n_frames: int, params: Mapping[str, Any]) -> int:
+    """How many independent draws a clip gets: one per frame with ``per_frame``, else one."""
+    return n_frames if params.get("per_frame", False) else 1
+
+
+def groups(ids: np.ndarray, params: Mapping[str, Any]) -> Iterator[tuple[int, slice]]:
+    """(draw row, positions in ``ids``) of the frames that share a layer: every frame shares row 0
+    by default; with ``per_frame`` each frame has its own row (its index). Positions are slices,
+    so ``frames[at]`` is a view."""
+    if not params.get("per_frame", False):
+        yield 0, slice(None)
+        return
+    for position, t in enumerate(ids.tolist()):
+        yield int(t), slice(position, position + 1)
+
+
+def seeds(rng: np.random.Generator, k: int) -> np.ndarray:
+    """k seeds for the reference's RandomState, as its randint(0, 2**32), held as int64."""
+    return rng.integers(0, SEED_HIGH, size=k, dtype=np.int64)
+
+
+def draw_checkerboard(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """The reference's draw: angle in [0, 2π), the cell's fraction of side, the grid's seed."""
+    check_params("checkerboard_cutout", params)
+    k = draws(n_frames, params)
+    angle = rng.uniform(0, 2 * np.pi, k)
+    scale = rng.uniform(*SCALES, k)
+    return {"angle": angle, "scale": scale, "seed": seeds(rng, k)}
+
+
+def draw_sparkles(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Five burst centres (y, x fractions of the frame), the ray lengths' seed, rays per burst."""
+    check_params("sparkles", params)
+    k = draws(n_frames, params)
+    centres = rng.uniform(0, 1, (k, BURSTS, 2))
+    return {"centres": centres, "seed": seeds(rng, k), "rays": rng.integers(*RAYS, (k, BURSTS))}
+
+
+def draw_inverse_sparkles(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """One burst's centre (y, x fractions in [0.25, 0.75)), the ray lengths' seed, its rays."""
+    check_params("inverse_sparkles", params)
+    k = draws(n_frames, params)
+    centre = rng.uniform(*INVERSE_CENTRE, (k, 2))
+    return {"centre": centre, "seed": seeds(rng, k), "rays": rng.integers(*RAYS, k)}
+
+
+# ------------------------------------------------------------------------------ checkerboard
+def cell_side(scale: float, side: int) -> float:
+    """A checker cell's side in px: the reference's max(scale · im_size, 1)."""
+    return max(float(scale) * side, 1.0)
+
+
+@lru_cache(maxsize=8)
+def cutout_mask(angle: float, scale: float, seed: int, fraction: float, h: int, w: int) -> np.ndarray:
+    """(h, w) bool, True where the picture is cut to grey (read-only, cached per clip draw).
+
+    Pixel (y, x) lies in cell (⌊nx⌋, ⌊ny⌋) of a grid rotated by ``angle``, nx = (y·cos + x·sin)/s,
+    ny = (x·cos - y·sin)/s; it is cut where the cell's parities agree and the reference's grid
+    (RandomState(seed) uniforms below ``fraction``, 4·side // s cells a side) says so. The grid
+    is read at int(nx), int(ny) (truncated) modulo its size: on a square frame that is the
+    reference's own negative-index wrap-around; beyond the grid (non-square frames) it repeats."""
+    s, side = cell_side(scale, min(h, w)), min(h, w)
+    n = int(4 * side // s)
+    grid = np.random.RandomState(seed).uniform(size=(n, n)) < fraction
+    y, x = np.arange(h, dtype=np.float64)[:, None], np.arange(w, dtype=np.float64)[None, :]
+    cos, sin = np.cos(angle), np.sin(angle)
+    nx, ny = (cos * y + sin * x) / s, (-sin * y + cos * x) / s
+    same = np.remainder(nx, 2).astype(np.int64) == np.remainder(ny, 2).astype(np.int64)
+    cut = same & grid[np.trunc(nx).astype(np.int64) % n, np.trunc(ny).astype(np.int64) % n]
+    cut.setflags(write=False)
+    return cut
+
+
+def checkerboard_mask(drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], row: int, h: int, w: int) -> np.ndarray:
+    """Draw row ``row``'s cut-out mask for h x w frames."""
+    return cutout_mask(float(drawn["angle"][row]), float(drawn["scale"][row]), int(drawn["seed"][row]),
+                       float(params["fraction"]), h, w)
+
+
+@numpy_kernel("checkerboard_cutout")
+def checkerboard_frames(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
+                        params: Mapping[str, Any]) -> np.ndarray:
+    """The frames with the cut cells set to grey 128 (one mask per draw row, built once)."""
+    _, h, w, _ = frames.shape
+    out = frames.copy()
+    for row, at in groups(ids, params):
+        out[at][:, checkerboard_mask(drawn, params, row, h, w)] = CUT_LEVEL
+    return out
+
+
+@reference_form("checkerboard_cutout")
+def checkerboard_reference(drawn: Mapping[str, Any], params: Mapping[str, Any], t: int, side: int) -> dict[str, Any]:
+    row = t if params.get("per_frame", False) else 0
+    s = cell_side(drawn["scale"][row], side)
+    return {"scales": (s, s), "angle": float(drawn["angle"][row]), "fraction": float(params["fraction"]),
+            "seed": int(drawn["seed"][row])}

@@ -1,0 +1,135 @@
+"""ImageNet-C-bar's overlay ops (checkerboard_cutout, sparkles, inverse_sparkles, caustic_refraction):
+exact layers on known draws, the reference's parameters, coherence, per_frame, sizes and backends."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pytest
+import torch
+
+import perturb.video as pv
+from perturb.video.kernels import cbar_overlays as co
+from perturb.video.kernels.reference_forms import reference_params
+from perturb.video.sample import sample_clip
+
+OPS = ["checkerboard_cutout"]
+SEVERITIES = [1, 2, 3, 4, 5]
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+@lru_cache(maxsize=1)
+def clip8() -> np.ndarray:
+    c = np.ascontiguousarray(sample_clip(8)[:, 40:104, 60:124])
+    c.setflags(write=False)
+    return c
+
+
+def level_diff(a: np.ndarray, b: np.ndarray) -> int:
+    return int(np.abs(a.astype(np.int16) - b.astype(np.int16)).max())
+
+
+def grey(t: int, h: int, w: int, level: int = 60) -> np.ndarray:
+    return np.full((t, h, w, 3), level, np.uint8)
+
+
+# ------------------------------------------------------------------------------ checkerboard
+def test_checkerboard_cuts_agreeing_cells_of_an_unrotated_grid() -> None:
+    """angle 0, cells of 2 px (0.25 of an 8 px side), every grid cell below fraction 1: cut
+    exactly where the row's and column's cell parities agree."""
+    mask = co.cutout_mask(0.0, 0.25, 5, 1.0, 8, 8)
+    y, x = np.mgrid[:8, :8]
+    assert np.array_equal(mask, (y // 2) % 2 == (x // 2) % 2)
+    assert not co.cutout_mask(0.0, 0.25, 5, 0.0, 8, 8).any()          # fraction 0: nothing cut
+
+
+def test_checkerboard_follows_the_seeded_grid_and_wraps_negative_cells() -> None:
+    """angle π/2: nx = x/s, ny = -y/s, so rows below 0 read the grid's last columns (the
+    reference's negative-index wrap-around); cell (i, j) is cut iff RandomState(seed)'s
+    uniform grid is below fraction there and the parities agree."""
+    h = w = 8
+    mask = co.cutout_mask(np.pi / 2, 0.25, 9, 0.5, h, w)
+    grid = np.random.RandomState(9).uniform(size=(16, 16)) < 0.5
+    expect = np.zeros((h, w), bool)
+    for yy in range(h):
+        for xx in range(w):
+            nx = (np.cos(np.pi / 2) * yy + np.sin(np.pi / 2) * xx) / 2.0
+            ny = (-np.sin(np.pi / 2) * yy + np.cos(np.pi / 2) * xx) / 2.0
+            expect[yy, xx] = int(nx % 2) == int(ny % 2) and grid[int(nx), int(ny)]
+    assert np.array_equal(mask, expect) and mask.any() and not mask.all()
+
+
+def test_checkerboard_sets_cut_pixels_to_grey_128_and_keeps_the_rest() -> None:
+    clip = clip8()
+    out = pv.apply(clip, "checkerboard_cutout", 5, seed=3)
+    d = pv.draw("checkerboard_cutout", 5, 8, seed=3)
+    mask = co.checkerboard_mask(d.drawn, d.params, 0, 64, 64)
+    assert np.all(out[:, mask] == 128) and np.array_equal(out[:, ~mask], clip[:, ~mask])
+    assert 0.05 < mask.mean() < 0.45
+
+
+def test_checkerboard_reference_form_names_the_references_arguments() -> None:
+    d = pv.draw("checkerboard_cutout", 2, 3, seed=1)
+    kw = reference_params("checkerboard_cutout", d.drawn, d.params, 2, 224)
+    assert sorted(kw) == ["angle", "fraction", "scales", "seed"]
+    s = float(d.drawn["scale"][0]) * 224
+    assert kw["scales"] == (s, s) and kw["fraction"] == 0.3 and 0 <= kw["seed"] < 2**32
+    assert 0 <= kw["angle"] < 2 * np.pi and 22.4 <= s < 56
+    assert co.cell_side(0.1, 3) == 1.0                            # at least one pixel, as the reference
+
+
+# ------------------------------------------------------------------------------ every op
+@pytest.mark.parametrize("name", OPS)
+def test_damage_grows_with_severity_on_the_sample_clip(name: str) -> None:
+    """The mean absolute change over four draws (seeds 0..3) grows with every severity."""
+    clip = clip8()[:2]
+    change = [np.mean([np.abs(pv.apply(clip, name, s, seed=seed).astype(np.int16) - clip).mean()
+                       for seed in range(4)]) for s in SEVERITIES]
+    assert all(a < b for a, b in zip(change, change[1:])), f"{name}: mean change by severity {change}"
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_one_draw_per_clip_gives_every_frame_the_same_pattern(name: str) -> None:
+    out = pv.apply(grey(6, 20, 30), name, 4, seed=2)
+    assert all(np.array_equal(out[0], frame) for frame in out[1:])
+    assert not np.array_equal(out[0], grey(1, 20, 30)[0])
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_per_frame_draws_a_new_pattern_every_frame(name: str) -> None:
+    out = pv.apply(grey(4, 20, 30), name, 4, seed=2, per_frame=True)
+    assert all(not np.array_equal(out[i], out[j]) for i in range(4) for j in range(i))
+    d = pv.draw(name, 4, 4, seed=2, per_frame=True)
+    assert all(len(v) == 4 for v in d.drawn.values())
+
+
+@pytest.mark.parametrize("per_frame", [False, True])
+@pytest.mark.parametrize("name", OPS)
+def test_subsets_render_as_in_the_whole_clip_and_seeds_repeat(name: str, per_frame: bool) -> None:
+    clip = clip8()
+    d = pv.draw(name, 3, 8, seed=5, per_frame=per_frame)
+    full = d.render(clip)
+    assert np.array_equal(d.render(clip[[1, 6]], [1, 6]), full[[1, 6]])
+    assert np.array_equal(pv.apply(clip, name, 3, seed=5, per_frame=per_frame), full)
+    assert not np.array_equal(pv.apply(clip, name, 3, seed=6, per_frame=per_frame), full)
+
+
+@pytest.mark.parametrize("shape", [(2, 1, 1), (2, 1, 7), (2, 3, 5), (2, 4000, 16), (1000, 2, 3)])
+@pytest.mark.parametrize("name", OPS)
+def test_tiny_odd_and_long_sizes_keep_shape_and_dtype(name: str, shape: tuple[int, int, int]) -> None:
+    clip = np.random.default_rng(1).integers(0, 256, (*shape, 3), dtype=np.uint8)
+    for per_frame in (False, True):
+        out = pv.apply(clip, name, 5, seed=0, per_frame=per_frame)
+        assert out.shape == clip.shape and out.dtype == np.uint8
+
+
+@pytest.mark.usefixtures("torch_kernels_on_cpu")
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("per_frame", [False, True])
+@pytest.mark.parametrize("name", OPS)
+def test_torch_within_one_level_of_numpy(name: str, per_frame: bool, device: str) -> None:
+    clip = clip8()
+    for severity in (1, 5):
+        ref = pv.apply(clip, name, severity, seed=4, per_frame=per_frame)
+        ours = pv.apply(torch.from_numpy(clip.copy()).to(device), name, severity, seed=4, per_frame=per_frame)
+        assert level_diff(ours.cpu().numpy(), ref) <= 1
