@@ -13,7 +13,7 @@ from perturb.video.kernels import cbar_overlays as co
 from perturb.video.kernels.reference_forms import reference_params
 from perturb.video.sample import sample_clip
 
-OPS = ["checkerboard_cutout"]
+OPS = ["checkerboard_cutout", "sparkles", "inverse_sparkles"]
 SEVERITIES = [1, 2, 3, 4, 5]
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
@@ -76,6 +76,68 @@ def test_checkerboard_reference_form_names_the_references_arguments() -> None:
     assert kw["scales"] == (s, s) and kw["fraction"] == 0.3 and 0 <= kw["seed"] < 2**32
     assert 0 <= kw["angle"] < 2 * np.pi and 22.4 <= s < 56
     assert co.cell_side(0.1, 3) == 1.0                            # at least one pixel, as the reference
+
+
+# ------------------------------------------------------------------------------ starbursts
+def test_starburst_weights_on_four_rays_by_hand() -> None:
+    """Rays 1, 2, 3, 4 px from a centre at (0, 0), exponent 1 (amount 50): a pixel at angle
+    arctan2(dx, dy) + π = k·π/2 lies on ray k (f = 0), weight 0.75·L²/(r² + 1e-4), clipped to 1.
+    Down the first column (dx = 0) is ray 2 (3 px), along the first row (dy = 0) ray 3 (4 px):
+    the axes are the reference's (points as [y, x])."""
+    weights = co.starburst(5, 5, (0.0, 0.0), np.array([1.0, 2.0, 3.0, 4.0]), 50)
+    assert weights[4, 0] == pytest.approx(0.75 * 9 / 16.0001, rel=1e-12)
+    assert weights[0, 4] == pytest.approx(0.75 * 16 / 16.0001, rel=1e-12)
+    # (3, 3): halfway between rays 2 and 3 (f = 1/2), L = 3.5
+    assert weights[3, 3] == pytest.approx(3.5 ** 2 / 18.0001, rel=1e-12)
+    assert weights[0, 0] == 1.0 and weights.min() >= 0
+
+
+def test_starburst_of_a_frame_taller_than_int32_squares_stays_finite() -> None:
+    """49 999² passes 2**31: float64 coordinates keep the far pixel's weight right."""
+    weights = co.starburst(50_000, 1, (0.0, 0.0), np.full(4, 1.0), 50)
+    assert weights[-1, 0] == pytest.approx(0.75 / (49_999 ** 2 + 1e-4), rel=1e-12)
+    assert np.isfinite(weights).all() and weights.min() > 0
+
+
+def test_ray_lengths_follow_the_seeds_random_state_in_order() -> None:
+    rs = np.random.RandomState(4)
+    expect = [max(1, 2.0 + 25 / 100.0 * 2.0 * rs.randn()) for _ in range(60)]
+    assert np.array_equal(co.ray_lengths(np.random.RandomState(4), 2.0, 60, 1.0), expect)
+    rs = np.random.RandomState(4)
+    assert np.array_equal(co.ray_lengths(np.random.RandomState(4), 0.5, 7, None),
+                          [0.5 + 25 / 100.0 * 0.5 * rs.randn() for _ in range(7)])
+
+
+def test_inverse_sparkles_keep_the_picture_at_the_centre_of_a_tall_frame() -> None:
+    """Centre fractions (y, x) scale by H and W: on a 200 x 20 black frame the picture stays at
+    (0.25·200, 0.75·20) = (50, 15) and turns white far from it."""
+    d = pv.draw("inverse_sparkles", 5, 1, seed=0)
+    d.drawn["centre"][0] = (0.25, 0.75)
+    out = d.render(np.zeros((1, 200, 20, 3), np.uint8))[0]
+    assert out[50, 15].tolist() == [0, 0, 0] and out[199, 0].tolist() == [255, 255, 255]
+    ys, xs = np.nonzero(out[:, :, 0] == 0)                 # the hole: within two radii (5 px)
+    assert np.abs(ys - 50).max() <= 10 and np.abs(xs - 15).max() <= 10 and len(ys) > 20
+
+
+def test_sparkles_blend_each_burst_onto_the_previous_result() -> None:
+    frames = np.array([[[[0, 100, 255]]]], np.uint8)
+    weights = np.array([[[0.5]], [[0.5]]])
+    # 0 -> 127.5 -> 191.25; 100 -> 177.5 -> 216.25; 255 stays
+    assert co.blend_bursts(frames, weights).tolist() == [[[[191, 216, 255]]]]
+
+
+def test_sparkles_reference_form_names_the_references_arguments() -> None:
+    d = pv.draw("sparkles", 4, 2, seed=1)
+    kw = reference_params("sparkles", d.drawn, d.params, 1, 64)
+    assert sorted(kw) == ["amounts", "centers", "color", "nrays", "radii", "randomness", "seed"]
+    assert np.array_equal(kw["centers"], d.drawn["centres"][0] * 64) and kw["centers"].shape == (5, 2)
+    assert kw["radii"].tolist() == [0.05 * 64] * 5 and kw["amounts"].tolist() == [50] * 5
+    assert kw["randomness"] == 25 and kw["color"].tolist() == [255] * 3
+    assert all(50 <= n < 200 for n in kw["nrays"])
+    kw = reference_params("inverse_sparkles", pv.draw("inverse_sparkles", 4, 1, seed=1).drawn,
+                          {"amount": 41.5}, 0, 64)
+    assert sorted(kw) == ["amount", "center", "color", "radius", "randomness", "rays", "seed"]
+    assert kw["radius"] == 16 and kw["amount"] == 41.5 and all(16 <= c < 48 for c in kw["center"])
 
 
 # ------------------------------------------------------------------------------ every op

@@ -19,7 +19,8 @@ from perturb.errors import PerFrameError  # noqa: E402
 from perturb.registry import REGISTRY, per_frame_selection  # noqa: E402
 from perturb.rng import item_seed  # noqa: E402
 
-TAKERS = "fog, frost, rain, single_frequency_greyscale, snow, spatter"
+TAKERS = ("blue_noise_sample, brownish_noise, cocentric_sine_waves, fog, frost, perlin_noise, plasma_noise, rain, "
+          "single_frequency_greyscale, snow, spatter")
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ positions scale per axis. Coordinates are float64 and seeds int64: nothing overf
 """
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from typing import Any, Callable, Iterator, Mapping
 
@@ -24,6 +23,7 @@ CUT_LEVEL = 128                   # checkerboard: a cut cell's grey
 SCALES = (0.1, 0.25)              # checkerboard: a cell's side as a fraction of side
 BURSTS = 5                        # sparkles: bursts per frame, each onto the previous result
 SPARKLE_AMOUNT = 50               # sparkles: the reference's `amounts` (the falloff's exponent 1)
+COLOR = (255, 255, 255)           # the bursts' colour, the reference's `color`
 RANDOMNESS = 25                   # ray lengths: radius · (1 + RANDOMNESS/100 · N(0, 1))
 RAYS = (50, 200)                  # rays per burst, an integer in [50, 200)
 INVERSE_CENTRE = (0.25, 0.75)     # inverse_sparkles: the centre's fraction of each axis
@@ -45,6 +45,11 @@ def check_params(name: str, params: Mapping[str, Any]) -> None:
 def draws(n_frames: int, params: Mapping[str, Any]) -> int:
     """How many independent draws a clip gets: one per frame with ``per_frame``, else one."""
     return n_frames if params.get("per_frame", False) else 1
+
+
+def row_of(params: Mapping[str, Any], t: int) -> int:
+    """The draw row of frame ``t``: its own with ``per_frame``, else the clip's one."""
+    return t if params.get("per_frame", False) else 0
 
 
 def groups(ids: np.ndarray, params: Mapping[str, Any]) -> Iterator[tuple[int, slice]]:
@@ -134,7 +139,114 @@ def checkerboard_frames(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str,
 
 @reference_form("checkerboard_cutout")
 def checkerboard_reference(drawn: Mapping[str, Any], params: Mapping[str, Any], t: int, side: int) -> dict[str, Any]:
-    row = t if params.get("per_frame", False) else 0
+    row = row_of(params, t)
     s = cell_side(drawn["scale"][row], side)
     return {"scales": (s, s), "angle": float(drawn["angle"][row]), "fraction": float(params["fraction"]),
             "seed": int(drawn["seed"][row])}
+
+
+# ------------------------------------------------------------------------------ starbursts
+def ray_lengths(random_state: np.random.RandomState, radius: float, rays: int, at_least: float | None) -> np.ndarray:
+    """``rays`` lengths radius · (1 + RANDOMNESS/100 · N(0, 1)) from the reference's RandomState,
+    in its order; sparkles keep them at least 1 px (``at_least``), inverse_sparkles do not."""
+    lengths = radius + RANDOMNESS / 100.0 * radius * random_state.randn(rays)
+    return lengths if at_least is None else np.maximum(at_least, lengths)
+
+
+def starburst(h: int, w: int, centre: tuple[float, float], lengths: np.ndarray, amount: float) -> np.ndarray:
+    """(h, w) float64 in [0, 1]: one starburst's weight at every pixel, the reference's kernel
+    vectorised. From the centre (y, x) a pixel lies at distance r and angle arctan2(dx, dy); its
+    ray length L is interpolated between the two nearest of the rays spread evenly over the circle
+    (fraction f between them); weight = (1 - (f - 1/2)²) · (L² / (r² + 1e-4))^((100 - amount)/50)."""
+    rays = len(lengths)
+    dy = np.arange(h, dtype=np.float64)[:, None] - centre[0]
+    dx = np.arange(w, dtype=np.float64)[None, :] - centre[1]
+    dist = np.sqrt(dy * dy + dx * dx)
+    d = (np.arctan2(dx, dy) + np.pi) / (2 * np.pi) * rays
+    i = d.astype(np.int64)
+    f = d - i
+    near = lengths[i % rays]
+    length = near + f * (lengths[(i + 1) % rays] - near)
+    g = (length ** 2 / (dist ** 2 + 1e-4)) ** ((100 - amount) / 50.0)
+    return np.clip((1 - (f - 0.5) ** 2) * g, 0, 1)
+
+
+@lru_cache(maxsize=8)
+def burst_weights(centres: tuple[tuple[float, float], ...], rays: tuple[int, ...], seed: int, radius: float,
+                  amount: float, inverse: bool, h: int, w: int) -> np.ndarray:
+    """(bursts, h, w) float64 (read-only, cached per clip draw): each burst's weight towards white,
+    applied in order. Sparkles: the starburst itself (rays at least 1 px). inverse_sparkles:
+    1 - the starburst, so white everywhere but at the burst (the reference's
+    ``color + f·(value - color)``)."""
+    random_state = np.random.RandomState(seed)
+    made = []
+    for centre, n in zip(centres, rays):
+        lengths = ray_lengths(random_state, radius, n, None if inverse else 1.0)
+        burst = starburst(h, w, centre, lengths, amount)
+        made.append(1 - burst if inverse else burst)
+    weights = np.stack(made)
+    weights.setflags(write=False)
+    return weights
+
+
+def sparkle_weights(name: str, drawn: Mapping[str, np.ndarray], params: Mapping[str, Any], row: int,
+                    h: int, w: int) -> np.ndarray:
+    """Draw row ``row``'s burst weights for h x w frames: centres scale per axis, radii with the
+    shorter side."""
+    side, scale = min(h, w), np.array([h, w], np.float64)
+    if name == "sparkles":
+        centres = drawn["centres"][row] * scale
+        return burst_weights(tuple(map(tuple, centres.tolist())), tuple(drawn["rays"][row].tolist()),
+                             int(drawn["seed"][row]), float(params["radius"]) * side, float(SPARKLE_AMOUNT),
+                             False, h, w)
+    centre = drawn["centre"][row] * scale
+    return burst_weights((tuple(centre.tolist()),), (int(drawn["rays"][row]),), int(drawn["seed"][row]),
+                         INVERSE_RADIUS * side, float(params["amount"]), True, h, w)
+
+
+def blend_bursts(frames: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """uint8 frames blended towards white by each burst in turn, v + w·(255 - v): float32 values
+    into every burst, float64 arithmetic (the reference's), rounded to the nearest level."""
+    out = frames.astype(np.float32)
+    for k, weight in enumerate(weights):
+        blended = out + weight[..., None] * (255.0 - out)
+        out = blended if k == len(weights) - 1 else blended.astype(np.float32)
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+
+
+FRAMES_AT_ONCE = 8                 # frames blended together: the float64 temporaries stay small
+
+
+def sparkle_kernel(name: str) -> Callable[..., np.ndarray]:
+    def kernel(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
+               params: Mapping[str, Any]) -> np.ndarray:
+        _, h, w, _ = frames.shape
+        out = np.empty_like(frames)
+        for row, at in groups(ids, params):
+            weights = sparkle_weights(name, drawn, params, row, h, w)
+            part, dest = frames[at], out[at]
+            for a in range(0, len(part), FRAMES_AT_ONCE):
+                dest[a:a + FRAMES_AT_ONCE] = blend_bursts(part[a:a + FRAMES_AT_ONCE], weights)
+        return out
+    kernel.__doc__ = f"{name}: the frames blended towards white by the draw's bursts."
+    kernel.__qualname__ = kernel.__name__ = f"{name}_frames"
+    return kernel
+
+
+numpy_kernel("sparkles")(sparkle_kernel("sparkles"))
+numpy_kernel("inverse_sparkles")(sparkle_kernel("inverse_sparkles"))
+
+@reference_form("sparkles")
+def sparkles_reference(drawn: Mapping[str, Any], params: Mapping[str, Any], t: int, side: int) -> dict[str, Any]:
+    row = row_of(params, t)
+    return {"centers": drawn["centres"][row] * side, "radii": np.full(BURSTS, float(params["radius"]) * side),
+            "nrays": drawn["rays"][row].copy(), "amounts": np.full(BURSTS, SPARKLE_AMOUNT),
+            "color": np.array(COLOR), "randomness": RANDOMNESS, "seed": int(drawn["seed"][row])}
+
+
+@reference_form("inverse_sparkles")
+def inverse_sparkles_reference(drawn: Mapping[str, Any], params: Mapping[str, Any], t: int, side: int) -> dict[str, Any]:
+    row = row_of(params, t)
+    return {"center": drawn["centre"][row] * side, "radius": INVERSE_RADIUS * side,
+            "rays": int(drawn["rays"][row]), "amount": float(params["amount"]), "color": np.array(COLOR),
+            "randomness": RANDOMNESS, "seed": int(drawn["seed"][row])}

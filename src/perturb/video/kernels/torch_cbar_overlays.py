@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import torch
 
-from .cbar_overlays import CUT_LEVEL, checkerboard_mask, groups
+from .cbar_overlays import CUT_LEVEL, checkerboard_mask, groups, sparkle_weights
 from .twins import torch_kernel
 
 
@@ -27,3 +27,26 @@ def checkerboard_cutout(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping
     _, _, h, w = x.shape
     cut = _stacked(x, ids, params, lambda row: checkerboard_mask(drawn, params, row, h, w))
     return x.masked_fill(cut[:, None], float(CUT_LEVEL))
+
+
+def _bursts(name: str) -> Callable[..., torch.Tensor]:
+    def kernel(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+        """The frames blended towards white by each burst in turn, v + w·(255 - v): float32 values
+        into every burst, float64 arithmetic, as the numpy kernel (the same pixels)."""
+        _, _, h, w = x.shape
+        out = torch.empty_like(x)
+        for row, at in groups(ids, params):
+            weights = torch.from_numpy(sparkle_weights(name, drawn, params, row, h, w)).to(x.device)
+            y = x[at].double()
+            for k, weight in enumerate(weights):
+                y = y + (255 - y).mul_(weight)          # two roundings, as numpy (no fused multiply-add)
+                if k < len(weights) - 1:
+                    y = y.float().double()
+            out[at] = y.round_().clamp_(0, 255)
+        return out
+    kernel.__qualname__ = kernel.__name__ = name
+    return kernel
+
+
+torch_kernel("sparkles")(_bursts("sparkles"))
+torch_kernel("inverse_sparkles")(_bursts("inverse_sparkles"))

@@ -4,7 +4,7 @@ Registrations only; the kernels are in :mod:`..kernels`, registered there under 
 from __future__ import annotations
 
 from ...registry import Spec, register
-from ..kernels.cbar_overlays import draw_checkerboard
+from ..kernels.cbar_overlays import draw_checkerboard, draw_inverse_sparkles, draw_sparkles
 from ..kernels.twins import kernels_of
 from ..render import Renderer
 from ..severity_params import table
@@ -34,3 +34,19 @@ overlay("checkerboard_cutout", draw_checkerboard,
         "IndexError there): ours reads the grid modulo its size, which is the reference's wrap on "
         "square frames and repeats the grid beyond it. No arithmetic on the pixels: equal to the "
         "reference on square frames.")
+overlay("sparkles", draw_sparkles,
+        "Five white starbursts of jagged rays flare over the picture",
+        SOURCE + "Sparkles: five bursts one after another (each onto the previous result), centres "
+        "uniform over the frame, radius `radius` of the side, 50-199 rays whose lengths "
+        "(radius · (1 + 0.25·N(0, 1)), at least 1 px) come from RandomState(seed) in the reference's "
+        "order, interpolated between rays by angle, falloff length²/(distance² + 1e-4). The same "
+        "float64 maths vectorised over pixels (the reference loops per pixel in Python); output is "
+        "rounded to the nearest level (the reference truncates).")
+overlay("inverse_sparkles", draw_inverse_sparkles,
+        "The picture washed out to white except through one jagged starburst hole",
+        SOURCE + "InverseSparkles: one burst, centre in the middle half of each axis, radius a "
+        "quarter of the side, 50-199 rays from RandomState(seed) (lengths may go below 1 px, as "
+        "there), the falloff raised to (100 - amount)/50; outside the burst the picture turns "
+        "white. The reference's per-pixel loop is vectorised with float64 coordinates and int64 "
+        "seeds, so no size overflows int32 (the reference's issue #5); output is rounded to the "
+        "nearest level (the reference truncates).")
