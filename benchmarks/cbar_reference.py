@@ -100,9 +100,13 @@ def compare(worker: Any, work: Path, op: str, severity: int, clip: np.ndarray, t
     theirs = np.load(work / "theirs.npy")[0]
     db = psnr(ours[t], theirs)
     diff = np.abs(ours[t].astype(np.int16) - theirs.astype(np.int16))
-    return {"seed": seed, "psnr": IDENTICAL_DB if db == float("inf") else round(db, 3),
+    cell = {"seed": seed, "psnr": IDENTICAL_DB if db == float("inf") else round(db, 3),
             "identical": bool(db == float("inf")), "max_diff": int(diff.max()),
             "differing": round(float((diff > 0).mean()), 5), "sha256": digest(ours[t])}
+    if t:        # one draw per clip reads frame 0's parameters at every t; per_frame a new draw
+        cell["same_draw_as_t0"] = components(reference_params(op, drawn.drawn, drawn.params, 0, clip.shape[1])) \
+            == components(kwargs)
+    return cell
 
 
 def fidelity(worker: Any, work: Path, ops: Sequence[str], side: int, seed: int, log: Callable) -> dict[str, Any]:
@@ -222,6 +226,8 @@ def failures(doc: Mapping[str, Any]) -> list[str]:
         out += [f"{op} s{s}: {c['psnr']:.2f} dB" for s, c in row.items() if c["psnr"] < FLOOR_DB]
     for op, row in doc["fidelity"]["coherence"]["cells"].items():
         out += [f"{op} t=1 {m}: {c['psnr']:.2f} dB" for m, c in row.items() if c["psnr"] < FLOOR_DB]
+        out += [f"{op} t=1 {m}: " + ("the draw of frame 0" if c["same_draw_as_t0"] else "another draw than frame 0's")
+                for m, c in row.items() if c["same_draw_as_t0"] != (m == "clip")]
     for op, row in doc["distributions"]["ops"].items():
         out += [f"{op} {name}: KS p {r['p']:.3g}" for name, r in row["ks"].items() if r["p"] <= ALPHA]
         out += [f"{op} {name} s{s}: {c['ours_min']:g}..{c['ours_max']:g} against {c['reference']:g}"

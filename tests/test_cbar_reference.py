@@ -38,7 +38,10 @@ def test_the_record_covers_every_op_with_a_reference_form_at_every_severity(reco
     assert speed_rows == record["ops"]
     for op in record["ops"]:
         assert sorted(record["fidelity"]["cells"][op]) == ["1", "2", "3", "4", "5"], op
-        assert sorted(record["fidelity"]["coherence"]["cells"][op]) == ["clip", "per_frame"], op
+        coherence = record["fidelity"]["coherence"]["cells"][op]
+        assert sorted(coherence) == ["clip", "per_frame"], op
+        # frame 1 reads frame 0's draw with one draw per clip, its own with per_frame=True
+        assert (coherence["clip"]["same_draw_as_t0"], coherence["per_frame"]["same_draw_as_t0"]) == (True, False), op
         dist = record["distributions"]["ops"][op]
         assert dist["problems"] == [], op
         assert dist["ks"] or dist["constants"], op
