@@ -291,7 +291,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
-    from .cbar_peer import ReferenceWorker, reference_folder
+    from .cbar_peer import CLONE, ReferenceWorker, reference_folder
     from .harness import Settings, finite, machine
 
     every = compared_ops()
@@ -299,8 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = sorted(set(ops) - set(every))
     try:
         if args.reference is None:
-            raise FileNotFoundError(f"no reference given: run `git clone https://github.com/facebookresearch/"
-                                    f"augmentation-corruption DIR` and pass --reference DIR (or set {ENV})")
+            raise FileNotFoundError(f"no reference given: run `{CLONE} DIR` and pass --reference DIR (or set {ENV})")
         folder = reference_folder(args.reference)
         if not ops or unknown:
             raise ValueError(f"expected ops with a reference form ({', '.join(every) or 'none yet'}); got "

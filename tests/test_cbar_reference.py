@@ -138,3 +138,13 @@ def test_live_comparison_of_one_op_against_the_reference(record: dict, tmp_path)
         cell = cr.compare(worker, tmp_path, op, 3, cr.square_clip(1, 32), 0, seed=7)
     print(f"{op} s3 at 32x32: {cell['psnr']} dB", file=sys.stderr)
     assert cell["psnr"] >= 40.0, f"{op} severity 3: {cell['psnr']} dB against the reference at the same draw"
+
+
+def test_the_benchmarks_cbar_section_needs_the_reference(monkeypatch, capsys) -> None:
+    from benchmarks.__main__ import main
+
+    monkeypatch.delenv(cr.ENV, raising=False)
+    assert main(["--sections", "cbar"]) == 2
+    assert capsys.readouterr().err == (
+        "error: no reference given: run `git clone https://github.com/facebookresearch/augmentation-corruption DIR` "
+        f"and pass --reference DIR (or set {cr.ENV})\n")
