@@ -13,7 +13,7 @@ from perturb.video.kernels import cbar_overlays as co
 from perturb.video.kernels.reference_forms import reference_params
 from perturb.video.sample import sample_clip
 
-OPS = ["checkerboard_cutout", "sparkles", "inverse_sparkles"]
+OPS = ["checkerboard_cutout", "sparkles", "inverse_sparkles", "caustic_refraction"]
 SEVERITIES = [1, 2, 3, 4, 5]
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 

@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import torch
 
+from .cbar_caustics import caustic_layer_of
 from .cbar_overlays import CUT_LEVEL, checkerboard_mask, groups, sparkle_weights
 from .twins import torch_kernel
 
@@ -36,7 +37,7 @@ def _bursts(name: str) -> Callable[..., torch.Tensor]:
         _, _, h, w = x.shape
         out = torch.empty_like(x)
         for row, at in groups(ids, params):
-            weights = torch.from_numpy(sparkle_weights(name, drawn, params, row, h, w)).to(x.device)
+            weights = torch.tensor(sparkle_weights(name, drawn, params, row, h, w), device=x.device)
             y = x[at].double()
             for k, weight in enumerate(weights):
                 y = y + (255 - y).mul_(weight)          # two roundings, as numpy (no fused multiply-add)
@@ -50,3 +51,22 @@ def _bursts(name: str) -> Callable[..., torch.Tensor]:
 
 torch_kernel("sparkles")(_bursts("sparkles"))
 torch_kernel("inverse_sparkles")(_bursts("inverse_sparkles"))
+
+
+@torch_kernel("caustic_refraction")
+def caustic_refraction(x: torch.Tensor, ids: np.ndarray, drawn, params: Mapping[str, Any]) -> torch.Tensor:
+    """The frames seen through the draw's water: values v/255 (float32) gathered at the four
+    corners of each displaced point and weighted, plus the light, in float64 as the numpy kernel."""
+    n, c, h, w = x.shape
+    values = torch.nn.functional.pad(x / 255, (1, 1, 1, 1)).reshape(n, c, -1)
+    out = torch.empty_like(x)
+    for row, at in groups(ids, params):
+        corners, weights, light = (torch.tensor(part, device=x.device)     # copies of the cached layer
+                                   for part in caustic_layer_of(drawn, params, row, h, w))
+        part = values[at]
+        y = part.index_select(2, corners[0]).double().mul_(weights[0])
+        for k in (1, 2, 3):
+            y.add_(part.index_select(2, corners[k]).double().mul_(weights[k]))
+        y.add_(light[0]).add_(light[1])
+        out[at] = y.clamp_(0, 1).mul_(255).round_().reshape(-1, c, h, w)
+    return out

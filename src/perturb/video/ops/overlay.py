@@ -4,6 +4,7 @@ Registrations only; the kernels are in :mod:`..kernels`, registered there under 
 from __future__ import annotations
 
 from ...registry import Spec, register
+from ..kernels.cbar_caustics import draw_caustics
 from ..kernels.cbar_overlays import draw_checkerboard, draw_inverse_sparkles, draw_sparkles
 from ..kernels.twins import kernels_of
 from ..render import Renderer
@@ -50,3 +51,14 @@ overlay("inverse_sparkles", draw_inverse_sparkles,
         "white. The reference's per-pixel loop is vectorised with float64 coordinates and int64 "
         "seeds, so no size overflows int32 (the reference's issue #5); output is rounded to the "
         "nearest level (the reference truncates).")
+overlay("caustic_refraction", draw_caustics,
+        "The picture seen through rippling water, bent and lit by bright caustic lines",
+        SOURCE + "CausticRefraction: the caustic pattern (five iterations; time in [0.5, 2), period "
+        "0.75-1.25 of the side) softened by a Gaussian of sigma 1 (the reference filters its three "
+        "equal channels together with scipy, which leaves each channel as the 2-D filter does), a "
+        "vertical ray refracted (eta 4) through the normal from the pattern's luma differences, "
+        "reaching `lens_scale` of the side, the displacement rounded to 1/1000 px, bilinear "
+        "sampling with zero outside the frame, plus `lighting_amount` times the luma differences. "
+        "The reference's per-pixel rotation is written in closed form and its bilinear weights "
+        "multiplied out (float64 either way); output is rounded to the nearest level (the "
+        "reference truncates).")
