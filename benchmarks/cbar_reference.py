@@ -284,7 +284,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--speed-frames", type=int, default=4)
     p.add_argument("--speed-side", type=int, default=96)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--repeats", type=int, default=5, help="timed rounds of ours per op (median)")
+    p.add_argument("--repeats", type=int, default=15, help="timed rounds of ours per op (median)")
     p.add_argument("--record", action="store_true", help=f"also rewrite {RECORD.relative_to(ROOT)}")
     return p.parse_args(argv)
 
