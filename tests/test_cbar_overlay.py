@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import perturb.video as pv
+from perturb.video.kernels import cbar_caustics as cc
 from perturb.video.kernels import cbar_overlays as co
 from perturb.video.kernels.reference_forms import reference_params
 from perturb.video.sample import sample_clip
@@ -140,6 +141,73 @@ def test_sparkles_reference_form_names_the_references_arguments() -> None:
     assert kw["radius"] == 16 and kw["amount"] == 41.5 and all(16 <= c < 48 for c in kw["center"])
 
 
+# ------------------------------------------------------------------------------ caustics
+def test_caustic_field_equals_the_per_point_recipe() -> None:
+    """The vectorised field against the reference's recipe written out for single points."""
+    def point(y: int, x: int, time: float, size: float) -> float:
+        p = (np.array([y, x]) / size % 1) * 6.28318530718 - 250
+        i, c = p.copy(), 1.0
+        for n in range(5):
+            t = time * (1.0 - (3.5 / (n + 1)))
+            i = p + np.array([np.cos(t - i[0]) + np.sin(t + i[1]), np.sin(t - i[1]) + np.cos(t + i[0])])
+            c += 1.0 / np.sqrt((p[0] / (np.sin(i[0] + t) / 0.005)) ** 2 + (p[1] / (np.cos(i[1] + t) / 0.005)) ** 2)
+        return float(np.clip(np.abs(1.17 - (c / 5.0) ** 1.4) ** 8.0, 0, 1))
+    field = cc.caustic_field(1.3, 9.5, 6, 11)
+    assert field.shape == (6, 11)
+    expect = [[point(y, x, 1.3, 9.5) for x in range(11)] for y in range(6)]
+    assert np.allclose(field, expect, rtol=1e-12, atol=0) and field.std() > 0
+
+
+def test_softening_equals_scipys_filter_of_three_equal_channels() -> None:
+    ndimage = pytest.importorskip("scipy.ndimage")
+    for shape in [(7, 9), (1, 5), (2, 3)]:
+        field = np.random.default_rng(0).random(shape)
+        stacked = ndimage.gaussian_filter(np.stack([field] * 3, axis=2), sigma=1)
+        for channel in range(3):
+            assert np.allclose(cc.soften(field), stacked[..., channel], rtol=0, atol=1e-15)
+
+
+def test_refraction_bends_a_vertical_ray_by_snells_law_in_the_normals_plane() -> None:
+    """A field rising along y only: the normal (a, 0, 1)/|.| with a = east - west luma; the ray
+    (0, 0, 1) leaves at arcsin(sin θ / 4) off the normal, θ = arccos(n_z). Flat places do not
+    bend it, and the light is (north - south, east - west) of the luma."""
+    field = np.repeat(np.array([0.0, 0.0, 0.5, 1.0, 1.0])[:, None], 3, axis=1)     # 5 x 3
+    dy, dx, light = cc.refraction(field, 10.0)
+    luma = 0.2126 + 0.7152 + 0.0722                              # per unit of field
+    a = (1.0 - 0.0) * luma                                       # row 2: east (row 3) - west (row 1)
+    n = np.array([a, 0, 1]) / np.sqrt(a * a + 1)
+    theta = np.arccos(n[2])
+    out = np.arcsin(np.sin(theta) / 4)
+    bent = np.cos(out) * n + np.sin(out) * np.cross(n, np.cross([0, 0, 1], n) / np.sin(theta))
+    assert dy[2, 1] == round(bent[0] * 10, 3) and dx[2, 1] == 0
+    assert dy[0, 1] == 0 and dx[0, 1] == 0                       # flat: east = west, north = south
+    assert light[1][2, 1] == pytest.approx(a) and light[0][2, 1] == 0
+
+
+def test_a_flat_field_leaves_the_picture_as_it_is() -> None:
+    frames = np.random.default_rng(2).integers(0, 256, (2, 5, 6, 3), dtype=np.uint8)
+    layer = (np.tile((np.arange(1, 6)[:, None] * 8 + np.arange(1, 7)).ravel(), (4, 1)),
+             np.array([[1.0] * 30, [0.0] * 30, [0.0] * 30, [0.0] * 30]), np.zeros((2, 30)))
+    assert np.array_equal(cc.refract_frames(frames, layer), frames)
+
+
+def test_caustic_samples_outside_the_frame_read_black() -> None:
+    """Every point moved far down: all four corners fall off the frame, so only light is left."""
+    frames = np.full((1, 3, 4, 3), 200, np.uint8)
+    corners = np.full((4, 12), 0)                                 # the padding's corner: zero
+    layer = (corners, np.full((4, 12), 0.25), np.stack([np.full(12, 0.1), np.full(12, 0.3)]))
+    assert np.all(cc.refract_frames(frames, layer) == 102)                  # (0.1 + 0.3)·255
+
+
+def test_caustic_reference_form_names_the_references_arguments() -> None:
+    d = pv.draw("caustic_refraction", 5, 1, seed=3)
+    kw = reference_params("caustic_refraction", d.drawn, d.params, 0, 224)
+    assert sorted(kw) == ["eta", "lens_scale", "lighting_amount", "size", "softening", "time"]
+    assert kw["eta"] == 4.0 and kw["softening"] == 1 and kw["lighting_amount"] == 1.83
+    assert kw["lens_scale"] == pytest.approx(9.15 * 0.5 * 224 / 10, rel=1e-12)
+    assert 0.5 <= kw["time"] < 2 and 0.75 * 224 <= kw["size"] < 1.25 * 224
+
+
 # ------------------------------------------------------------------------------ every op
 @pytest.mark.parametrize("name", OPS)
 def test_damage_grows_with_severity_on_the_sample_clip(name: str) -> None:
@@ -195,3 +263,14 @@ def test_torch_within_one_level_of_numpy(name: str, per_frame: bool, device: str
         ref = pv.apply(clip, name, severity, seed=4, per_frame=per_frame)
         ours = pv.apply(torch.from_numpy(clip.copy()).to(device), name, severity, seed=4, per_frame=per_frame)
         assert level_diff(ours.cpu().numpy(), ref) <= 1
+
+
+@pytest.mark.usefixtures("torch_kernels_on_cpu")
+@pytest.mark.parametrize("shape", [(2, 1, 1), (2, 3, 5), (2, 4000, 16)])
+@pytest.mark.parametrize("name", OPS)
+def test_torch_on_tiny_and_long_frames_within_one_level_of_numpy(name: str, shape: tuple[int, int, int]) -> None:
+    clip = np.random.default_rng(2).integers(0, 256, (*shape, 3), dtype=np.uint8)
+    for per_frame in (False, True):
+        ref = pv.apply(clip, name, 5, seed=1, per_frame=per_frame)
+        ours = pv.apply(torch.from_numpy(clip.copy()), name, 5, seed=1, per_frame=per_frame).numpy()
+        assert ours.shape == clip.shape and level_diff(ours, ref) <= 1

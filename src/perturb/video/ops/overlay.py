@@ -15,7 +15,7 @@ _VIDEO = ("For video one draw per clip gives every frame the same pattern (nothi
           "to frame); per_frame=True draws anew for every frame, as the reference does per image. "
           "The draw is size-free (fractions of the frame, angles, the reference's RandomState seeds); "
           "lengths the reference gives as a fraction of im_size scale with the frame's shorter side, "
-          "positions with each axis, so a square frame of side S gets the reference's pixels at "
+          "positions with each axis, so a square frame of side S gets the reference's parameters and maths at "
           "im_size = S. Coordinates are float64 and seeds int64 (no int32 overflow at any size).")
 
 
