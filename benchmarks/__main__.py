@@ -10,7 +10,10 @@ kornia 0.9.0, ``pip install -e .[bench-peers]``; its tables have their own block
 refreshed whenever it runs), ``floors`` (the ops that still miss their peer: ours, the peer and the
 measured floor of our function, ``benchmarks/floors.py``; its own README block too), and,
 on its own, ``runner`` (``benchmarks/runner_speed.py``: end-to-end ``perturb bench`` speed
-against the parent commit, with its defaults; run that script directly for its options).
+against the parent commit, with its defaults; run that script directly for its options) and
+``cbar`` (``benchmarks/cbar_reference.py``: the ImageNet-C-bar ops against their reference code,
+pixels, draws and speed, the reference checkout named by ``$PERTURB_CBAR_REFERENCE``; run
+``python -m benchmarks.cbar_reference`` for its options).
 A section whose module declares the command-line peers it needs (``NEEDS = ("ffmpeg",)``) is
 skipped up front, with the install hint, when one is not on PATH; the other sections still run and
 the results file is still written (the README's tables are left as they were). ``--device cuda``
@@ -108,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         if names == ["runner"]:
             from . import runner_speed
             return runner_speed.main(["--base", "HEAD~1"])
+        if names == ["cbar"]:
+            from . import cbar_reference
+            return cbar_reference.main([])
         unknown = sorted(set(names) - set(SECTIONS))
         if unknown:
             print(f"unknown section(s) {', '.join(unknown)}; expected: {', '.join(SECTIONS)}", file=sys.stderr)

@@ -5,6 +5,8 @@ environment: it would pull a second OpenCV). A :class:`PeerWorker` starts this f
 inside that environment with the benchmark clip (.npy); the parent sends one JSON request per
 line and gets one JSON reply per line, so peer and project calls can be timed alternately in
 the same run. The worker times its own frame-by-frame loop, so the pipe is not counted.
+:class:`PeerProcess` and :func:`serve` are that plumbing for any worker script in the peer
+environment (``benchmarks/cbar_peer.py`` runs ImageNet-C-bar's reference code the same way).
 
 This file is imported by the harness and also run by the peer interpreter: the worker part uses
 only the standard library, numpy and imagecorruptions.
@@ -17,7 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Sequence
 
 HERE = Path(__file__).resolve().parent
 PEERS_DIR = HERE / ".peers"
@@ -50,12 +52,13 @@ def ensure_env(log=print) -> Path:
     return py
 
 
-class PeerWorker:
-    """A running peer worker holding one clip; ``run`` times one peer op over every frame."""
+class PeerProcess:
+    """A worker script running in the peer interpreter: one JSON request per line in, one JSON
+    reply per line out (a reply with ``error`` raises here); ``info`` is its first line."""
 
-    def __init__(self, clip_path: Path, python: Path | None = None) -> None:
+    def __init__(self, script: Path, args: Sequence[str] = (), python: Path | None = None) -> None:
         py = python or ensure_env()
-        self.proc = subprocess.Popen([str(py), str(Path(__file__).resolve()), "--worker", str(clip_path)],
+        self.proc = subprocess.Popen([str(py), str(script), *args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
         self.info = self._reply()
 
@@ -73,20 +76,27 @@ class PeerWorker:
         self.proc.stdin.flush()
         return self._reply()
 
-    def run(self, op: str, severity: int, seed: int = 0, out: Path | None = None) -> dict[str, Any]:
-        """Time ``op`` on every frame; with ``out``, save the result there and report the angles drawn."""
-        return self.request(op=op, severity=severity, seed=seed, out=None if out is None else str(out))
-
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.stdin.close()
             self.proc.wait(timeout=30)
 
-    def __enter__(self) -> "PeerWorker":
+    def __enter__(self) -> "PeerProcess":
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+class PeerWorker(PeerProcess):
+    """A running imagecorruptions worker holding one clip; ``run`` times one peer op over every frame."""
+
+    def __init__(self, clip_path: Path, python: Path | None = None) -> None:
+        super().__init__(Path(__file__).resolve(), ["--worker", str(clip_path)], python)
+
+    def run(self, op: str, severity: int, seed: int = 0, out: Path | None = None) -> dict[str, Any]:
+        """Time ``op`` on every frame; with ``out``, save the result there and report the angles drawn."""
+        return self.request(op=op, severity=severity, seed=seed, out=None if out is None else str(out))
 
 
 # ------------------------------------------------------------------ worker (peer interpreter)
@@ -119,45 +129,66 @@ def prepare_peer() -> None:
     _accept_multichannel()
 
 
-def _serve(clip_path: str) -> None:
-    """Answer requests on stdin; the peer's own prints go to stderr so they cannot break the pipe."""
-    import numpy as np
+# A worker's answer to one request, and its setup: (answer, the ready line it sends first).
+Answer = Callable[[dict[str, Any]], dict[str, Any]]
+Setup = Callable[[], tuple[Answer, dict[str, Any]]]
 
+
+def serve(setup: Setup) -> None:
+    """Run a worker: ``setup()`` (imports, data) gives the answering function and the ready line;
+    then one reply per request on stdin. The peer's own prints go to stderr so they cannot break
+    the pipe; a failure (setup's too) is sent as ``{"error": ...}``, which the parent raises."""
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
     sys.stdout = sys.stderr
+    try:
+        answer, ready = setup()
+    except Exception as exc:
+        channel.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
+        return
+    channel.write(json.dumps(ready) + "\n")
+    for line in sys.stdin:
+        try:
+            reply = answer(json.loads(line))
+        except Exception as exc:  # reported to the parent, which raises
+            reply = {"error": f"{type(exc).__name__}: {exc}"}
+        channel.write(json.dumps(reply) + "\n")
+
+
+def _imagecorruptions(clip_path: str) -> tuple[Answer, dict[str, Any]]:
+    """The imagecorruptions worker: each request times one op over every frame of the clip."""
+    import numpy as np
+
     prepare_peer()
     import imagecorruptions
     from imagecorruptions import corrupt
 
     clip = np.load(clip_path)
-    channel.write(json.dumps({"ready": True, "version": getattr(imagecorruptions, "__version__", "1.1.2"),
-                              "numpy": np.__version__}) + "\n")
-    for line in sys.stdin:
-        req = json.loads(line)
-        try:
-            np.random.seed(req["seed"])
-            out = np.empty_like(clip) if req["out"] else None
-            angles = []
-            t0 = time.perf_counter()
-            for i, frame in enumerate(clip):
-                if out is None:
-                    corrupt(frame, severity=req["severity"], corruption_name=req["op"])
-                    continue
-                if req["op"] == "motion_blur":          # the angle it is about to draw, for a matched run
-                    state = np.random.get_state()
-                    angles.append(float(np.random.uniform(-45, 45)))
-                    np.random.set_state(state)
-                out[i] = corrupt(frame, severity=req["severity"], corruption_name=req["op"])
-            seconds = time.perf_counter() - t0
-            if out is not None:
-                np.save(req["out"], out)
-            channel.write(json.dumps({"seconds": seconds, "angles": angles}) + "\n")
-        except Exception as exc:  # reported to the parent, which raises
-            channel.write(json.dumps({"error": f"{type(exc).__name__}: {exc}"}) + "\n")
+
+    def answer(req: dict[str, Any]) -> dict[str, Any]:
+        np.random.seed(req["seed"])
+        out = np.empty_like(clip) if req["out"] else None
+        angles = []
+        t0 = time.perf_counter()
+        for i, frame in enumerate(clip):
+            if out is None:
+                corrupt(frame, severity=req["severity"], corruption_name=req["op"])
+                continue
+            if req["op"] == "motion_blur":          # the angle it is about to draw, for a matched run
+                state = np.random.get_state()
+                angles.append(float(np.random.uniform(-45, 45)))
+                np.random.set_state(state)
+            out[i] = corrupt(frame, severity=req["severity"], corruption_name=req["op"])
+        seconds = time.perf_counter() - t0
+        if out is not None:
+            np.save(req["out"], out)
+        return {"seconds": seconds, "angles": angles}
+
+    return answer, {"ready": True, "version": getattr(imagecorruptions, "__version__", "1.1.2"),
+                    "numpy": np.__version__}
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--worker":
-        _serve(sys.argv[2])
+        serve(lambda: _imagecorruptions(sys.argv[2]))
     else:
         print(ensure_env())

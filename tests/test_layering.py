@@ -137,10 +137,10 @@ def test_importing_the_gate_loads_the_results_contract_and_nothing_of_the_benchm
 
 
 @pytest.mark.parametrize("lookup, expected", [
-    ("len(perturb.list())", "77"),
+    ("len(perturb.list())", "83"),
     ("perturb.REGISTRY.get('motion blur').name", "motion_blur"),
     ("len(perturb.REGISTRY.select('text'))", "35"),
-    ("len(perturb.REGISTRY.select('video'))", "42"),
+    ("len(perturb.REGISTRY.select('video'))", "48"),
 ])
 def test_registry_fills_on_first_lookup(lookup, expected):
     assert run_python(f"import perturb; print({lookup})") == [expected]

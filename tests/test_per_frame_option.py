@@ -19,7 +19,9 @@ from perturb.errors import PerFrameError  # noqa: E402
 from perturb.registry import REGISTRY, per_frame_selection  # noqa: E402
 from perturb.rng import item_seed  # noqa: E402
 
-TAKERS = "caustic_refraction, checkerboard_cutout, fog, frost, inverse_sparkles, rain, snow, sparkles, spatter"
+TAKERS = ("blue_noise_sample, brownish_noise, caustic_refraction, checkerboard_cutout, cocentric_sine_waves, fog, "
+          "frost, inverse_sparkles, perlin_noise, plasma_noise, rain, single_frequency_greyscale, snow, sparkles, "
+          "spatter")
 
 
 @pytest.fixture(scope="module")
