@@ -114,7 +114,7 @@ def test_a_text_op_is_named_as_one(img):
     (np.zeros((8, 8, 3), np.int16), r"got numpy int16 array$"),
     ([[[0, 0, 0]]], r"got list$"),
     (torch.zeros(3, 8, 8, dtype=torch.uint8), r"laid out \(H, W, 3\) channels-last; got shape \(3, 8, 8\), which "
-     r"has its channels on the other axis \(use image.transpose\(1, 2, 0\)\)$"),
+     r"has its channels on the other axis \(use image.permute\(1, 2, 0\)\)$"),
     (torch.zeros(8, 8, 3), r"laid out \(3, H, W\) channels-first; got shape \(8, 8, 3\), which has its channels "
      r"on the other axis \(use image.permute\(2, 0, 1\)\)$"),
     (torch.full((3, 8, 8), 2.0), r"expected float values in \[0, 1\] in torch.float32 tensor; "

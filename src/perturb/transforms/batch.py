@@ -44,6 +44,9 @@ def check_batch(x: Any) -> tuple[Any, BatchKind]:
         raise ValueError(f"expected {EXPECTED}; got {'torch' if torch_in else 'numpy'} {x.dtype} "
                          f"with shape {tuple(x.shape)}")
     single = ndim == 4
+    misread = layout_misread(tuple(x.shape), str(x.dtype).removeprefix("torch."), torch_in, single)
+    if misread:
+        raise ValueError(misread)
     batch = x[None] if single else x
     if batch.shape[0] == 0:
         raise ValueError(f"expected a batch of at least one clip; got shape {tuple(x.shape)}")
@@ -52,6 +55,31 @@ def check_batch(x: Any) -> tuple[Any, BatchKind]:
         return batch, BatchKind(torch_layout(frames), single)
     to_numpy(frames)
     return np.ascontiguousarray(batch), BatchKind(None, single)
+
+
+# the clip layouts a batch may come in (after its leading B): ours, and kornia's channels before time
+LAYOUT_NAMES = {"TCHW": "channels first", "THWC": "channels last",
+                "CTHW": "channels before time, as kornia lays out video"}
+
+
+def layout_misread(shape: tuple[int, ...], dtype: str, torch_in: bool, single: bool) -> str | None:
+    """The error for a batch (or one clip) whose 3 channels sit where exactly one other layout keeps
+    them and not where its dtype's layout does (float: (B, T, 3, H, W); uint8: (B, T, H, W, 3)):
+    it names the layout it reads as and the permute that fixes it. None otherwise (the clip
+    model's own checks then speak)."""
+    wanted = "THWC" if dtype == "uint8" else "TCHW" if torch_in and "float" in dtype else None
+    lead = "" if single else "B"
+    has_rgb = [have for have in LAYOUT_NAMES if shape[len(lead) + have.index("C")] == 3]
+    if wanted is None or wanted in has_rgb or len(has_rgb) != 1:
+        return None
+    have = has_rgb[0]
+    axes = lambda layout: "(" + ", ".join(lead + layout).replace("C", "3") + ")"    # noqa: E731
+    order = ", ".join(str(i) for i in [0] * len(lead) + [len(lead) + have.index(a) for a in wanted])
+    noun, verb = ("clip" if single else "batch"), ("permute" if torch_in else "transpose")
+    kind = "uint8" if wanted == "THWC" else "float"
+    return (f"expected a {kind} {noun} laid out {axes(wanted)}; got {'torch' if torch_in else 'numpy'} {dtype} "
+            f"with shape {shape}, which reads as {axes(have)}, {LAYOUT_NAMES[have]}: use "
+            f"{noun}.{verb}({order})")
 
 
 def content_keys(batch: Any, kind: BatchKind) -> list[str]:

@@ -186,10 +186,36 @@ def _pick(cdf: np.ndarray, u: float) -> int:
     return min(int(np.searchsorted(cdf, u, side="right")), len(cdf) - 1)
 
 
+def check_n(n: Any, op_p: np.ndarray, refs: Sequence[str]) -> tuple[int, int]:
+    """How many ops a sample gets, as an inclusive (low, high) pair from an int or a pair; at
+    most the number of ops that can be drawn (weight > 0), since a sample's ops are different."""
+    expected = "n must be an int >= 1 or a (low, high) pair of ints with 1 <= low <= high (ops per sample)"
+    pair = (n, n) if isinstance(n, numbers.Integral) else n
+    ok = isinstance(pair, (tuple, list)) and len(pair) == 2 and all(
+        isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in pair)
+    if not ok or not 1 <= pair[0] <= pair[1]:
+        raise ValueError(f"{expected}; got {n!r}")
+    lo, hi = int(pair[0]), int(pair[1])
+    drawable = [r for r, w in zip(refs, op_p) if w > 0]
+    if hi > len(drawable):
+        shown = ", ".join(drawable[:6]) + (", ..." if len(drawable) > 6 else "")
+        raise ValueError(f"n={n!r} asks for up to {hi} different ops per sample, but the selection has "
+                         f"{len(drawable)} op{'' if len(drawable) == 1 else 's'} with weight > 0 ({shown})")
+    return lo, hi
+
+
+def _pick_among(weights: np.ndarray, u: float) -> int:
+    """Inverse CDF over the entries of weight > 0 only (so an op already taken is never drawn again)."""
+    live = np.flatnonzero(weights > 0)
+    cdf = np.cumsum(weights[live])
+    return int(live[min(int(np.searchsorted(cdf, u * cdf[-1], side="right")), len(live) - 1)])
+
+
 @dataclass(frozen=True, eq=False)
 class Sampler:
     """What a transform draws from: ops and their probabilities, severity levels and theirs
-    (None: each op's default), the chance ``p`` and the base seed. Picklable, numpy only."""
+    (None: each op's default), the chance ``p``, the base seed and how many ops a sample gets
+    (``n``, inclusive; (1, 1): one op, recorded as one step). Picklable, numpy only."""
 
     ops: tuple[str, ...]             # refs: "jpeg", "contrast:kinetics-c"
     defaults: tuple[int | None, ...]   # each op's default severity; None: it has no levels
@@ -198,9 +224,11 @@ class Sampler:
     level_p: np.ndarray | None
     p: float
     seed: int
+    n: tuple[int, int] = (1, 1)
 
     @classmethod
-    def build(cls, ops: Any, modality: str, severity: Any, weights: Any, p: Any, seed: Any) -> "Sampler":
+    def build(cls, ops: Any, modality: str, severity: Any, weights: Any, p: Any, seed: Any,
+              n: Any = 1) -> "Sampler":
         specs = resolve_ops(ops, modality)
         sev = severity_weights(severity)
         levels, level_p = sev if sev is not None else (None, None)
@@ -209,18 +237,43 @@ class Sampler:
                 for level in levels or (None,):
                     spec.params(level)
         defaults = tuple(s.default_severity if s.has_severity else None for s in specs)
-        return cls(tuple(s.ref for s in specs), defaults, op_probabilities(specs, weights), levels,
-                   level_p, check_p(p), check_count("seed", seed))
+        op_p = op_probabilities(specs, weights)
+        refs = tuple(s.ref for s in specs)
+        return cls(refs, defaults, op_p, levels, level_p, check_p(p), check_count("seed", seed),
+                   check_n(n, op_p, refs))
 
-    def draw(self, epoch: int, key: int | str) -> dict[str, Any] | None:
-        """``{"op", "severity", "seed"}`` of one sample, or None when ``p`` skips it. The same
-        four numbers are drawn whatever ``p`` is, so raising ``p`` only adds samples."""
+    @property
+    def composed(self) -> bool:
+        """Whether a sample may get several ops: its draw is then a list of steps."""
+        return self.n[1] > 1
+
+    def draw(self, epoch: int, key: int | str) -> Any:
+        """One sample's draw, or None when ``p`` skips it: ``{"op", "severity", "seed"}``, or
+        with ``n`` above 1 the list of such steps in the order they apply. The first step is the
+        one-op draw and further steps follow in the same stream, so the same numbers are drawn
+        whatever ``p`` is (raising ``p`` only adds samples) and ``n=1`` draws as it always has."""
         rng = derive_generator(self.seed, TAG, epoch, *key_words(key))
         gate, u_op, u_level = rng.random(3)
         seed = int(rng.integers(0, SEED_BOUND))
         if gate >= self.p:
             return None
         i = _pick(self._op_cdf, u_op)
+        first = self._step(i, u_level, seed)
+        if not self.composed:
+            return first
+        lo, hi = self.n
+        count = lo + min(int(rng.random() * (hi - lo + 1)), hi - lo)
+        left = self.op_p.copy()
+        steps = [first]
+        for _ in range(count - 1):           # the next op among those not taken yet, in draw order
+            left[i] = 0.0
+            u_op, u_level = rng.random(2)
+            i = _pick_among(left, u_op)
+            steps.append(self._step(i, u_level, int(rng.integers(0, SEED_BOUND))))
+        return steps
+
+    def _step(self, i: int, u_level: float, seed: int) -> dict[str, Any]:
+        """Op ``i`` at the level ``u_level`` picks (its default when no levels are set) with ``seed``."""
         level = self.defaults[i]
         if level is not None and self.levels is not None:
             level = self.levels[_pick(self._level_cdf, u_level)]
@@ -239,28 +292,7 @@ class Sampler:
         sev = "default" if self.levels is None else (
             str(self.levels[0]) if len(self.levels) == 1 else
             "{" + ", ".join(f"{lv}: {w:.3g}" for lv, w in zip(self.levels, self.level_p)) + "}")
-        return f"{len(self.ops)} op{'' if len(self.ops) == 1 else 's'}, severity={sev}, p={self.p:g}, seed={self.seed}"
-
-
-class KeyedDraws:
-    """What both transforms share: a :class:`Sampler`, the epoch, and the draws of keys."""
-
-    sampler: Sampler
-    epoch: int = 0
-
-    @property
-    def ops(self) -> tuple[str, ...]:
-        """The selected ops, in the order ``weights`` are given."""
-        return self.sampler.ops
-
-    def set_epoch(self, epoch: int) -> None:
-        """Draw anew for ``epoch``; coming back to an epoch repeats its draws."""
-        self.epoch = check_count("epoch", epoch)
-
-    def params(self, keys: Sequence[int | str] | Any) -> list[dict[str, Any] | None]:
-        """Each key's draw in this epoch: ``{"op", "severity", "seed"}``, or None when p skips it;
-        ``apply(sample, op, severity, seed=seed)`` replays the sample."""
-        return [self.sampler.draw(self.epoch, k) for k in check_keys(keys)]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.sampler.describe()}, epoch={self.epoch})"
+        lo, hi = self.n
+        count = "" if not self.composed else f", n={lo}" if lo == hi else f", n=({lo}, {hi})"
+        return (f"{len(self.ops)} op{'' if len(self.ops) == 1 else 's'}{count}, severity={sev}, "
+                f"p={self.p:g}, seed={self.seed}")

@@ -42,13 +42,14 @@ class RandomImagePerturbation(RandomPerturbation):
     key) as :class:`~.video.RandomPerturbation` draws a clip's: ``t(images, keys=ids)``.
 
     ``ops`` is a selection of ops that apply to images (default ``"suite:imagenet-c"``);
-    ``severity``, ``weights``, ``p`` and ``seed`` as for ``RandomPerturbation``.
+    ``severity``, ``weights``, ``p``, ``seed`` and ``n`` as for ``RandomPerturbation``, and so are
+    calls: ``epoch=`` per call, ``return_params=True``, a lone key for one image.
     """
 
     def __init__(self, ops: str | Sequence[str] = "suite:imagenet-c", *, severity: Any = (1, 5),
                  weights: Sequence[float] | Mapping[str, float] | None = None, p: float = 1.0,
-                 seed: int = 0) -> None:
-        super().__init__(ops, severity=severity, weights=weights, p=p, seed=seed)
+                 seed: int = 0, n: int | tuple[int, int] = 1) -> None:
+        super().__init__(ops, severity=severity, weights=weights, p=p, seed=seed, n=n)
         refused = [ref for ref in self.sampler.ops if refusal(REGISTRY.get(ref, "video"))]
         if refused:
             raise ValueError(f"ops {ops!r} select {', '.join(refused)}, which {'has' if len(refused) == 1 else 'have'} "

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from .batch import BatchKind, check_batch, content_keys, render_batch
-from .draws import KeyedDraws, Sampler, check_key, check_keys
+from .draws import Sampler, check_keys
+from .keyed import KeyedDraws, lone_key, one_key, step_lists
 
 try:                                   # torch is optional: numpy batches need none of it
     from torch.nn import Module as _Base
@@ -21,19 +22,21 @@ except ImportError:                    # pragma: no cover - exercised where torc
 
 
 class RandomPerturbation(KeyedDraws, _Base):
-    """Each sample gets a random op at a random severity with chance ``p``, drawn from
-    (seed, epoch, key) only: ``t(batch, keys=ids)``, ``t.params(keys=ids)``, ``t.set_epoch(e)``.
+    """Each sample gets a random op (or ``n`` of them, in a drawn order) at a random severity with
+    chance ``p``, drawn from (seed, epoch, key) only: ``t(batch, keys=ids, epoch=e)``,
+    ``t.params(keys=ids, epoch=e)``, ``t.set_epoch(e)``.
 
     ``ops`` is a selection as bench reads it (``"suite:imagenet-c"``, ``"blur,jpeg"``,
     ``"contrast:kinetics-c"``); ``weights`` one weight per op (the order of :attr:`ops`) or
-    ``{op: weight}``; ``severity`` an int, a (low, high) pair or weights per level.
+    ``{op: weight}``; ``severity`` an int, a (low, high) pair or weights per level; ``n`` the
+    number of different ops per sample, an int or an inclusive (low, high) pair.
     """
 
     def __init__(self, ops: str | Sequence[str] = "suite:msrvtt-p", *, severity: Any = (1, 5),
                  weights: Sequence[float] | Mapping[str, float] | None = None, p: float = 1.0,
-                 seed: int = 0) -> None:
+                 seed: int = 0, n: int | tuple[int, int] = 1) -> None:
         super().__init__()
-        self.sampler = Sampler.build(ops, "video", severity, weights, p, seed)
+        self.sampler = Sampler.build(ops, "video", severity, weights, p, seed, n)
         self.epoch = 0
 
     def check(self, batch: Any) -> tuple[Any, BatchKind]:
@@ -49,18 +52,27 @@ class RandomPerturbation(KeyedDraws, _Base):
         x, kind = self.check(batch)
         return content_keys(x, kind)
 
-    def forward(self, batch: Any, keys: Any = None) -> Any:
+    def forward(self, batch: Any, keys: Any = None, epoch: int | None = None,
+                return_params: bool = False) -> Any:
         """A perturbed copy of ``batch`` (or of one clip): same type, layout, dtype and device.
 
         ``keys`` (one per sample: ints or strs, a list, array or tensor; a lone key for one clip)
         decides each sample's draw. Without keys, a sample's key is its content
         (:meth:`content_keys`): reproducible, but identical clips draw alike; pass sample ids.
+        ``epoch`` draws under that epoch for this call (default: the one ``set_epoch`` gave).
+        With ``return_params=True`` the result is ``(output, params)``, the params as
+        :meth:`params` gives them for these keys (one draw for one clip, else a list).
         """
         x, kind = self.check(batch)
         if keys is None:
             keys = content_keys(x, kind)
-        elif kind.single and (isinstance(keys, str) or getattr(keys, "shape", None) == ()
-                              or not hasattr(keys, "__len__")):      # one key: 7, "a", a 0-d tensor
-            keys = [check_key(keys.item() if hasattr(keys, "item") else keys)]
-        out = self.shaped(render_batch(x, kind, self.params(check_keys(keys, len(x)))))
-        return out[0] if kind.single else out
+        elif kind.single and lone_key(keys, single=True):
+            keys = [one_key(keys)]
+        draws = self.call_draws(check_keys(keys, len(x)), epoch)
+        out = x
+        for step in step_lists(draws, self.sampler.composed):     # one pass per step, in drawn order
+            out = render_batch(out, kind, step)
+        out = self.shaped(out)
+        if kind.single:
+            out, draws = out[0], draws[0]
+        return (out, draws) if return_params else out

@@ -71,7 +71,7 @@ def _check_shape(shape: tuple[int, ...], layout: str, got: str, form: Form = CLI
         other = lead + (0 if frame == "HWC" else 2)       # where the other layout keeps its channels
         if shape[other] == 3:            # the channels sit on the other axis: say which layout is wanted
             kind = "channels-last" if frame == "HWC" else "channels-first"
-            verb = "transpose" if frame == "HWC" else "permute"
+            verb = "permute" if got.endswith("tensor") else "transpose"     # torch's transpose swaps two axes
             raise ValueError(f"expected a {got} laid out {form.axes(frame)} {kind}; got shape {tuple(shape)}, "
                              f"which has its channels on the other axis (use {form.noun.split()[-1]}."
                              f"{verb}({form.permutation(frame)}))")
