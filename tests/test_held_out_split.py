@@ -112,6 +112,17 @@ def test_a_transforms_log_names_the_seen_ops(tmp_path):
     assert trained_with(str(flat)).operations == ("shot_noise",)
 
 
+def test_a_log_of_composed_samples_names_every_step(tmp_path):
+    from perturb.transforms import RandomPerturbation
+
+    t = RandomPerturbation("rain,jpeg,fog", n=(2, 3), seed=0)
+    logged = t.params(keys=range(8))
+    assert all(isinstance(steps, list) and len(steps) >= 2 for steps in logged)   # one list of steps per sample
+    path = tmp_path / "composed.jsonl"
+    path.write_text("\n".join(json.dumps(steps) for steps in logged) + "\n")
+    assert trained_with(str(path)).operations == ("jpeg", "fog", "rain")
+
+
 @pytest.mark.parametrize("given, message", [
     ("fogg", "--trained-with fogg: unknown video perturbation 'fogg'; did you mean 'fog'?"),
     ("suite:nope", "--trained-with suite:nope: unknown suite 'nope'; expected one of: msrvtt-p, imagenet-c, "
