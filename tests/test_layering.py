@@ -137,10 +137,10 @@ def test_importing_the_gate_loads_the_results_contract_and_nothing_of_the_benchm
 
 
 @pytest.mark.parametrize("lookup, expected", [
-    ("len(perturb.list())", "73"),
+    ("len(perturb.list())", "79"),
     ("perturb.REGISTRY.get('motion blur').name", "motion_blur"),
     ("len(perturb.REGISTRY.select('text'))", "35"),
-    ("len(perturb.REGISTRY.select('video'))", "38"),
+    ("len(perturb.REGISTRY.select('video'))", "44"),
 ])
 def test_registry_fills_on_first_lookup(lookup, expected):
     assert run_python(f"import perturb; print({lookup})") == [expected]
