@@ -262,3 +262,14 @@ def test_bad_parameters_name_what_was_expected(name: str, key: str, value: float
     params = dict(pv.get(name).params(3), **{key: value})
     with pytest.raises(ValueError, match=f"^{name}: expected {key} to be a finite number in "):
         perturb_clip(pv.get(name), grey(1, 4, 4), np.random.default_rng(0), params)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_thousand_frames_one_draw_or_one_each(name: str) -> None:
+    clip = np.random.default_rng(1).integers(0, 256, (1000, 2, 3, 3), dtype=np.uint8)
+    for per_frame in (False, True):
+        d = pv.draw(name, 4, 1000, seed=8, per_frame=per_frame)
+        assert all(v.shape[0] == 1000 for v in d.drawn.values())
+        out = d.render(clip)
+        assert out.shape == clip.shape and out.dtype == np.uint8
+        assert np.array_equal(d.render(clip[[999]], [999]), out[[999]])

@@ -180,8 +180,11 @@ def texture_frames(name: str):
     """The numpy kernel of op ``name``: each frame composited with its layer."""
     def kernel(frames: np.ndarray, ids: np.ndarray, drawn, params) -> np.ndarray:
         _, h, w, _ = frames.shape
+        groups = frame_layers(name, drawn, params, ids, h, w)
+        if len(groups) == 1:                              # one draw for the clip: no gather
+            return composite(frames.astype(np.float32), groups[0][0])
         out = np.empty_like(frames)
-        for layer, pos in frame_layers(name, drawn, params, ids, h, w):
+        for layer, pos in groups:
             out[pos] = composite(frames[pos].astype(np.float32), layer)
         return out
     kernel.__name__ = f"{name}_frames"
