@@ -29,8 +29,8 @@ def test_dry_pass_writes_kernel_rates_and_pixel_differences_for_every_op(tmp_pat
     assert {"defocus_blur", "jumble", "glass_blur", "pixelate", "temporal_blur"} <= set(gpu.torch_ops())
     assert all(r["fps"] > 0 and r["ms"] > 0 for r in kernels["rows"])
     pixels = doc["pixels"]
-    assert [r["op"] for r in pixels["rows"]] == [s.name for s in REGISTRY.select("video")]   # all 44 ops
-    assert len(pixels["rows"]) == 44
+    assert [r["op"] for r in pixels["rows"]] == [s.name for s in REGISTRY.select("video")]   # all 48 ops
+    assert len(pixels["rows"]) == 48
     for r in pixels["rows"]:                        # the torch path on the CPU: the promised agreement
         assert r["max_level_diff"] <= 1 and r["share_over_1"] == 0, r
     assert doc["wall_s"] > 0

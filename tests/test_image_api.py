@@ -16,7 +16,8 @@ IMAGE_OPS = ["gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise", "
              "zoom_blur", "gaussian_blur", "glass_blur", "jpeg", "elastic_transform", "pixelate", "brightness",
              "contrast", "saturate", "static_rotate", "rotate", "translate", "fog", "frost", "snow", "spatter",
              "rain", "single_frequency_greyscale", "cocentric_sine_waves", "plasma_noise", "perlin_noise",
-             "brownish_noise", "blue_noise_sample"]
+             "brownish_noise", "blue_noise_sample", "checkerboard_cutout", "sparkles", "inverse_sparkles",
+             "caustic_refraction"]
 TEMPORAL = ["temporal_blur", "jumble", "box_jumble", "sampling", "reverse_sampling", "freeze", "frame_rate"]
 STREAM = ["mpeg1", "mpeg2", "h264_crf", "h264_abr", "h265_crf", "h265_abr", "bit_error", "packet_loss"]
 
