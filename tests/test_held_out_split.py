@@ -271,3 +271,23 @@ def test_a_classification_run_gets_the_split_with_mce(tmp_path):
         assert split[part]["figures"]["mCE"] == pytest.approx(expected["mCE"], abs=1e-12)
         assert split[part]["figures"]["mPC"] == pytest.approx(np.mean(list(cells.values())), abs=1e-12)
         assert split[part]["configurations"] == 10 and set(split[part]["ci"]) == {"gamma_a", "gamma_r"}
+
+
+def test_imagenet_c_bar_is_held_out_from_a_model_trained_with_imagenet_c(dataset, tmp_path, capsys):
+    """The suites' protocol: a run of imagenet-c plus imagenet-c-bar, trained with imagenet-c, reports
+    C-bar's ten ops as the held-out part (with mPC/rPC) and gates on it alone."""
+    out = tmp_path / "bar"
+    assert _cli(dataset, out, "suite:imagenet-c,suite:imagenet-c-bar", "suite:imagenet-c") == 0
+    doc = json.loads((out / "results.json").read_text())
+    bar = [s.name for s in REGISTRY.resolve("suite:imagenet-c-bar", "video")]
+    held, seen = doc["split"]["held_out"], doc["split"]["seen"]
+    assert sorted(held["operations"]) == sorted(bar) and held["configurations"] == 10
+    assert not set(seen["operations"]) & set(bar) and seen["configurations"] == 19
+    cells = {(r["perturbation"], 2): r["t2v"]["R@1"] for r in doc["runs"] if r["perturbation"] in bar}
+    assert held["figures"] == pytest.approx(performance_under_corruption(cells, doc["clean"]["t2v"]["R@1"]))
+    assert "held-out ops, 10 ops in 10 configurations" in (out / "report.md").read_text()
+    value = held["gamma_r_mean"]
+    capsys.readouterr()
+    path = str(out / "results.json")
+    assert main(["check", path, "--min", f"held_out.gamma_r={value - 0.01:.4f}"]) == 0
+    assert main(["check", path, "--min", f"held_out.gamma_r={value + 0.01:.4f}"]) == 1
