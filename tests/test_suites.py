@@ -27,7 +27,7 @@ from perturb.video.sample import sample_clip
 from perturb.video.severity_params import SUITE_PARAMS
 from perturb.video.suites import IMAGENET_C, IMAGENET_C_BAR, KINETICS_C, MSRVTT_P
 
-FINAL_COUNTS = {"msrvtt-p": 18, "imagenet-c": 19, "kinetics-c": 12}
+FINAL_COUNTS = {"msrvtt-p": 18, "imagenet-c": 19, "imagenet-c-bar": 10, "kinetics-c": 12}
 TODAY = ("gaussian_noise shot_noise impulse_noise speckle_noise defocus_blur motion_blur zoom_blur jpeg "
          "mpeg1 mpeg2 jumble box_jumble sampling reverse_sampling freeze static_rotate rotate translate").split()
 
@@ -79,6 +79,33 @@ def test_list_suite_gives_the_final_counts(suite, capsys):
     assert main(["list", "--suite", suite, "--json"]) == 0
     out = capsys.readouterr()
     assert len(json.loads(out.out)) == FINAL_COUNTS[suite], out.err
+
+
+# imagenet_c_bar.csv (facebookresearch/augmentation-corruption ba4d5a5): each op's five points on its 1-10 scale
+CBAR_CSV = """caustic_refraction,2.35,3.2,4.9,6.6,9.15
+inverse_sparkles,1.0,2.0,4.0,9.0,10.0
+sparkles,1.0,2.0,3.0,5.0,6.0
+perlin_noise,4.6,5.2,5.8,7.6,8.8
+blue_noise_sample,0.8,1.6,2.4,4.0,5.6
+plasma_noise,4.75,7.0,8.5,9.25,10.0
+checkerboard_cutout,2.0,3.0,4.0,5.0,6.0
+cocentric_sine_waves,3.0,5.0,8.0,9.0,10.0
+single_frequency_greyscale,1.0,1.5,2.0,4.5,5.0
+brownish_noise,1.0,2.0,3.0,4.0,5.0"""
+
+
+def test_list_imagenet_c_bar_gives_the_reference_levels(capsys):
+    """`perturb list --suite imagenet-c-bar`: the ten ops, each severity's point on the source's scale."""
+    reference = {name: [float(v) for v in rest] for name, *rest in (line.split(",") for line in CBAR_CSV.splitlines())}
+    assert main(["list", "--suite", "imagenet-c-bar"]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    got = {r[0]: r[3] for r in rows}
+    assert got == {name: "1-5 = levels " + ",".join(f"{v:g}" for v in levels) for name, levels in reference.items()}
+    assert main(["list", "--suite", "imagenet-c-bar", "--json"]) == 0
+    params = {r["name"]: r["params"] for r in json.loads(capsys.readouterr().out)}
+    assert {name: [p[str(s)]["level"] for s in range(1, 6)] for name, p in params.items()} == reference
+    assert params["caustic_refraction"]["3"] == {"level": 4.9, "lens_scale": 0.245, "lighting_amount": 0.98}
+    assert params["inverse_sparkles"]["5"] == {"level": 10.0, "amount": 35.0}
 
 
 def test_list_suite_shows_the_table_and_suites(capsys):

@@ -6,6 +6,7 @@ import json
 import sys
 from typing import Any
 
+from ..catalogue import severity_cell
 from ..errors import UsageError
 from ..listing import print_rows, to_terminal
 from ..options import check_output, int_at_least
@@ -79,7 +80,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     cells = [{"name": r["name"], "modality": r["modality"], "category": r["category"],
-              "severities": f"{min(r['severities'])}-{max(r['severities'])}" if r["severities"] else "-",
+              "severities": severity_cell(r),
               "flags": ",".join(f for f in ("temporal", "random", "needs_model") if r[f]),
               "aliases": ",".join(r["aliases"]), "summary": r["summary"], "table": r["table"] or "own"}
              for r in rows]
