@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .cbar_overlays import check_params, draws, groups, row_of
+from .cbar_draws import check_params, draw_count, groups, row_of
 from .imagenet_c import gaussian_taps
 from .reference_forms import reference_form
 from .twins import numpy_kernel
@@ -32,7 +32,7 @@ FLAT = 1.0 - 1e-3               # a normal this close to vertical does not bend 
 def draw_caustics(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """The reference's draw: the pattern's time in [0.5, 2) and its size as a fraction of side in [0.75, 1.25)."""
     check_params("caustic_refraction", params)
-    k = draws(n_frames, params)
+    k = draw_count(n_frames, params)
     return {"time": rng.uniform(*TIMES, k), "size": rng.uniform(*SIZES, k)}
 
 

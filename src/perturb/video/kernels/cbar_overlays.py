@@ -11,14 +11,14 @@ positions scale per axis. Coordinates are float64 and seeds int64: nothing overf
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from .cbar_draws import check_params, draw_count, groups, row_of, seeds
 from .reference_forms import reference_form
 from .twins import numpy_kernel
 
-SEED_HIGH = 2**32                 # seeds of the reference's RandomState, drawn in [0, 2**32)
 CUT_LEVEL = 128                   # checkerboard: a cut cell's grey
 SCALES = (0.1, 0.25)              # checkerboard: a cell's side as a fraction of side
 BURSTS = 5                        # sparkles: bursts per frame, each onto the previous result
@@ -31,47 +31,10 @@ INVERSE_RADIUS = 0.25             # inverse_sparkles: the burst's radius as a fr
 
 
 # ------------------------------------------------------------------------------------ draws
-def check_params(name: str, params: Mapping[str, Any]) -> None:
-    """A ValueError naming the parameter when a C-bar overlay's parameters are not finite numbers."""
-    for key, value in params.items():
-        if key == "per_frame":
-            if not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"per_frame must be True or False; got {value!r}")
-        elif isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(value):
-            raise ValueError(f"{name}: expected {key} to be a finite number; got {value!r}")
-
-
-def draws(n_frames: int, params: Mapping[str, Any]) -> int:
-    """How many independent draws a clip gets: one per frame with ``per_frame``, else one."""
-    return n_frames if params.get("per_frame", False) else 1
-
-
-def row_of(params: Mapping[str, Any], t: int) -> int:
-    """The draw row of frame ``t``: its own with ``per_frame``, else the clip's one."""
-    return t if params.get("per_frame", False) else 0
-
-
-def groups(ids: np.ndarray, params: Mapping[str, Any]) -> Iterator[tuple[int, slice]]:
-    """(draw row, positions in ``ids``) of the frames that share a layer: every frame shares row 0
-    by default; with ``per_frame`` each frame has its own row (its index). Positions are slices,
-    so ``frames[at]`` is a view."""
-    if not params.get("per_frame", False):
-        yield 0, slice(None)
-        return
-    for position, t in enumerate(ids.tolist()):
-        yield int(t), slice(position, position + 1)
-
-
-def seeds(rng: np.random.Generator, k: int) -> np.ndarray:
-    """k seeds for the reference's RandomState, as its randint(0, 2**32), held as int64."""
-    return rng.integers(0, SEED_HIGH, size=k, dtype=np.int64)
-
-
 def draw_checkerboard(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """The reference's draw: angle in [0, 2π), the cell's fraction of side, the grid's seed."""
     check_params("checkerboard_cutout", params)
-    k = draws(n_frames, params)
+    k = draw_count(n_frames, params)
     angle = rng.uniform(0, 2 * np.pi, k)
     scale = rng.uniform(*SCALES, k)
     return {"angle": angle, "scale": scale, "seed": seeds(rng, k)}
@@ -80,7 +43,7 @@ def draw_checkerboard(rng: np.random.Generator, n_frames: int, params: Mapping[s
 def draw_sparkles(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """Five burst centres (y, x fractions of the frame), the ray lengths' seed, rays per burst."""
     check_params("sparkles", params)
-    k = draws(n_frames, params)
+    k = draw_count(n_frames, params)
     centres = rng.uniform(0, 1, (k, BURSTS, 2))
     return {"centres": centres, "seed": seeds(rng, k), "rays": rng.integers(*RAYS, (k, BURSTS))}
 
@@ -88,7 +51,7 @@ def draw_sparkles(rng: np.random.Generator, n_frames: int, params: Mapping[str, 
 def draw_inverse_sparkles(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """One burst's centre (y, x fractions in [0.25, 0.75)), the ray lengths' seed, its rays."""
     check_params("inverse_sparkles", params)
-    k = draws(n_frames, params)
+    k = draw_count(n_frames, params)
     centre = rng.uniform(*INVERSE_CENTRE, (k, 2))
     return {"centre": centre, "seed": seeds(rng, k), "rays": rng.integers(*RAYS, k)}
 

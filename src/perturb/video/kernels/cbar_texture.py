@@ -16,10 +16,10 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from . import cbar_fields as fields
+from .cbar_draws import check_params, draw_count, seeds
 from .reference_forms import reference_form
 from .twins import register_kernel
 
-SEED_HIGH = 2 ** 32                  # the reference's RandomState seeds: integers in [0, 2**32)
 PERLIN_TURBULENCE, PERLIN_GAIN, PERLIN_BIAS = 16.0, 0.5, 0.5     # PerlinNoise's constants
 # Each op's severity parameter and its allowed range (inclusive).
 PARAM_RANGES: dict[str, tuple[str, float, float]] = {
@@ -31,18 +31,6 @@ PARAM_RANGES: dict[str, tuple[str, float, float]] = {
     "blue_noise_sample": ("threshold", -np.inf, np.inf),
 }
 Layer = tuple[np.ndarray | None, np.ndarray | None]          # (scale, add), float32, or None: 1, 0
-
-
-def check_params(name: str, params: Mapping[str, Any]) -> None:
-    """A ValueError naming the parameter when a texture op's parameters are out of range."""
-    per_frame = params.get("per_frame", False)
-    if not isinstance(per_frame, (bool, np.bool_)):
-        raise ValueError(f"per_frame must be True or False; got {per_frame!r}")
-    key, low, high = PARAM_RANGES[name]
-    value = params.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(value) or not low <= value <= high:
-        raise ValueError(f"{name}: expected {key} to be a finite number in [{low}, {high}]; got {value!r}")
 
 
 # ------------------------------------------------------------------------------------ draws
@@ -72,7 +60,7 @@ def _plasma(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
 
 def _seeded(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
     """A RandomState seed in [0, 2**32), as the reference draws one for its field."""
-    return {"seed": rng.integers(0, SEED_HIGH, n, dtype=np.int64)}
+    return {"seed": seeds(rng, n)}
 
 
 DRAWS: dict[str, Callable[[np.random.Generator, int], dict[str, np.ndarray]]] = {
@@ -86,8 +74,9 @@ def draw_texture(name: str) -> Callable[[np.random.Generator, int, Mapping[str, 
     """The drawer of op ``name``: arrays with one row per frame, all rows the same (one draw)
     unless ``per_frame``."""
     def draw(rng: np.random.Generator, n_frames: int, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
-        check_params(name, params)
-        count = n_frames if params.get("per_frame", False) else 1
+        key, low, high = PARAM_RANGES[name]
+        check_params(name, params, {key: (low, high)})
+        count = draw_count(n_frames, params)
         return {k: np.broadcast_to(v, (n_frames, *v.shape[1:])).copy() for k, v in DRAWS[name](rng, count).items()}
     return draw
 
