@@ -236,7 +236,10 @@ def test_per_frame_is_refused_where_no_selected_op_takes_it(capsys, dataset, tmp
     assert main([*head, "--out", str(out), "--per-frame", "--video-perturbations", "jpeg,gaussian_noise",
                  "--text-perturbations", "none", "--no-progress"]) == 2
     err = one_error_line(capsys, command)
-    assert "--per-frame applies to fog, frost, rain, snow, spatter; none of them is selected" in err
+    takers = ("blue_noise_sample, brownish_noise, caustic_refraction, checkerboard_cutout, cocentric_sine_waves, fog, "
+              "frost, inverse_sparkles, perlin_noise, plasma_noise, rain, single_frequency_greyscale, snow, sparkles, "
+              "spatter")
+    assert f"--per-frame applies to {takers}; none of them is selected" in err
     assert not out.exists()
 
 

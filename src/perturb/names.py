@@ -16,11 +16,17 @@ def normalize(name: str) -> str:
 
 
 def unknown_name(kind: str, name: str, spellings: Mapping[str, str], listed: Iterable[str], *,
-                 n: int = 3, cutoff: float = 0.6) -> str:
+                 n: int = 3, cutoff: float = 0.6, margin: float = 0.1) -> str:
     """The message for an unknown ``kind`` called ``name``: up to ``n`` closest names (``spellings``
-    maps every accepted spelling to the name it stands for), then every name of ``listed``."""
+    maps every accepted spelling to the name it stands for), those within ``margin`` of the closest
+    one's similarity (a typo of one name is not answered with its distant cousins), then every
+    name of ``listed``."""
     keys = {normalize(k): v for k, v in spellings.items()}
-    close = difflib.get_close_matches(normalize(name), list(keys), n=n, cutoff=cutoff)
+    typed = normalize(name)
+    close = difflib.get_close_matches(typed, list(keys), n=n, cutoff=cutoff)
+    if close:
+        best = difflib.SequenceMatcher(None, typed, close[0]).ratio()
+        close = [k for k in close if difflib.SequenceMatcher(None, typed, k).ratio() >= best - margin]
     suggestions = list(dict.fromkeys(keys[k] for k in close))
     msg = f"unknown {kind} {name!r}"
     if suggestions:
