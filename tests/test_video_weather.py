@@ -142,7 +142,8 @@ def test_per_frame_subsets_equal_the_whole_and_backends_agree(name: str) -> None
 
 def test_per_frame_is_keyword_only_and_checked() -> None:
     clip = texture(2)
-    with pytest.raises(ValueError, match="jpeg has no per_frame option; ops that take it: fog, frost"):
+    with pytest.raises(ValueError, match="jpeg has no per_frame option; ops that take it: blue_noise_sample, brownish_noise, "
+                                         "caustic_refraction, checkerboard_cutout, cocentric_sine_waves, fog, frost"):
         pv.apply(clip, "jpeg", 3, per_frame=True)
     with pytest.raises(ValueError, match="per_frame must be True or False"):
         pv.draw("fog", 3, 4, per_frame="yes")
