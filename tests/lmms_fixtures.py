@@ -180,3 +180,27 @@ def build_copy(videos: list[Path], out: Path, ops: str, severities: str, seed: i
                    seed=seed, options=BuildOptions(jobs=1, progress=False, command="perturb build (fixture)"))
     assert result.ok, result.summary()
     return out
+
+
+OPS, SEVERITIES = "contrast,reverse_sampling", "1,5"
+
+
+def scene(root: Path, ops: str = OPS, severities: str = SEVERITIES) -> dict[str, Path]:
+    """Both fixture tasks under ``root/tasks``, Video-MME-style videos under ``root/hf`` (HF_HOME), and
+    one copy of all their videos under ``root/copy``: the paths by name (tasks, hf_home, videos, copy)."""
+    local = local_task(root / "tasks")
+    _, videos = vmme_task(root / "tasks", root / "hf")
+    clips = sorted((local / "videos").glob("*.mp4")) + sorted(videos.iterdir())
+    copy = build_copy(clips, root / "copy", ops, severities)
+    return {"tasks": root / "tasks", "hf_home": root / "hf", "videos": videos, "copy": copy}
+
+
+def lmms_tasks_argv(paths: dict[str, Path], out: Path, *tasks: str, ops: str = OPS,
+                    severities: str = SEVERITIES) -> list[str]:
+    """``perturb lmms-tasks`` arguments writing ``tasks`` (default: both) of a :func:`scene` into ``out``."""
+    argv = ["lmms-tasks"]
+    for task in tasks or (LOCAL_TASK, VMME_TASK):
+        argv += ["--task", task]
+    return argv + ["--include-path", str(paths["tasks"]), "--lmms-tasks", str(paths["tasks"]),
+                   "--perturbations", ops, "--severities", severities, "--copy", str(paths["copy"]),
+                   "--videos", str(paths["videos"]), "--out", str(out)]
