@@ -64,9 +64,11 @@ def colour_process_results(doc, results):
 VMME_TASK = "vmme_mini"
 VMME_CLIPS = {"vid001": ".mp4", "vid002": ".MP4", "vid003": ".mkv"}
 
+VMME_HUB = "dataset_path: lmms-eval/Video-MME-mini\ndataset_kwargs:\n"
+VMME_LOCAL = "dataset_path: json\ndataset_kwargs:\n  data_files:\n    test: docs.json\n"
+VMME_DOCS = [{"videoID": video, "question": "Which colour fills the clip?", "answer": LETTERS[colour]}
+             for video, colour in zip(VMME_CLIPS, COLOURS)]
 VMME_YAML = """\
-dataset_path: lmms-eval/Video-MME-mini
-dataset_kwargs:
   token: True
   cache_dir: vmme_mini
   video: True
@@ -155,12 +157,16 @@ def local_task(root: Path) -> Path:
     return folder
 
 
-def vmme_task(root: Path, hf_home: Path) -> tuple[Path, Path]:
-    """``root/vmme_mini/`` (YAML + utils.py, hub dataset never loaded) and its videos under
-    ``hf_home/vmme_mini/data`` (one .mp4, one .MP4, one .mkv); the task folder and the video folder."""
+def vmme_task(root: Path, hf_home: Path, local_docs: bool = False) -> tuple[Path, Path]:
+    """``root/vmme_mini/`` (YAML + utils.py) and its videos under ``hf_home/vmme_mini/data`` (one .mp4,
+    one .MP4, one .mkv); the task folder and the video folder. The docs are Video-MME's hub dataset's
+    shape (never loaded), or with ``local_docs`` a docs.json of videoIDs, so lmms-eval runs it offline
+    (its docs name no video file: the paths are still built by doc_to_visual)."""
     folder = root / VMME_TASK
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{VMME_TASK}.yaml").write_text(VMME_YAML, encoding="utf-8")
+    (folder / f"{VMME_TASK}.yaml").write_text((VMME_LOCAL if local_docs else VMME_HUB) + VMME_YAML, encoding="utf-8")
+    if local_docs:
+        (folder / "docs.json").write_text(json.dumps(VMME_DOCS, indent=1) + "\n", encoding="utf-8")
     (folder / "utils.py").write_text(VMME_UTILS, encoding="utf-8")
     videos = hf_home / VMME_TASK / "data"
     for (video, ext), colour in zip(VMME_CLIPS.items(), COLOURS):
@@ -185,11 +191,12 @@ def build_copy(videos: list[Path], out: Path, ops: str, severities: str, seed: i
 OPS, SEVERITIES = "contrast,reverse_sampling", "1,5"
 
 
-def scene(root: Path, ops: str = OPS, severities: str = SEVERITIES) -> dict[str, Path]:
+def scene(root: Path, ops: str = OPS, severities: str = SEVERITIES, local_docs: bool = False) -> dict[str, Path]:
     """Both fixture tasks under ``root/tasks``, Video-MME-style videos under ``root/hf`` (HF_HOME), and
-    one copy of all their videos under ``root/copy``: the paths by name (tasks, hf_home, videos, copy)."""
+    one copy of all their videos under ``root/copy``: the paths by name (tasks, hf_home, videos, copy).
+    ``local_docs``: the Video-MME-style task reads a local docs.json (lmms-eval runs it offline)."""
     local = local_task(root / "tasks")
-    _, videos = vmme_task(root / "tasks", root / "hf")
+    _, videos = vmme_task(root / "tasks", root / "hf", local_docs)
     clips = sorted((local / "videos").glob("*.mp4")) + sorted(videos.iterdir())
     copy = build_copy(clips, root / "copy", ops, severities)
     return {"tasks": root / "tasks", "hf_home": root / "hf", "videos": videos, "copy": copy}

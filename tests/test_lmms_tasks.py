@@ -221,3 +221,14 @@ def test_a_non_empty_folder_is_refused_and_an_earlier_output_replaced_only_with_
     assert run(capsys, lmms_tasks_argv(paths, out, VMME_TASK) + ["--force"]) == (0, "")
     assert [t.task for t in read_manifest(out).tasks] == [VMME_TASK]
     assert not (out / "data").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_a_path_building_task_over_local_docs_gets_the_same_generated_doc_to_visual(tmp_path, monkeypatch):
+    paths = scene(tmp_path / "scene", ops="contrast", severities="5", local_docs=True)
+    out = tmp_path / "out"
+    assert main(lmms_tasks_argv(paths, out, VMME_TASK, ops="contrast", severities="5")) == 0
+    assert (out / "vmme_mini_perturb_contrast_5.yaml").read_text().endswith(
+        "doc_to_visual: !function perturb_visual.vmme_mini_perturb_contrast_5\n")
+    monkeypatch.setenv("HF_HOME", str(paths["hf_home"]))
+    assert load_generated(out).vmme_mini_perturb_contrast_5({"videoID": "vid002"}) == [
+        str(paths["copy"] / "videos/contrast/5/vid002.mkv")]
