@@ -96,7 +96,7 @@ MEASURES = (    # one row per measure; errors are never stored, always 1 - the a
     Measure("top5", "top-5 accuracy", "top5"),
     Measure("top1_error", "top-1 error", "top1", error=True, lower_is_better=True),
     Measure("top5_error", "top-5 error", "top5", error=True, lower_is_better=True),
-    Measure("score", "score (the lmms-eval task's metric, a fraction)", "score", task=LMMS),
+    Measure("score", "score of the lmms-eval task", "score", task=LMMS),
     Measure("mCE", "mean corruption error against a baseline (ImageNet-C)", "mCE", fraction=False,
             lower_is_better=True, figure=True, task=None, comes_from=_IMAGENET_C),
     Measure("relative_mCE", "relative mean corruption error (ImageNet-C)", "relative_mCE", fraction=False,
