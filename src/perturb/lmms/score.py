@@ -131,13 +131,13 @@ def score_task(manifest: Manifest, entry: TaskEntry, dirs: Sequence[str | os.Pat
     files = results_files(dirs)
     clean = _scored(files, dirs, entry.clean, entry.metric, None)
     variants = [_scored(files, dirs, v.task, entry.metric, v) for v in entry.variants]
+    order = sorted(clean.samples)
+    clean_values = np.array([clean.samples[i] for i in order], dtype=np.float64)
+    per_variant = [paired(clean, v, order) for v in variants]
     scale = scale_of(clean)
     for v in variants:
         if scale_of(v) != scale:
             raise UsageError(f"{v.run.task}: its {v.key} is on another scale than {clean.run.task}'s")
-    order = sorted(clean.samples)
-    clean_values = np.array([clean.samples[i] for i in order], dtype=np.float64)
-    per_variant = [paired(clean, v, order) for v in variants]
     clean_score = clean.value / scale
     boot = dict(bootstrap) if bootstrap else None
     clean_rec: dict[str, Any] = {"score": clean_score}
