@@ -308,6 +308,8 @@ def test_an_lmms_file_off_its_schema_is_refused_in_one_line(written):
     with pytest.raises(GateInputError, match=r"^r.json: runs\[0\].score is 1.5; expected a fraction in \[0, 1\]$"):
         validate(doc, "r.json")
     doc["runs"][0]["score"] = 0.875
+    with pytest.raises(GateInputError, match=r"^r.json: metric of an lmms-eval file must be score; got 'top1'$"):
+        validate({**doc, "metric": "top1"}, "r.json")
     doc.pop("lmms")
     with pytest.raises(GateInputError, match=r"^r.json: missing key\(s\) 'lmms'$"):
         validate(doc, "r.json")

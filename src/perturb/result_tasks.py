@@ -101,16 +101,16 @@ def _visual_document(task: str, data: Mapping[str, Any], source: str) -> None:
     """The metric is one of what the task's runs store (``top1`` or ``top5``; ``score``), measured on the
     clean run and on every run (γ is computed on it); every run perturbed images or video (a classifier,
     or an lmms-eval task through its variants, reads no perturbed text)."""
-    metric, words = data["metric"], TASK_WORDS[task]
+    metric, words = data["metric"], f"{'an' if task == LMMS else 'a'} {TASK_WORDS[task]}"
     if metric not in stored_scores(task):
-        raise GateInputError(f"{source}: metric of a {words} file must be {' or '.join(stored_scores(task))}; "
+        raise GateInputError(f"{source}: metric of {words} file must be {' or '.join(stored_scores(task))}; "
                              f"got {metric!r}")
     for where, record in [("clean", data["clean"])] + [(f"runs[{i}]", r) for i, r in enumerate(data["runs"])]:
         if not isinstance(record.get(metric), (int, float)):
             raise GateInputError(f"{source}: metric is {metric!r} but {where}.{metric} is missing or null")
     for i, run in enumerate(data["runs"]):
         if run["modality"] not in VISUAL:
-            raise GateInputError(f"{source}: runs[{i}].modality of a {words} file must be "
+            raise GateInputError(f"{source}: runs[{i}].modality of {words} file must be "
                                  f"{' or '.join(VISUAL)}; got {run['modality']!r}")
 
 
