@@ -110,7 +110,7 @@ def test_results_document_matches_contract(tmp_path):
     doc = _run(Counting(), tiny_data(5), pairs=[("translate", "Typos")])
     assert CONTRACT <= set(doc)
     assert doc["metric"] == "t2v.R@5" and doc["model"] == {"id": "counting", "kind": "dual"}
-    assert doc["schema_version"] == "1.4" and doc["ties"] == "pessimistic"
+    assert doc["schema_version"] == "1.5" and doc["ties"] == "pessimistic"
     assert doc["dataset"] == {"name": "tiny", "path": "memory", "n_items": 5, "subset": None, "seed": 0}
     keys = {"R@1", "R@5", "R@10", "MdR", "MnR"}
     assert set(doc["clean"]["t2v"]) == keys == set(doc["clean"]["v2t"])

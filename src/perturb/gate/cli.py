@@ -11,7 +11,8 @@ from .outcome import Outcome, exit_status
 
 RULE_HELP = ("[SCOPE[@SEVERITY]:]METRIC=VALUE; SCOPE is a perturbation, category or modality "
              "(none: every perturbation), METRIC gamma_r, gamma_a, t2v.R@5, clean.t2v.R@5, ... (a "
-             "classification file: top1, top5, top1_error, clean.top1, ...; a suite's figure: mCE, mPC, ...); "
+             "classification file: top1, top5, top1_error, clean.top1, ...; an lmms-eval file: score, clean.score; "
+             "a suite's figure: mCE, mPC, ...); "
              "or PART.METRIC=VALUE, PART seen or held_out (bench --trained-with), METRIC gamma_r, gamma_a, "
              "mPC, rPC, mCE, relative_mCE")
 
