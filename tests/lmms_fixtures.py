@@ -159,32 +159,35 @@ def _captions(folder: Path, videos: dict[str, Path]) -> Path:
 
 
 def write_colour_task(root: str | os.PathLike) -> LmmsTask:
-    """The local-data task ``colour_mc`` under ``root``: ``task/colour_mc.yaml`` + ``utils.py`` +
-    ``questions.jsonl`` (``video`` holds each clip's absolute path), the clips in ``videos/``."""
+    """The local-data task ``colour_mc``: ``root/tasks/colour_mc/`` holds its YAML, ``utils.py`` and
+    ``questions.jsonl`` (``video`` holds each clip's absolute path); the clips are in
+    ``root/colour_mc/videos/``. ``root/tasks`` is the folder to pass lmms-eval's ``--include_path``."""
     root = Path(root)
-    videos = _write_clips(root / "videos")
+    folder = root / "tasks" / TASK
+    videos = _write_clips(root / TASK / "videos")
     rows, answers = _questions(videos, "video", absolute=True)
-    data = _write_jsonl(root / "task" / "questions.jsonl", rows)
-    (root / "task" / "utils.py").write_text(
+    data = _write_jsonl(folder / "questions.jsonl", rows)
+    (folder / "utils.py").write_text(
         UTILS.format(what="The colour task's prompt, scoring and visuals.", visual=LOCAL_VISUAL))
-    yaml = root / "task" / f"{TASK}.yaml"
+    yaml = folder / f"{TASK}.yaml"
     yaml.write_text(YAML.format(kwargs=f"  data_files: {json.dumps(str(data))}", task=TASK, visual="colour_visual"))
-    return LmmsTask(yaml, root / "videos", _captions(root, videos), answers)
+    return LmmsTask(yaml, root / TASK / "videos", _captions(root / TASK, videos), answers)
 
 
 def write_vmme_task(root: str | os.PathLike, hf_home: str | os.PathLike) -> LmmsTask:
-    """The path-building task ``colour_vmme`` under ``root``: its ``doc_to_visual`` reads
-    ``<HF_HOME>/colour_vmme_cache/data/<videoID>.mp4``, where the clips are written."""
+    """The path-building task ``colour_vmme`` in ``root/tasks/colour_vmme/``: its ``doc_to_visual``
+    reads ``<HF_HOME>/colour_vmme_cache/data/<videoID>.mp4``, where the clips are written."""
     root = Path(root)
+    folder = root / "tasks" / VMME_TASK
     videos = _write_clips(Path(hf_home) / "colour_vmme_cache" / "data")
     rows, answers = _questions(videos, "videoID", absolute=False)
-    data = _write_jsonl(root / "task" / "vmme.jsonl", rows)
-    (root / "task" / "utils.py").write_text(
+    data = _write_jsonl(folder / "vmme.jsonl", rows)
+    (folder / "utils.py").write_text(
         UTILS.format(what="A Video-MME-shaped task: paths built from HF_HOME and cache_dir.", visual=VMME_VISUAL))
-    yaml = root / "task" / f"{VMME_TASK}.yaml"
+    yaml = folder / f"{VMME_TASK}.yaml"
     yaml.write_text(YAML.format(kwargs=f"  data_files: {json.dumps(str(data))}\n  cache_dir: colour_vmme_cache",
                                 task=VMME_TASK, visual="colour_doc_to_visual"))
-    return LmmsTask(yaml, videos["clip0"].parent, _captions(root, videos), answers)
+    return LmmsTask(yaml, videos["clip0"].parent, _captions(root / VMME_TASK, videos), answers)
 
 
 def plugin_env(hf_home: str | os.PathLike) -> dict[str, str]:
