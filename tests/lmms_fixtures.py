@@ -1,104 +1,92 @@
-"""Tiny lmms-eval tasks for the bridge's tests, written to disk (no hub, no lmms_eval import here):
-a local multiple-choice video task ("which colour dominates?") over six 32x32 clips, each mostly
-one colour, and a Video-MME-style task whose ``doc_to_visual`` builds the video path from a cache
-folder. The plugin model in ``tests/lmms_harness`` answers these questions from the pixels."""
+"""Fixtures of the lmms-eval bridge: tiny solid-colour clips (made with perturb's own video io), a
+local multiple-choice video task (json data + YAML + utils.py), a Video-MME-style task whose
+doc_to_visual builds paths under HF_HOME (no hub access), and a perturb-built copy of their videos."""
 from __future__ import annotations
 
+import csv
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-# the clips' dominant colours (RGB); the plugin model holds the same table
-COLOURS = {"red": (200, 30, 30), "green": (40, 170, 50), "blue": (40, 60, 210),
-           "yellow": (220, 200, 40), "purple": (130, 40, 160), "orange": (230, 120, 20)}
-LETTERS = "ABCD"
-TASK = "colour_mc"
-VMME_TASK = "colour_vmme"
-PLUGIN = "colour_plugin"                  # the LMMS_EVAL_PLUGINS package, in tests/lmms_harness/
-PLUGIN_MODEL = "colour_reader"
-TESTS = Path(__file__).resolve().parent
+from perturb.dataset import BuildOptions, build
+from perturb.video import io
 
+COLOURS = {"red": (220, 30, 30), "green": (30, 200, 40), "blue": (30, 40, 220)}
+LETTERS = {"red": "A", "green": "B", "blue": "C"}
+LOCAL_CLIPS = ("red_1", "green_1", "blue_1", "red_2")
+LOCAL_TASK = "colour_mc"
 
-@dataclass(frozen=True)
-class LmmsTask:
-    """A written fixture task: its YAML, the folder of its videos, the generic caption file that
-    ``perturb build`` reads, and the right answer letter per question id."""
-    yaml: Path
-    videos: Path
-    captions: Path
-    answers: dict[str, str]
+LOCAL_YAML = """\
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    test: data.json
+task: colour_mc
+test_split: test
+output_type: generate_until
+doc_to_visual: !function utils.colour_doc_to_visual
+doc_to_text: !function utils.colour_doc_to_text
+doc_to_target: answer
+generation_kwargs:
+  max_new_tokens: 4
+  temperature: 0
+  do_sample: false
+process_results: !function utils.colour_process_results
+metric_list:
+  - metric: accuracy
+    aggregation: mean
+    higher_is_better: true
+metadata:
+  - version: 0.0
+"""
 
-
-def colour_clip(colour: str, index: int, frames: int = 8, size: int = 32) -> np.ndarray:
-    """A (frames, size, size, 3) uint8 clip: ``colour`` with seeded pixel noise, and a small square
-    of the next colour that moves across the frames (so temporal ops reorder something)."""
-    rng = np.random.default_rng(index)
-    names = list(COLOURS)
-    base = np.array(COLOURS[colour], np.int16)
-    other = np.array(COLOURS[names[(names.index(colour) + 1) % len(names)]], np.int16)
-    clip = base + rng.integers(-20, 21, (frames, size, size, 3), dtype=np.int16)
-    for t in range(frames):
-        x = (3 * t) % (size - 8)
-        clip[t, 4:12, x:x + 8] = other
-    return np.clip(clip, 0, 255).astype(np.uint8)
-
-
-def _options(index: int) -> tuple[list[str], str]:
-    """Four colour names: the clip's own at letter ``index % 4``, then the next three colours in
-    the table's order around it; and that letter."""
-    names = list(COLOURS)
-    right = names[index]
-    others = [names[(index + k) % len(names)] for k in (1, 2, 3)]
-    slot = index % len(LETTERS)
-    return others[:slot] + [right] + others[slot:], LETTERS[slot]
-
-
-def _write_clips(folder: Path) -> dict[str, Path]:
-    """The six clips as lossless H.264 .mp4 files, ``clip<i>.mp4``; {video id: path}."""
-    from perturb.video.io import write
-
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = {}
-    for i, colour in enumerate(COLOURS):
-        paths[f"clip{i}"] = folder / f"clip{i}.mp4"
-        write(paths[f"clip{i}"], colour_clip(colour, i), fps=8.0, codec="libx264rgb", qp=0)
-    return paths
-
-
-def _write_jsonl(path: Path, rows: list[dict]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
-UTILS = '''\
-"""{what}"""
+LOCAL_UTILS = '''\
+"""A local multiple-choice colour task: which colour fills the clip?"""
 import os
-import re
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def colour_text(doc, lmms_eval_specific_kwargs=None):
-    options = "\\n".join(f"{{letter}}. {{name}}" for letter, name in zip("ABCD", doc["options"]))
-    return f"Which colour dominates the video?\\n{{options}}\\nAnswer with the option's letter."
+def colour_doc_to_visual(doc):
+    return [os.path.join(HERE, doc["video"])]
 
 
-def colour_results(doc, results):
-    match = re.search(r"[ABCD]", results[0].strip().upper())
-    return {{"accuracy": float(bool(match) and match.group(0) == doc["answer"])}}
-{visual}'''
+def colour_doc_to_text(doc, lmms_eval_specific_kwargs=None):
+    return doc["question"] + "\\n" + "\\n".join(doc["options"]) + "\\nAnswer with the letter."
 
-LOCAL_VISUAL = '''
 
-def colour_visual(doc):
-    return [doc["video"]]
+def colour_process_results(doc, results):
+    answer = results[0].strip()[:1].upper() if results and results[0] else ""
+    return {"accuracy": float(answer == doc["answer"])}
 '''
 
-# Video-MME's shape: the path joins HF_HOME, the YAML's cache_dir, "data" and the video id, and a
-# missing file exits the process (as tasks/videomme/utils.py does)
-VMME_VISUAL = '''
+VMME_TASK = "vmme_mini"
+VMME_CLIPS = {"vid001": ".mp4", "vid002": ".MP4", "vid003": ".mkv"}
+
+VMME_YAML = """\
+dataset_path: lmms-eval/Video-MME-mini
+dataset_kwargs:
+  token: True
+  cache_dir: vmme_mini
+  video: True
+task: vmme_mini
+test_split: test
+output_type: generate_until
+doc_to_visual: !function utils.vmme_doc_to_visual
+doc_to_text: !function utils.vmme_doc_to_text
+doc_to_target: "answer"
+process_results: !function utils.vmme_process_results
+metric_list:
+  - metric: vmme_perception_score
+    aggregation: mean
+    higher_is_better: true
+"""
+
+VMME_UTILS = '''\
+"""Video-MME's path building, in miniature: HF_HOME, the YAML's cache_dir, "data", videoID + ext."""
+import os
 import sys
 from pathlib import Path
 
@@ -106,96 +94,154 @@ import yaml
 
 hf_home = os.getenv("HF_HOME", "~/.cache/huggingface/")
 base_cache_dir = os.path.expanduser(hf_home)
-with open(Path(__file__).parent / "colour_vmme.yaml", "r") as f:
+with open(Path(__file__).parent / "vmme_mini.yaml", "r") as f:
     safe_data = [line for line in f.readlines() if "!function" not in line]
 cache_name = yaml.safe_load("".join(safe_data))["dataset_kwargs"]["cache_dir"]
 
 
-def colour_doc_to_visual(doc):
+def vmme_doc_to_visual(doc):
     cache_dir = os.path.join(base_cache_dir, cache_name)
-    video_path = os.path.join(cache_dir, "data", doc["videoID"] + ".mp4")
+    video_path = doc["videoID"] + ".mp4"
+    video_path = os.path.join(cache_dir, "data", video_path)
     if os.path.exists(video_path):
-        return [video_path]
-    sys.exit(f"video path:{video_path} does not exist, please check")
-'''
+        video_path = video_path
+    elif os.path.exists(video_path.replace("mp4", "MP4")):
+        video_path = video_path.replace("mp4", "MP4")
+    elif os.path.exists(video_path.replace("mp4", "mkv")):
+        video_path = video_path.replace("mp4", "mkv")
+    else:
+        sys.exit(f"video path:{video_path} does not exist, please check")
+    return [video_path]
 
-YAML = '''\
-dataset_path: json
-dataset_kwargs:
-{kwargs}
-task: {task}
-test_split: train
-output_type: generate_until
-doc_to_visual: !function utils.{visual}
-doc_to_text: !function utils.colour_text
-doc_to_target: answer
-generation_kwargs:
-  max_new_tokens: 4
-  do_sample: false
-process_results: !function utils.colour_results
-metric_list:
-  - metric: accuracy
-    aggregation: mean
-    higher_is_better: true
-metadata:
-  version: 0.0
+
+def vmme_doc_to_text(doc, lmms_eval_specific_kwargs=None):
+    return doc["question"]
+
+
+def vmme_process_results(doc, results):
+    return {"vmme_perception_score": float(results[0].strip()[:1] == doc["answer"])}
 '''
 
 
-def _questions(videos: dict[str, Path], key: str, absolute: bool) -> tuple[list[dict], dict[str, str]]:
-    rows, answers = [], {}
-    for i, (vid, path) in enumerate(videos.items()):
-        options, answers[f"q{i}"] = _options(i)
-        rows.append({"question_id": f"q{i}", key: str(path) if absolute else vid,
-                     "options": options, "answer": answers[f"q{i}"]})
-    return rows, answers
+def solid_clip(colour: str, frames: int = 6, size: int = 32, palette: dict | None = None) -> np.ndarray:
+    """A (T, size, size, 3) uint8 clip filled with one colour (of COLOURS or ``palette``), with a
+    faint moving bar."""
+    clip = np.empty((frames, size, size, 3), np.uint8)
+    clip[:] = (palette or COLOURS)[colour]
+    for t in range(frames):
+        clip[t, :, t % size] = 128
+    return clip
 
 
-def _captions(folder: Path, videos: dict[str, Path]) -> Path:
-    """The generic caption file ``perturb build`` reads: one row per clip (the caption is its colour)."""
-    return _write_jsonl(folder / "captions.jsonl", [
-        {"video_id": vid, "video_path": str(path), "caption": f"a {colour} clip"}
-        for (vid, path), colour in zip(videos.items(), COLOURS)])
+def write_clip(path: Path, colour: str, palette: dict | None = None) -> Path:
+    """A tiny H.264 clip of one colour (its container from the suffix: .mp4, .MP4, .mkv)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fmt = "matroska" if path.suffix.lower() == ".mkv" else "mp4"
+    io.write(str(path), solid_clip(colour, palette=palette), 10, "libx264", {"crf": "10", "preset": "ultrafast", "threads": "1"},
+             format=fmt)
+    return path
 
 
-def write_colour_task(root: str | os.PathLike) -> LmmsTask:
-    """The local-data task ``colour_mc``: ``root/tasks/colour_mc/`` holds its YAML, ``utils.py`` and
-    ``questions.jsonl`` (``video`` holds each clip's absolute path); the clips are in
-    ``root/colour_mc/videos/``. ``root/tasks`` is the folder to pass lmms-eval's ``--include_path``."""
-    root = Path(root)
-    folder = root / "tasks" / TASK
-    videos = _write_clips(root / TASK / "videos")
-    rows, answers = _questions(videos, "video", absolute=True)
-    data = _write_jsonl(folder / "questions.jsonl", rows)
-    (folder / "utils.py").write_text(
-        UTILS.format(what="The colour task's prompt, scoring and visuals.", visual=LOCAL_VISUAL))
-    yaml = folder / f"{TASK}.yaml"
-    yaml.write_text(YAML.format(kwargs=f"  data_files: {json.dumps(str(data))}", task=TASK, visual="colour_visual"))
-    return LmmsTask(yaml, root / TASK / "videos", _captions(root / TASK, videos), answers)
+def local_task(root: Path) -> Path:
+    """``root/colour_mc/``: colour_mc.yaml, utils.py, data.json and videos/<clip>.mp4; the task folder."""
+    folder = root / LOCAL_TASK
+    docs = []
+    for clip in LOCAL_CLIPS:
+        colour = clip.split("_")[0]
+        write_clip(folder / "videos" / f"{clip}.mp4", colour)
+        docs.append({"id": clip, "video": f"videos/{clip}.mp4", "question": "Which colour fills the clip?",
+                     "options": ["A. red", "B. green", "C. blue"], "answer": LETTERS[colour]})
+    (folder / "data.json").write_text(json.dumps(docs, indent=1) + "\n", encoding="utf-8")
+    (folder / f"{LOCAL_TASK}.yaml").write_text(LOCAL_YAML, encoding="utf-8")
+    (folder / "utils.py").write_text(LOCAL_UTILS, encoding="utf-8")
+    return folder
 
 
-def write_vmme_task(root: str | os.PathLike, hf_home: str | os.PathLike) -> LmmsTask:
-    """The path-building task ``colour_vmme`` in ``root/tasks/colour_vmme/``: its ``doc_to_visual``
-    reads ``<HF_HOME>/colour_vmme_cache/data/<videoID>.mp4``, where the clips are written."""
-    root = Path(root)
-    folder = root / "tasks" / VMME_TASK
-    videos = _write_clips(Path(hf_home) / "colour_vmme_cache" / "data")
-    rows, answers = _questions(videos, "videoID", absolute=False)
-    data = _write_jsonl(folder / "vmme.jsonl", rows)
-    (folder / "utils.py").write_text(
-        UTILS.format(what="A Video-MME-shaped task: paths built from HF_HOME and cache_dir.", visual=VMME_VISUAL))
+def vmme_task(root: Path, hf_home: Path) -> tuple[Path, Path]:
+    """``root/vmme_mini/`` (YAML + utils.py, hub dataset never loaded) and its videos under
+    ``hf_home/vmme_mini/data`` (one .mp4, one .MP4, one .mkv); the task folder and the video folder."""
+    folder = root / VMME_TASK
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{VMME_TASK}.yaml").write_text(VMME_YAML, encoding="utf-8")
+    (folder / "utils.py").write_text(VMME_UTILS, encoding="utf-8")
+    videos = hf_home / VMME_TASK / "data"
+    for (video, ext), colour in zip(VMME_CLIPS.items(), COLOURS):
+        write_clip(videos / f"{video}{ext}", colour)
+    return folder, videos
+
+
+def build_copy(videos: list[Path], out: Path, ops: str, severities: str, seed: int = 0) -> Path:
+    """A ``perturb build`` of these videos (item id = file stem, no text perturbations) into ``out``."""
+    listing = out.parent / f"{out.name}-videos.csv"
+    listing.parent.mkdir(parents=True, exist_ok=True)
+    with listing.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["video_id", "video_path", "caption"])
+        writer.writerows([p.stem, str(p), "a clip"] for p in videos)
+    result = build(listing, out, video_perturbations=ops, severities=severities, text_perturbations="none",
+                   seed=seed, options=BuildOptions(jobs=1, progress=False, command="perturb build (fixture)"))
+    assert result.ok, result.summary()
+    return out
+
+
+# ---------------------------------------------------------------- the harness's end-to-end tasks
+# Six colours, four options a question: a model that names the nearest colour is right on every
+# clean clip, and a desaturated clip drifts to a neighbour (saturate moves the score, jumble not).
+MC_COLOURS = {**COLOURS, "yellow": (220, 200, 40), "purple": (130, 40, 160), "orange": (230, 120, 20)}
+MC_TASK = "dominant_mc"
+HARNESS = Path(__file__).resolve().parent / "lmms_harness"     # PYTHONPATH of the lmms-eval runs
+PLUGIN, PLUGIN_MODEL = "colour_plugin", "colour_reader"
+
+
+def _options(index: int) -> tuple[list[str], str]:
+    """Colour ``index`` among the next three in MC_COLOURS's order, placed at option ``index % 4``:
+    the options as "A. red" lines, and the right letter."""
+    names = list(MC_COLOURS)
+    others = [names[(index + k) % len(names)] for k in (1, 2, 3)]
+    slot = index % 4
+    ordered = others[:slot] + [names[index]] + others[slot:]
+    return [f"{letter}. {name}" for letter, name in zip("ABCD", ordered)], "ABCD"[slot]
+
+
+def dominant_colour_task(root: Path) -> Path:
+    """``root/dominant_mc/``: the local multiple-choice task of :func:`local_task` over one clip per
+    colour of MC_COLOURS (``videos/<colour>.mp4``) with four options; the task folder."""
+    folder = root / MC_TASK
+    docs = []
+    for i, colour in enumerate(MC_COLOURS):
+        write_clip(folder / "videos" / f"{colour}.mp4", colour, MC_COLOURS)
+        options, answer = _options(i)
+        docs.append({"id": colour, "video": f"videos/{colour}.mp4", "question": "Which colour fills the clip?",
+                     "options": options, "answer": answer})
+    (folder / "data.json").write_text(json.dumps(docs, indent=1) + "\n", encoding="utf-8")
+    (folder / f"{MC_TASK}.yaml").write_text(LOCAL_YAML.replace(LOCAL_TASK, MC_TASK), encoding="utf-8")
+    (folder / "utils.py").write_text(LOCAL_UTILS, encoding="utf-8")
+    return folder
+
+
+def vmme_local_task(root: Path, hf_home: Path) -> tuple[Path, Path]:
+    """:func:`vmme_task` made to run offline in the real harness: its docs come from a local JSON
+    file (as the hub dataset would give them), its paths are still built by its ``doc_to_visual``
+    (``dataset_kwargs.video`` with the cache folder present: lmms-eval downloads nothing)."""
+    folder, videos = vmme_task(root, hf_home)
+    data = folder / "docs.json"
+    data.write_text(json.dumps([
+        {"videoID": video, "answer": LETTERS[colour],
+         "question": "Which colour fills the clip?\nA. red\nB. green\nC. blue\nAnswer with the letter."}
+        for video, colour in zip(VMME_CLIPS, COLOURS)], indent=1) + "\n", encoding="utf-8")
     yaml = folder / f"{VMME_TASK}.yaml"
-    yaml.write_text(YAML.format(kwargs=f"  data_files: {json.dumps(str(data))}\n  cache_dir: colour_vmme_cache",
-                                task=VMME_TASK, visual="colour_doc_to_visual"))
-    return LmmsTask(yaml, videos["clip0"].parent, _captions(root / VMME_TASK, videos), answers)
+    yaml.write_text(yaml.read_text(encoding="utf-8").replace(
+        "dataset_path: lmms-eval/Video-MME-mini\ndataset_kwargs:\n",
+        f"dataset_path: json\ndataset_kwargs:\n  data_files: {json.dumps(str(data))}\n"), encoding="utf-8")
+    return folder, videos
 
 
-def plugin_env(hf_home: str | os.PathLike) -> dict[str, str]:
-    """The environment an lmms-eval subprocess runs in: offline, its caches under ``hf_home``, and
-    the plugin model importable (``LMMS_EVAL_PLUGINS``)."""
+def harness_env(hf_home: Path) -> dict[str, str]:
+    """The environment of an lmms-eval run: offline, its caches under ``hf_home``, and the plugin
+    model importable (``tests/lmms_harness`` on PYTHONPATH, not ``tests/``, whose datasets.py would
+    hide Hugging Face's)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LMMS_EVAL_PLUGINS")}
-    return {**env, "HF_HOME": str(hf_home), "HF_DATASETS_CACHE": str(Path(hf_home) / "datasets"),
+    return {**env, "HF_HOME": str(hf_home), "HF_DATASETS_CACHE": str(hf_home / "datasets"),
             "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-            "PYTHONPATH": str(TESTS / "lmms_harness"), "LMMS_EVAL_PLUGINS": PLUGIN, "WANDB_MODE": "disabled",
+            "PYTHONPATH": str(HARNESS), "LMMS_EVAL_PLUGINS": PLUGIN, "WANDB_MODE": "disabled",
             "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
-

@@ -164,3 +164,20 @@ def test_the_video_package_does_not_import_the_image_package():
     offenders = sorted(module_name(p) for p in below
                        if any(m == "perturb.image" or m.startswith("perturb.image.") for m in imported_modules(p)))
     assert below and offenders == []
+
+
+LMMS = PACKAGE / "lmms"
+
+
+def test_the_lmms_bridge_says_what_it_may_import_and_imports_no_benchmark_room():
+    assert may_import(LMMS) == set()
+    offenders = sorted(f"{module_name(p)}: {m}" for p in LMMS.rglob("*.py") for m in imported_modules(p)
+                       if m.startswith("perturb.bench"))
+    assert offenders == []
+
+
+def test_no_module_imports_lmms_eval():
+    """The bridge reads lmms-eval's files; perturb never imports the harness itself."""
+    offenders = sorted(module_name(p) for p in SOURCES
+                       if any(m == "lmms_eval" or m.startswith("lmms_eval.") for m in imported_modules(p)))
+    assert offenders == []

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "perturb.bench.report_cli",
     "perturb.bench.cache_cli",
     "perturb.gate.cli",
+    "perturb.lmms.tasks_cli",
 )
 
 
