@@ -193,13 +193,11 @@ HARNESS = Path(__file__).resolve().parent / "lmms_harness"     # PYTHONPATH of t
 PLUGIN, PLUGIN_MODEL = "colour_plugin", "colour_reader"
 
 
-def _options(index: int) -> tuple[list[str], str]:
-    """Colour ``index`` among the next three in MC_COLOURS's order, placed at option ``index % 4``:
-    the options as "A. red" lines, and the right letter."""
-    names = list(MC_COLOURS)
-    others = [names[(index + k) % len(names)] for k in (1, 2, 3)]
+def _options(index: int, right: str, others: list[str]) -> tuple[list[str], str]:
+    """Colour ``right`` placed among three ``others`` at option ``index % 4``: the options as
+    "A. red" lines, and the right letter."""
     slot = index % 4
-    ordered = others[:slot] + [names[index]] + others[slot:]
+    ordered = others[:slot] + [right] + others[slot:]
     return [f"{letter}. {name}" for letter, name in zip("ABCD", ordered)], "ABCD"[slot]
 
 
@@ -207,10 +205,10 @@ def dominant_colour_task(root: Path) -> Path:
     """``root/dominant_mc/``: the local multiple-choice task of :func:`local_task` over one clip per
     colour of MC_COLOURS (``videos/<colour>.mp4``) with four options; the task folder."""
     folder = root / MC_TASK
-    docs = []
+    docs, names = [], list(MC_COLOURS)
     for i, colour in enumerate(MC_COLOURS):
         write_clip(folder / "videos" / f"{colour}.mp4", colour, MC_COLOURS)
-        options, answer = _options(i)
+        options, answer = _options(i, colour, [names[(i + k) % len(names)] for k in (1, 2, 3)])
         docs.append({"id": colour, "video": f"videos/{colour}.mp4", "question": "Which colour fills the clip?",
                      "options": options, "answer": answer})
     (folder / "data.json").write_text(json.dumps(docs, indent=1) + "\n", encoding="utf-8")
@@ -222,17 +220,20 @@ def dominant_colour_task(root: Path) -> Path:
 def vmme_local_task(root: Path, hf_home: Path) -> tuple[Path, Path]:
     """:func:`vmme_task` made to run offline in the real harness: its docs come from a local JSON
     file (as the hub dataset would give them), its paths are still built by its ``doc_to_visual``
-    (``dataset_kwargs.video`` with the cache folder present: lmms-eval downloads nothing)."""
+    (``dataset_kwargs.video`` with the cache folder present: lmms-eval downloads nothing). The
+    options set each primary among orange, purple and yellow, which a desaturated clip drifts to."""
     folder, videos = vmme_task(root, hf_home)
     data = folder / "docs.json"
-    data.write_text(json.dumps([
-        {"videoID": video, "answer": LETTERS[colour],
-         "question": "Which colour fills the clip?\nA. red\nB. green\nC. blue\nAnswer with the letter."}
-        for video, colour in zip(VMME_CLIPS, COLOURS)], indent=1) + "\n", encoding="utf-8")
+    docs = []
+    for i, video in enumerate(VMME_CLIPS):
+        options, answer = _options(i, [*COLOURS][i], ["orange", "purple", "yellow"])
+        docs.append({"videoID": video, "answer": answer,
+                     "question": "\n".join(["Which colour fills the clip?", *options, "Answer with the letter."])})
+    data.write_text(json.dumps(docs, indent=1) + "\n", encoding="utf-8")
     yaml = folder / f"{VMME_TASK}.yaml"
     yaml.write_text(yaml.read_text(encoding="utf-8").replace(
         "dataset_path: lmms-eval/Video-MME-mini\ndataset_kwargs:\n",
-        f"dataset_path: json\ndataset_kwargs:\n  data_files: {json.dumps(str(data))}\n"), encoding="utf-8")
+        f"dataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {json.dumps(str(data))}\n"), encoding="utf-8")
     return folder, videos
 
 
