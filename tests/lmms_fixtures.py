@@ -65,9 +65,24 @@ def colour_process_results(doc, results):
 VMME_TASK = "vmme_mini"
 VMME_CLIPS = {"vid001": ".mp4", "vid002": ".MP4", "vid003": ".mkv"}
 
+VMME_HUB = "dataset_path: lmms-eval/Video-MME-mini\ndataset_kwargs:\n"
+VMME_LOCAL = "dataset_path: json\ndataset_kwargs:\n  data_files:\n    test: docs.json\n"
+
+
+def _options(index: int, right: str, others: list[str]) -> tuple[list[str], str]:
+    """Colour ``right`` placed among three ``others`` at option ``index % 4``: the options as
+    "A. red" lines, and the right letter."""
+    slot = index % 4
+    ordered = others[:slot] + [right] + others[slot:]
+    return [f"{letter}. {name}" for letter, name in zip("ABCD", ordered)], "ABCD"[slot]
+
+
+# each primary among orange, purple and yellow, which a desaturated clip drifts to
+VMME_DOCS = [{"videoID": video, "answer": answer,
+              "question": "\n".join(["Which colour fills the clip?", *options, "Answer with the letter."])}
+             for i, (video, colour) in enumerate(zip(VMME_CLIPS, COLOURS))
+             for options, answer in [_options(i, colour, ["orange", "purple", "yellow"])]]
 VMME_YAML = """\
-dataset_path: lmms-eval/Video-MME-mini
-dataset_kwargs:
   token: True
   cache_dir: vmme_mini
   video: True
@@ -157,12 +172,16 @@ def local_task(root: Path) -> Path:
     return folder
 
 
-def vmme_task(root: Path, hf_home: Path) -> tuple[Path, Path]:
-    """``root/vmme_mini/`` (YAML + utils.py, hub dataset never loaded) and its videos under
-    ``hf_home/vmme_mini/data`` (one .mp4, one .MP4, one .mkv); the task folder and the video folder."""
+def vmme_task(root: Path, hf_home: Path, local_docs: bool = False) -> tuple[Path, Path]:
+    """``root/vmme_mini/`` (YAML + utils.py) and its videos under ``hf_home/vmme_mini/data`` (one .mp4,
+    one .MP4, one .mkv); the task folder and the video folder. The docs are Video-MME's hub dataset's
+    shape (never loaded), or with ``local_docs`` a docs.json of videoIDs, so lmms-eval runs it offline
+    (its docs name no video file: the paths are still built by doc_to_visual)."""
     folder = root / VMME_TASK
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{VMME_TASK}.yaml").write_text(VMME_YAML, encoding="utf-8")
+    (folder / f"{VMME_TASK}.yaml").write_text((VMME_LOCAL if local_docs else VMME_HUB) + VMME_YAML, encoding="utf-8")
+    if local_docs:
+        (folder / "docs.json").write_text(json.dumps(VMME_DOCS, indent=1) + "\n", encoding="utf-8")
     (folder / "utils.py").write_text(VMME_UTILS, encoding="utf-8")
     videos = hf_home / VMME_TASK / "data"
     for (video, ext), colour in zip(VMME_CLIPS.items(), COLOURS):
@@ -184,21 +203,38 @@ def build_copy(videos: list[Path], out: Path, ops: str, severities: str, seed: i
     return out
 
 
-# ---------------------------------------------------------------- the harness's end-to-end tasks
+OPS, SEVERITIES = "contrast,reverse_sampling", "1,5"
+
+
+def scene(root: Path, ops: str = OPS, severities: str = SEVERITIES, local_docs: bool = False) -> dict[str, Path]:
+    """Both fixture tasks under ``root/tasks``, Video-MME-style videos under ``root/hf`` (HF_HOME), and
+    one copy of all their videos under ``root/copy``: the paths by name (tasks, hf_home, videos, copy).
+    ``local_docs``: the Video-MME-style task reads a local docs.json (lmms-eval runs it offline)."""
+    local = local_task(root / "tasks")
+    _, videos = vmme_task(root / "tasks", root / "hf", local_docs)
+    clips = sorted((local / "videos").glob("*.mp4")) + sorted(videos.iterdir())
+    copy = build_copy(clips, root / "copy", ops, severities)
+    return {"tasks": root / "tasks", "hf_home": root / "hf", "videos": videos, "copy": copy}
+
+
+def lmms_tasks_argv(paths: dict[str, Path], out: Path, *tasks: str, ops: str = OPS,
+                    severities: str = SEVERITIES) -> list[str]:
+    """``perturb lmms-tasks`` arguments writing ``tasks`` (default: both) of a :func:`scene` into ``out``."""
+    argv = ["lmms-tasks"]
+    for task in tasks or (LOCAL_TASK, VMME_TASK):
+        argv += ["--task", task]
+    return argv + ["--include-path", str(paths["tasks"]), "--lmms-tasks", str(paths["tasks"]),
+                   "--perturbations", ops, "--severities", severities, "--copy", str(paths["copy"]),
+                   "--videos", str(paths["videos"]), "--out", str(out)]
+
+
+# ---------------------------------------------------------------- the harness's end-to-end task
 # Six colours, four options a question: a model that names the nearest colour is right on every
 # clean clip, and a desaturated clip drifts to a neighbour (saturate moves the score, jumble not).
 MC_COLOURS = {**COLOURS, "yellow": (220, 200, 40), "purple": (130, 40, 160), "orange": (230, 120, 20)}
 MC_TASK = "dominant_mc"
 HARNESS = Path(__file__).resolve().parent / "lmms_harness"     # PYTHONPATH of the lmms-eval runs
 PLUGIN, PLUGIN_MODEL = "colour_plugin", "colour_reader"
-
-
-def _options(index: int, right: str, others: list[str]) -> tuple[list[str], str]:
-    """Colour ``right`` placed among three ``others`` at option ``index % 4``: the options as
-    "A. red" lines, and the right letter."""
-    slot = index % 4
-    ordered = others[:slot] + [right] + others[slot:]
-    return [f"{letter}. {name}" for letter, name in zip("ABCD", ordered)], "ABCD"[slot]
 
 
 def dominant_colour_task(root: Path) -> Path:
@@ -215,26 +251,6 @@ def dominant_colour_task(root: Path) -> Path:
     (folder / f"{MC_TASK}.yaml").write_text(LOCAL_YAML.replace(LOCAL_TASK, MC_TASK), encoding="utf-8")
     (folder / "utils.py").write_text(LOCAL_UTILS, encoding="utf-8")
     return folder
-
-
-def vmme_local_task(root: Path, hf_home: Path) -> tuple[Path, Path]:
-    """:func:`vmme_task` made to run offline in the real harness: its docs come from a local JSON
-    file (as the hub dataset would give them), its paths are still built by its ``doc_to_visual``
-    (``dataset_kwargs.video`` with the cache folder present: lmms-eval downloads nothing). The
-    options set each primary among orange, purple and yellow, which a desaturated clip drifts to."""
-    folder, videos = vmme_task(root, hf_home)
-    data = folder / "docs.json"
-    docs = []
-    for i, video in enumerate(VMME_CLIPS):
-        options, answer = _options(i, [*COLOURS][i], ["orange", "purple", "yellow"])
-        docs.append({"videoID": video, "answer": answer,
-                     "question": "\n".join(["Which colour fills the clip?", *options, "Answer with the letter."])})
-    data.write_text(json.dumps(docs, indent=1) + "\n", encoding="utf-8")
-    yaml = folder / f"{VMME_TASK}.yaml"
-    yaml.write_text(yaml.read_text(encoding="utf-8").replace(
-        "dataset_path: lmms-eval/Video-MME-mini\ndataset_kwargs:\n",
-        f"dataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {json.dumps(str(data))}\n"), encoding="utf-8")
-    return folder, videos
 
 
 def harness_env(hf_home: Path) -> dict[str, str]:

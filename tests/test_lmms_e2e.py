@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lmms_fixtures import (HARNESS, MC_COLOURS, MC_TASK, PLUGIN_MODEL, VMME_TASK, build_copy,
-                           dominant_colour_task, harness_env, vmme_local_task)
+                           dominant_colour_task, harness_env, vmme_task)
 from perturb.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,7 +51,7 @@ def harness(tmp_path_factory) -> dict:
     """Everything run once: the copies, the variant folders, and lmms-eval with both models."""
     root = tmp_path_factory.mktemp("lmms-e2e")
     mc = dominant_colour_task(root / "tasks")
-    vmme, vmme_videos = vmme_local_task(root / "tasks", root / "hf")
+    _, vmme_videos = vmme_task(root / "tasks", root / "hf", local_docs=True)
     for task, videos, extra in ((MC_TASK, sorted((mc / "videos").iterdir()), []),
                                 (VMME_TASK, sorted(vmme_videos.iterdir()), ["--videos", str(vmme_videos)])):
         copy = build_copy(videos, root / f"copy-{task}", OPS, SEVERITIES)
