@@ -232,3 +232,31 @@ def test_a_path_building_task_over_local_docs_gets_the_same_generated_doc_to_vis
     monkeypatch.setenv("HF_HOME", str(paths["hf_home"]))
     assert load_generated(out).vmme_mini_perturb_contrast_5({"videoID": "vid002"}) == [
         str(paths["copy"] / "videos/contrast/5/vid002.mkv")]
+
+
+@pytest.mark.parametrize("kind", ["csv", "jsonl"])
+def test_csv_and_json_lines_data_are_rewritten_in_their_own_format(paths, tmp_path, kind):
+    folder = tmp_path / "tasks/colour_flat"
+    folder.mkdir(parents=True)
+    clips = paths["tasks"] / LOCAL_TASK / "videos"
+    rows = [{"clip": str(clips / f"{c}.mp4"), "answer": c[0].upper()} for c in ("red_1", "blue_1")]
+    name = f"data.{kind}"
+    if kind == "csv":
+        (folder / name).write_text("clip,answer\n" + "".join(f"{r['clip']},{r['answer']}\n" for r in rows))
+    else:
+        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    builder = "csv" if kind == "csv" else "json"
+    (folder / "colour_flat.yaml").write_text(f"dataset_path: {builder}\ndataset_kwargs:\n  data_files: {name}\n"
+                                             "task: colour_flat\ndoc_to_visual: clip\n")
+    out = tmp_path / "out"
+    argv = lmms_tasks_argv({**paths, "tasks": tmp_path / "tasks"}, out, "colour_flat", ops="contrast", severities="5")
+    assert main(argv) == 0
+    copy = paths["copy"] / "videos/contrast/5"
+    text = (out / f"data/colour_flat_perturb_contrast_5/0_{name}").read_text()
+    if kind == "csv":
+        assert text == f"clip,answer\n{copy / 'red_1.mkv'},R\n{copy / 'blue_1.mkv'},B\n"
+    else:
+        assert text == "".join(json.dumps(r) + "\n" for r in [{"clip": str(copy / "red_1.mkv"), "answer": "R"},
+                                                               {"clip": str(copy / "blue_1.mkv"), "answer": "B"}])
+    assert load_config(out / "colour_flat_perturb_contrast_5.yaml")["dataset_kwargs"] == {
+        "data_files": str(out / f"data/colour_flat_perturb_contrast_5/0_{name}")}
