@@ -54,7 +54,7 @@ def _broken(change) -> dict:
     (lambda d: d["classification"].update(labels=["tench", 3]),
      "r.json: classification.labels[1] must be a string; got 3"),
     (lambda d: d.pop("classification"), "r.json: missing key(s) 'classification'"),
-    (lambda d: d.update(task="detect"), "r.json: task must be one of retrieval, classify; got 'detect'"),
+    (lambda d: d.update(task="detect"), "r.json: task must be one of retrieval, classify, lmms; got 'detect'"),
     (lambda d: d["runs"][0].update(ci={"top1": [0.5]}), "r.json: runs[0].ci.top1 must be a list [lo, hi]; got [0.5]"),
     (lambda d: d.update(chance={"top1": "x"}), "r.json: chance.top1 must be a finite number; got 'x'"),
     (lambda d: d["runs"][0].update(ci={"top1": [-0.1, 0.7]}),

@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "perturb.bench.cache_cli",
     "perturb.gate.cli",
     "perturb.lmms.tasks_cli",
+    "perturb.lmms.score_cli",
 )
 
 

@@ -22,8 +22,8 @@ GAMMAS = ("gamma_a", "gamma_r")
 MODALITIES = ("video", "image", "text", "both")   # what a run perturbed (image: a classification file's images)
 VISUAL = ("video", "image")                       # the modalities of severity-graded visual perturbations
 PARTS = ("seen", "held_out")                      # a run split by --trained-with (results' "split")
-RETRIEVAL, CLASSIFY = "retrieval", "classify"     # the tasks a results file is of ("task"; none: retrieval)
-TASK_WORDS = {RETRIEVAL: "retrieval", CLASSIFY: "classification"}
+RETRIEVAL, CLASSIFY, LMMS = "retrieval", "classify", "lmms"   # a results file's "task" (none: retrieval)
+TASK_WORDS = {RETRIEVAL: "retrieval", CLASSIFY: "classification", LMMS: "lmms-eval"}
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,7 @@ MEASURES = (    # one row per measure; errors are never stored, always 1 - the a
     Measure("top5", "top-5 accuracy", "top5"),
     Measure("top1_error", "top-1 error", "top1", error=True, lower_is_better=True),
     Measure("top5_error", "top-5 error", "top5", error=True, lower_is_better=True),
+    Measure("score", "score of the lmms-eval task", "score", task=LMMS),
     Measure("mCE", "mean corruption error against a baseline (ImageNet-C)", "mCE", fraction=False,
             lower_is_better=True, figure=True, task=None, comes_from=_IMAGENET_C),
     Measure("relative_mCE", "relative mean corruption error (ImageNet-C)", "relative_mCE", fraction=False,
@@ -107,6 +108,11 @@ MEASURES = (    # one row per measure; errors are never stored, always 1 - the a
 )
 MEASURE_BY_KEY = {m.key: m for m in MEASURES}
 ACCURACIES = tuple(m.key for m in MEASURES if m.task == CLASSIFY and not m.error)   # what a run stores
+
+
+def stored_scores(task: str) -> tuple[str, ...]:
+    """What a run of a classification or lmms-eval file stores (``top1``, ``top5``; ``score``)."""
+    return tuple(m.key for m in MEASURES if m.task == task and not m.error and not m.figure)
 
 
 def kind_of(name: str) -> tuple[MetricKind, int | None] | None:
@@ -230,18 +236,19 @@ def gamma_metric(metric: str | Metric) -> Metric:
     return Metric(name, direction)
 
 
-def accuracy_metric(metric: str | Metric) -> Metric:
-    """The metric γ is computed on in a classification file: ``top1`` or ``top5``; ValueError otherwise."""
-    if isinstance(metric, Metric):
-        return metric
-    if metric not in ACCURACIES:
-        raise ValueError(f"a classification metric must be {' or '.join(ACCURACIES)}; got {metric!r}")
-    return Metric(metric)
+def stored_metric(task: str) -> Callable[[str | Metric], Metric]:
+    """The reader of the metric γ is computed on in a classification file (``top1`` or ``top5``) or an
+    lmms-eval file (``score``): one of what its runs store; ValueError otherwise."""
+    def read(metric: str | Metric) -> Metric:
+        if not isinstance(metric, Metric) and metric not in stored_scores(task):
+            raise ValueError(f"a {TASK_WORDS[task]} metric must be {' or '.join(stored_scores(task))}; got {metric!r}")
+        return metric if isinstance(metric, Metric) else Metric(metric)
+    return read
 
 
 # per task: the reader of its files' "metric", and the key of that metric's bootstrap interval in a
 # ``ci`` object (None: the metric's own name, as classification files write it)
-HEADLINES = {RETRIEVAL: (gamma_metric, "metric"), CLASSIFY: (accuracy_metric, None)}
+HEADLINES = {RETRIEVAL: (gamma_metric, "metric"), **{task: (stored_metric(task), None) for task in (CLASSIFY, LMMS)}}
 
 
 def task_of(doc: Mapping[str, Any]) -> str:
@@ -296,8 +303,9 @@ def metric_names(results: Any = None, clean: bool = True) -> list[str]:
     """Every metric name a rule may use: for a classification file (``task``) its accuracies and
     errors, else the retrieval metrics (with the extra ones a results file, anything with a ``clean``
     mapping, carries); γ; and the suite figures the file holds."""
-    if getattr(results, "task", RETRIEVAL) == CLASSIFY:
-        run = list(GAMMAS) + [m.key for m in MEASURES if m.task == CLASSIFY and m.stored in results.clean]
+    task = getattr(results, "task", RETRIEVAL)
+    if task in (CLASSIFY, LMMS):
+        run = list(GAMMAS) + [m.key for m in MEASURES if m.task == task and m.stored in results.clean]
         cleans = [f"clean.{k}" for k in run[len(GAMMAS):]]
     else:
         keys = list(reported_names())

@@ -1,7 +1,8 @@
-"""What differs between the results files of the two tasks (docs/results-schema.md): a retrieval
+"""What differs between the results files of the three tasks (docs/results-schema.md): a retrieval
 file's scores are per direction (``t2v``, ``v2t``), a classification file's are its accuracies
-(``top1``, ``top5``). One :class:`TaskShape` per task checks its scores, its metric and its extra
-keys, and lists its tidy measures; :mod:`perturb.results` checks the rest, the same for both.
+(``top1``, ``top5``), an lmms-eval file's its task's metric as a fraction (``score``). One
+:class:`TaskShape` per task checks its scores, its metric and its extra keys, and lists its tidy
+measures; :mod:`perturb.results` checks the rest, the same for all.
 
 Imports nothing above :mod:`.metric_names`, so reading results loads no runner, codec or model.
 """
@@ -9,11 +10,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable, Mapping
 
 from .errors import GateInputError
-from .metric_names import (ACCURACIES, CLASSIFY, DIRECTIONS, GAMMAS, MEASURES, RETRIEVAL, VISUAL,
-                           gamma_kinds, gamma_metric, is_fraction)
+from .metric_names import (CLASSIFY, DIRECTIONS, GAMMAS, LMMS, MEASURES, RETRIEVAL, TASK_WORDS, VISUAL,
+                           gamma_kinds, gamma_metric, is_fraction, stored_scores)
 from .shapes import COUNT, TEXT, Leaf, ListOf, MapOf, NUMBER, Nullable, Obj, Shape
 
 RUN_TEXT_KEYS = ("modality", "perturbation", "category")
@@ -78,11 +80,13 @@ def _retrieval_document(data: Mapping[str, Any], source: str) -> None:
         raise GateInputError(f"{source}: metric is {metric!r} but clean.{metric} is missing or null")
 
 
-def _accuracies(record: Any, field: str, source: str) -> None:
-    """``top1`` (required) and ``top5`` (absent with 5 classes or fewer): fractions in [0, 1], and
-    their bootstrap intervals, [lo, hi] within [0, 1] with lo <= hi."""
-    require(record, ("top1",), f"{source}: {field}")
-    for key in ACCURACIES:
+def _stored(task: str, record: Any, field: str, source: str) -> None:
+    """What a classification run stores, ``top1`` (required) and ``top5`` (absent with 5 classes or
+    fewer), or an lmms-eval run, ``score``: fractions in [0, 1], and their bootstrap intervals, [lo, hi]
+    within [0, 1] with lo <= hi."""
+    keys = stored_scores(task)
+    require(record, keys[:1], f"{source}: {field}")
+    for key in keys:
         if key in record:
             number(record[key], f"{field}.{key}", source, fraction=True)
         interval = (record.get("ci") if isinstance(record.get("ci"), Mapping) else {}).get(key)
@@ -93,20 +97,26 @@ def _accuracies(record: Any, field: str, source: str) -> None:
                 raise GateInputError(f"{source}: {field}.ci.{key} is {interval!r}; expected [lo, hi] with lo <= hi")
 
 
-def _classification_document(data: Mapping[str, Any], source: str) -> None:
-    """The metric is ``top1`` or ``top5``, measured on the clean run and on every run (γ is computed on
-    it); every run perturbed images or video (a classifier reads no text); one label per class."""
-    metric = data["metric"]
-    if metric not in ACCURACIES:
-        raise GateInputError(f"{source}: metric of a classification file must be {' or '.join(ACCURACIES)}; "
+def _visual_document(task: str, data: Mapping[str, Any], source: str) -> None:
+    """The metric is one of what the task's runs store (``top1`` or ``top5``; ``score``), measured on the
+    clean run and on every run (γ is computed on it); every run perturbed images or video (a classifier,
+    or an lmms-eval task through its variants, reads no perturbed text)."""
+    metric, words = data["metric"], TASK_WORDS[task]
+    if metric not in stored_scores(task):
+        raise GateInputError(f"{source}: metric of a {words} file must be {' or '.join(stored_scores(task))}; "
                              f"got {metric!r}")
     for where, record in [("clean", data["clean"])] + [(f"runs[{i}]", r) for i, r in enumerate(data["runs"])]:
         if not isinstance(record.get(metric), (int, float)):
             raise GateInputError(f"{source}: metric is {metric!r} but {where}.{metric} is missing or null")
     for i, run in enumerate(data["runs"]):
         if run["modality"] not in VISUAL:
-            raise GateInputError(f"{source}: runs[{i}].modality of a classification file must be "
+            raise GateInputError(f"{source}: runs[{i}].modality of a {words} file must be "
                                  f"{' or '.join(VISUAL)}; got {run['modality']!r}")
+
+
+def _classification_document(data: Mapping[str, Any], source: str) -> None:
+    """A visual document (above) with one label per class."""
+    _visual_document(CLASSIFY, data, source)
     labels, classes = data["classification"]["labels"], data["dataset"].get("classes")
     if classes is not None and len(labels) != classes:
         raise GateInputError(f"{source}: classification.labels holds {len(labels)} name(s) but dataset.classes "
@@ -117,9 +127,10 @@ def _retrieval_measures(record: Mapping[str, Any]) -> list[tuple[str, Any]]:
     return [(f"{d}.{m}", v) for d in DIRECTIONS for m, v in record[d].items()]
 
 
-def _classification_measures(record: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """top1, top5, top1_error, top5_error (those the record has): errors are 1 - accuracy."""
-    return [(m.key, m.read(record)) for m in MEASURES if m.task == CLASSIFY and m.stored in record]
+def _stored_measures(task: str, record: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The task's measures the record has: top1, top5, top1_error, top5_error (errors are 1 - accuracy);
+    score."""
+    return [(m.key, m.read(record)) for m in MEASURES if m.task == task and m.stored in record]
 
 
 SUBSET_COUNT = Nullable(COUNT)
@@ -147,14 +158,18 @@ SHAPES = {
                          Obj({"dataset": Obj(optional={"subset": SUBSET_COUNT})},
                              {"chance": Nullable(MapOf(MapOf(NUMBER)))}),
                          _retrieval_measures),
-    CLASSIFY: TaskShape(CLASSIFY, ("top1",), _accuracies, _classification_document,
+    CLASSIFY: TaskShape(CLASSIFY, ("top1",), partial(_stored, CLASSIFY), _classification_document,
                         Obj({"dataset": Obj(optional={"subset": SUBSET_FILE, "classes": COUNT, "media": TEXT,
                                                       "recipe": Nullable(TEXT)}),
                              "classification": Obj({"labels": ListOf(TEXT)},
                                                    {"zero_shot": Nullable(Obj({"templates": ListOf(TEXT)},
                                                                               {"classes": COUNT}))})},
                             {"chance": Nullable(MapOf(NUMBER))}),
-                        _classification_measures),
+                        partial(_stored_measures, CLASSIFY)),
+    LMMS: TaskShape(LMMS, ("score",), partial(_stored, LMMS), partial(_visual_document, LMMS),
+                    Obj({"lmms": Obj({"task": TEXT, "metric": TEXT, "scale": NUMBER,
+                                      "variants": ListOf(Obj({"task": TEXT, "value": NUMBER, "results": TEXT}))})}),
+                    partial(_stored_measures, LMMS)),
 }
 
 

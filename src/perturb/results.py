@@ -22,8 +22,8 @@ from .metric_names import GAMMAS, RETRIEVAL, Metric, figure_value, headline_ci_k
 from .result_tasks import RUN_TEXT_KEYS, SHAPES, TaskShape, intervals, number, require, shape_of
 from .shapes import ANY_OBJECT, COUNT, INTEGER, INTERVAL, NUMBER, TEXT, ListOf, MapOf, Nullable, Obj
 
-SCHEMA_VERSION = "1.4"         # 1.1 added "ties"; 1.2 "chance", "flags", summary.modality.*.ci; 1.3 "task";
-                               # 1.4 "split" (--trained-with)
+SCHEMA_VERSION = "1.5"         # 1.1 added "ties"; 1.2 "chance", "flags", summary.modality.*.ci; 1.3 "task";
+                               # 1.4 "split" (--trained-with); 1.5 task "lmms" (perturb lmms-score)
 KNOWN_SCHEMA_VERSIONS = ("1.0", SCHEMA_VERSION)   # later minor versions (1.x) are read too
 TIES = ("pessimistic", "optimistic")
 DEFAULT_TIES = "pessimistic"      # files without a "ties" key predate it and used this convention

@@ -1,7 +1,7 @@
-"""The report of a classification results file: what it leads with (clean top-1 and top-5 with their
-CIs, then ImageNet-C's mCE and relative mCE or Kinetics-C's mPC and rPC) and the corruption ×
-severity table in RobustBench's shape (rows: corruption; columns: severities 1..5 and their mean;
-accuracy in %, 2 decimals), plus the same figures as data for ``report.json``.
+"""The report of a classification (or lmms-eval) results file: what it leads with (clean top-1 and
+top-5, or the task's score, with their CIs, then ImageNet-C's mCE and relative mCE or Kinetics-C's mPC
+and rPC) and the corruption × severity table in RobustBench's shape (rows: corruption; columns:
+severities 1..5 and their mean; in %, 2 decimals), plus the same figures as data for ``report.json``.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from statistics import fmean
 from typing import Any, Mapping
 
 from ...honesty import chance_of
-from ...metric_names import ACCURACIES, CLASSIFY, MEASURE_BY_KEY, VISUAL, record_value, task_of
+from ...metric_names import CLASSIFY, LMMS, MEASURE_BY_KEY, VISUAL, record_value, stored_scores, task_of
 from ...selection import SEVERITY_LEVELS
 from ..scoring.corruption import operation_name
 from ..scoring.suite_summary import suite_runs
@@ -18,7 +18,12 @@ SUITE_TITLES = {"imagenet-c": "ImageNet-C", "kinetics-c": "Kinetics-C"}
 
 
 def is_classification(doc: Mapping[str, Any]) -> bool:
-    return task_of(doc) == CLASSIFY
+    """A file of per-sample scores over visual corruptions: a classifier's, or an lmms-eval task's."""
+    return task_of(doc) in (CLASSIFY, LMMS)
+
+
+def _word(doc: Mapping[str, Any]) -> str:
+    return "Accuracy" if task_of(doc) == CLASSIFY else "Score"
 
 
 def pct(x: float | None, digits: int = 2) -> str:
@@ -34,7 +39,7 @@ def clean_line(doc: Mapping[str, Any]) -> str:
     """``clean top-1: 76.72% [75.50, 77.90] (chance 0.10%); top-5: 93.00% [92.00, 94.00]``."""
     clean, chance = doc["clean"], chance_of(doc)
     parts = []
-    for key in (k for k in ACCURACIES if k in clean):
+    for key in (k for k in stored_scores(task_of(doc)) if k in clean):
         ci = _ci((clean.get("ci") or {}).get(key))
         part = f"{MEASURE_BY_KEY[key].display.split()[0]}: {pct(clean[key])}%{' ' + ci if ci else ''}"
         parts.append(part + (f" (chance {pct(chance)}%)" if key == doc["metric"] and chance is not None else ""))
@@ -97,15 +102,15 @@ def corruption_table(doc: Mapping[str, Any]) -> tuple[str, list[str], list[list[
     every = [v for by_sev in cells.values() for v in by_sev.values()]
     rows.append(["mean", *(pct(fmean(c)) if c else "—" for c in columns), pct(fmean(every))])
     what = MEASURE_BY_KEY[doc["metric"]].display
-    return (f"Accuracy under corruption ({what}, %)", ["corruption", *map(str, SEVERITY_LEVELS), "mean"], rows)
+    return (f"{_word(doc)} under corruption ({what}, %)", ["corruption", *map(str, SEVERITY_LEVELS), "mean"], rows)
 
 
 def clean_table(doc: Mapping[str, Any]) -> tuple[str, list[str], list[list[str]]]:
     """Clean accuracy and error with their CIs (%)."""
     clean = doc["clean"]
     rows = [[MEASURE_BY_KEY[k].display, pct(clean[k]), _ci((clean.get("ci") or {}).get(k)),
-             pct(1 - clean[k])] for k in ACCURACIES if k in clean]
-    return "Clean accuracy", ["measure", "accuracy (%)", "CI", "error (%)"], rows
+             pct(1 - clean[k])] for k in stored_scores(task_of(doc)) if k in clean]
+    return f"Clean {_word(doc).lower()}", ["measure", f"{_word(doc).lower()} (%)", "CI", "error (%)"], rows
 
 
 def figures(doc: Mapping[str, Any]) -> dict[str, Any]:
