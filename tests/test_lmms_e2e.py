@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LMMS_PYTHON = ROOT / ".venv-lmms" / "bin" / "python"
 OPS, SEVERITIES = "saturate,jumble", "2,4"
 VARIANTS = ("clean", "jumble_2", "jumble_4", "saturate_2", "saturate_4")
+METRIC = {MC_TASK: "accuracy", VMME_TASK: "vmme_perception_score"}
+SCORED = (("reader", MC_TASK), ("reader", VMME_TASK), ("dummy", MC_TASK))
 needs_harness = pytest.mark.skipif(not LMMS_PYTHON.is_file(),
                                    reason=f"no lmms-eval environment at {LMMS_PYTHON} (`make lmms` builds it)")
 
@@ -58,9 +60,15 @@ def harness(tmp_path_factory) -> dict:
         assert main(["lmms-tasks", "--task", task, "--include-path", str(root / "tasks"), "--perturbations", OPS,
                      "--severities", SEVERITIES, "--copy", str(copy), "--out", str(root / "tasks" / f"perturb-{task}"),
                      *extra]) == 0
-    return {"root": root,
-            "reader": lmms_eval(root, "reader", PLUGIN_MODEL, tasks_of(MC_TASK) + tasks_of(VMME_TASK)),
+    runs = {"reader": lmms_eval(root, "reader", PLUGIN_MODEL, tasks_of(MC_TASK) + tasks_of(VMME_TASK)),
             "dummy": lmms_eval(root, "dummy", "dummy", tasks_of(MC_TASK), "decode_num_frames=4")}
+    scored = {}
+    for model, task in SCORED:
+        out = root / f"scored-{model}-{task}.json"
+        assert main(["lmms-score", str(root / "tasks" / f"perturb-{task}"), "--results", str(root / f"out-{model}"),
+                     "--out", str(out), "--bootstrap", "200"]) == 0
+        scored[model, task] = out
+    return {"root": root, **runs, "scored": scored}
 
 
 def scores(results: dict, task: str, metric: str = "accuracy") -> dict[str, float]:
@@ -101,7 +109,7 @@ def test_the_path_building_task_reads_the_copy_through_its_generated_doc_to_visu
 
 
 @needs_harness
-@pytest.mark.parametrize("model, task", [("reader", MC_TASK), ("reader", VMME_TASK), ("dummy", MC_TASK)])
+@pytest.mark.parametrize("model, task", SCORED)
 def test_the_clean_variant_reproduces_the_stock_task(harness, model, task) -> None:
     results = harness[model]
     stock, clean = results["results"][task], results["results"][f"{task}_perturb_clean"]
@@ -117,3 +125,24 @@ def test_the_dummy_model_decodes_every_variant_and_answers_a(harness) -> None:
     fails the run) and always answers "A": right on the two questions whose answer is A."""
     assert scores(harness["dummy"], MC_TASK) == {t: pytest.approx(2 / 6) for t in tasks_of(MC_TASK)}
     assert {s["filtered_resps"] for t in tasks_of(MC_TASK) for s in harness["dummy"]["samples"][t]} == {"A"}
+
+
+@needs_harness
+@pytest.mark.parametrize("model, task", SCORED)
+def test_perturb_scores_each_variant_as_the_harness_did(harness, model, task) -> None:
+    """``perturb lmms-score`` over the harness's files: each variant's score is the harness's own number."""
+    doc = json.loads(harness["scored"][model, task].read_text())
+    own = scores(harness[model], task, METRIC[task])
+    assert doc["clean"]["score"] == own[f"{task}_perturb_clean"]
+    assert {f"{task}_perturb_{r['perturbation']}_{r['severity']}": r["score"] for r in doc["runs"]} == {
+        t: s for t, s in own.items() if t not in (task, f"{task}_perturb_clean")}
+
+
+@needs_harness
+def test_report_and_check_read_the_scored_harness_run(harness, tmp_path) -> None:
+    """The gate fails on the desaturated variant and passes on the shuffled one; the report renders."""
+    scored = str(harness["scored"]["reader", MC_TASK])
+    assert main(["check", scored, "--min", "jumble@4:score=0.9"]) == 0
+    assert main(["check", scored, "--min", "saturate@4:score=0.9"]) == 1
+    assert main(["report", scored, "--out", str(tmp_path / "report")]) == 0
+    assert "**clean score: 100.00% [" in (tmp_path / "report" / "report.md").read_text()
