@@ -61,7 +61,7 @@ browser:
 	$(call apt_need,command -v $(CHROMIUM),chromium,Chromium (for the report screenshot test))
 
 test: install lmms browser
-	$(PY) -m pytest -q -p no:cacheprovider -n auto
+	$(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadgroup
 
 demo: install
 	$(PY) -m perturb.demo --out demo-out

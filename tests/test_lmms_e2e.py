@@ -21,6 +21,8 @@ OPS, SEVERITIES = "saturate,jumble", "2,4"
 VARIANTS = ("clean", "jumble_2", "jumble_4", "saturate_2", "saturate_4")
 METRIC = {MC_TASK: "accuracy", VMME_TASK: "vmme_perception_score"}
 SCORED = (("reader", MC_TASK), ("reader", VMME_TASK), ("dummy", MC_TASK))
+# one worker runs the whole module (`make test` distributes with --dist loadgroup): the harness runs once
+pytestmark = pytest.mark.xdist_group("lmms-harness")
 needs_harness = pytest.mark.skipif(not LMMS_PYTHON.is_file(),
                                    reason=f"no lmms-eval environment at {LMMS_PYTHON} (`make lmms` builds it)")
 
