@@ -5,6 +5,10 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 TORCH  := torch==2.13.0
+# The lmms-eval harness lives in a second environment beside the first (its pins would fight ours).
+LMMS_VENV  ?= .venv-lmms
+LMMS_PIP   := $(LMMS_VENV)/bin/python -m pip
+LMMS_STAMP := $(LMMS_VENV)/.installed
 
 # System packages: installed with apt as root; anyone else is shown the one command to run.
 APT      ?= apt-get
@@ -24,7 +28,7 @@ define apt_need
 fi
 endef
 
-.PHONY: install system-data browser test demo bench docs clean
+.PHONY: install lmms system-data browser test demo bench docs clean
 
 install: $(STAMP) system-data
 
@@ -35,6 +39,18 @@ $(STAMP): setup.cfg pyproject.toml
 	$(PIP) install -q -e ".[all,test]"
 	touch $(STAMP)
 
+# perturb and lmms-eval in one environment: the CPU torch first and pinned again (else pip pulls
+# a CUDA build); PyPI's torchvision does not import beside it, and timm needs torchvision.
+lmms: $(LMMS_STAMP)
+
+$(LMMS_STAMP): setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(LMMS_VENV)
+	$(LMMS_PIP) install -q --upgrade pip wheel
+	$(LMMS_PIP) install -q $(TORCH)
+	$(LMMS_PIP) install -q -e ".[lmms]" $(TORCH)
+	$(LMMS_PIP) uninstall -q -y torchvision timm
+	touch $(LMMS_STAMP)
+
 # WordNet 3.0 from Debian (NLTK's downloader cannot be used offline).
 system-data:
 	$(call apt_need,test -f $(WORDNET),wordnet-base wordnet-sense-index,WordNet)
@@ -44,8 +60,8 @@ system-data:
 browser:
 	$(call apt_need,command -v $(CHROMIUM),chromium,Chromium (for the report screenshot test))
 
-test: install browser
-	$(PY) -m pytest -q -p no:cacheprovider -n auto
+test: install lmms browser
+	$(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadgroup
 
 demo: install
 	$(PY) -m perturb.demo --out demo-out
@@ -58,4 +74,4 @@ docs: install
 	$(PY) -m perturb.docs
 
 clean:
-	rm -rf $(VENV) demo-out .pytest_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) $(LMMS_VENV) demo-out .pytest_cache .hypothesis build *.egg-info

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -66,8 +67,21 @@ VMME_CLIPS = {"vid001": ".mp4", "vid002": ".MP4", "vid003": ".mkv"}
 
 VMME_HUB = "dataset_path: lmms-eval/Video-MME-mini\ndataset_kwargs:\n"
 VMME_LOCAL = "dataset_path: json\ndataset_kwargs:\n  data_files:\n    test: docs.json\n"
-VMME_DOCS = [{"videoID": video, "question": "Which colour fills the clip?", "answer": LETTERS[colour]}
-             for video, colour in zip(VMME_CLIPS, COLOURS)]
+
+
+def _options(index: int, right: str, others: list[str]) -> tuple[list[str], str]:
+    """Colour ``right`` placed among three ``others`` at option ``index % 4``: the options as
+    "A. red" lines, and the right letter."""
+    slot = index % 4
+    ordered = others[:slot] + [right] + others[slot:]
+    return [f"{letter}. {name}" for letter, name in zip("ABCD", ordered)], "ABCD"[slot]
+
+
+# each primary among orange, purple and yellow, which a desaturated clip drifts to
+VMME_DOCS = [{"videoID": video, "answer": answer,
+              "question": "\n".join(["Which colour fills the clip?", *options, "Answer with the letter."])}
+             for i, (video, colour) in enumerate(zip(VMME_CLIPS, COLOURS))
+             for options, answer in [_options(i, colour, ["orange", "purple", "yellow"])]]
 VMME_YAML = """\
   token: True
   cache_dir: vmme_mini
@@ -124,20 +138,21 @@ def vmme_process_results(doc, results):
 '''
 
 
-def solid_clip(colour: str, frames: int = 6, size: int = 32) -> np.ndarray:
-    """A (T, size, size, 3) uint8 clip filled with one colour, with a faint moving bar."""
+def solid_clip(colour: str, frames: int = 6, size: int = 32, palette: dict | None = None) -> np.ndarray:
+    """A (T, size, size, 3) uint8 clip filled with one colour (of COLOURS or ``palette``), with a
+    faint moving bar."""
     clip = np.empty((frames, size, size, 3), np.uint8)
-    clip[:] = COLOURS[colour]
+    clip[:] = (palette or COLOURS)[colour]
     for t in range(frames):
         clip[t, :, t % size] = 128
     return clip
 
 
-def write_clip(path: Path, colour: str) -> Path:
+def write_clip(path: Path, colour: str, palette: dict | None = None) -> Path:
     """A tiny H.264 clip of one colour (its container from the suffix: .mp4, .MP4, .mkv)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fmt = "matroska" if path.suffix.lower() == ".mkv" else "mp4"
-    io.write(str(path), solid_clip(colour), 10, "libx264", {"crf": "10", "preset": "ultrafast", "threads": "1"},
+    io.write(str(path), solid_clip(colour, palette=palette), 10, "libx264", {"crf": "10", "preset": "ultrafast", "threads": "1"},
              format=fmt)
     return path
 
@@ -211,3 +226,39 @@ def lmms_tasks_argv(paths: dict[str, Path], out: Path, *tasks: str, ops: str = O
     return argv + ["--include-path", str(paths["tasks"]), "--lmms-tasks", str(paths["tasks"]),
                    "--perturbations", ops, "--severities", severities, "--copy", str(paths["copy"]),
                    "--videos", str(paths["videos"]), "--out", str(out)]
+
+
+# ---------------------------------------------------------------- the harness's end-to-end task
+# Six colours, four options a question: a model that names the nearest colour is right on every
+# clean clip, and a desaturated clip drifts to a neighbour (saturate moves the score, jumble not).
+MC_COLOURS = {**COLOURS, "yellow": (220, 200, 40), "purple": (130, 40, 160), "orange": (230, 120, 20)}
+MC_TASK = "dominant_mc"
+HARNESS = Path(__file__).resolve().parent / "lmms_harness"     # PYTHONPATH of the lmms-eval runs
+PLUGIN, PLUGIN_MODEL = "colour_plugin", "colour_reader"
+
+
+def dominant_colour_task(root: Path) -> Path:
+    """``root/dominant_mc/``: the local multiple-choice task of :func:`local_task` over one clip per
+    colour of MC_COLOURS (``videos/<colour>.mp4``) with four options; the task folder."""
+    folder = root / MC_TASK
+    docs, names = [], list(MC_COLOURS)
+    for i, colour in enumerate(MC_COLOURS):
+        write_clip(folder / "videos" / f"{colour}.mp4", colour, MC_COLOURS)
+        options, answer = _options(i, colour, [names[(i + k) % len(names)] for k in (1, 2, 3)])
+        docs.append({"id": colour, "video": f"videos/{colour}.mp4", "question": "Which colour fills the clip?",
+                     "options": options, "answer": answer})
+    (folder / "data.json").write_text(json.dumps(docs, indent=1) + "\n", encoding="utf-8")
+    (folder / f"{MC_TASK}.yaml").write_text(LOCAL_YAML.replace(LOCAL_TASK, MC_TASK), encoding="utf-8")
+    (folder / "utils.py").write_text(LOCAL_UTILS, encoding="utf-8")
+    return folder
+
+
+def harness_env(hf_home: Path) -> dict[str, str]:
+    """The environment of an lmms-eval run: offline, its caches under ``hf_home``, and the plugin
+    model importable (``tests/lmms_harness`` on PYTHONPATH, not ``tests/``, whose datasets.py would
+    hide Hugging Face's)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LMMS_EVAL_PLUGINS")}
+    return {**env, "HF_HOME": str(hf_home), "HF_DATASETS_CACHE": str(hf_home / "datasets"),
+            "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+            "PYTHONPATH": str(HARNESS), "LMMS_EVAL_PLUGINS": PLUGIN, "WANDB_MODE": "disabled",
+            "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}

@@ -51,3 +51,21 @@ def test_root_installs_with_apt_and_present_packages_are_left_alone(tmp_path) ->
     present = make("system-data", "browser", "USER_ID=0", f"APT={apt}", f"WORDNET={apt}", "CHROMIUM=sh")
     assert present.returncode == 0 and present.stdout == ""
     assert len((tmp_path / "calls").read_text().splitlines()) == 2       # no further apt call
+
+
+def test_make_test_builds_the_lmms_environment_once(tmp_path) -> None:
+    """`make test` builds .venv-lmms (lmms-eval beside the CPU torch, torchvision and timm removed);
+    its stamp makes it once; `make clean` removes it."""
+    venv = tmp_path / "lmms-env"
+    recipe = [line for line in make("-n", "test", f"LMMS_VENV={venv}").stdout.splitlines() if str(venv) in line]
+    assert recipe == [
+        f"python3 -m venv {venv}",
+        f"{venv}/bin/python -m pip install -q --upgrade pip wheel",
+        f"{venv}/bin/python -m pip install -q torch==2.13.0",
+        f'{venv}/bin/python -m pip install -q -e ".[lmms]" torch==2.13.0',
+        f"{venv}/bin/python -m pip uninstall -q -y torchvision timm",
+        f"touch {venv}/.installed"]
+    venv.mkdir()
+    (venv / ".installed").touch()
+    assert str(venv) not in make("-n", "lmms", f"LMMS_VENV={venv}").stdout
+    assert f"rm -rf .venv {venv} " in make("-n", "clean", f"LMMS_VENV={venv}").stdout
