@@ -72,3 +72,20 @@ def test_sha256_file_reads_in_blocks(tmp_path):
     data = bytes(range(256)) * 1000
     (tmp_path / "f").write_bytes(data)
     assert sha256_file(tmp_path / "f", block=1000) == hashlib.sha256(data).hexdigest()
+
+
+def test_read_json_says_why_in_one_line(tmp_path):
+    from perturb.fileio import read_json
+
+    good = tmp_path / "good.json"
+    good.write_text('{"a": [1, 2]}')
+    assert read_json(good) == {"a": [1, 2]}
+    with pytest.raises(FileNotFoundError):
+        read_json(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"a": ')
+    with pytest.raises(ValueError, match=r"^Expecting value: line 1 column 7 \(char 6\)$"):
+        read_json(bad)
+    bad.write_bytes(b"\xff\xfe")
+    with pytest.raises(ValueError, match="can't decode byte 0xff"):
+        read_json(bad)

@@ -102,6 +102,17 @@ def numbered_jsonl(path: str | os.PathLike, *, skip_invalid: bool = False,
     return rows
 
 
+def read_json(path: str | os.PathLike) -> Any:
+    """The JSON value of a file. A missing file raises FileNotFoundError; one that cannot be read,
+    is not UTF-8 or not JSON raises ValueError whose text is the reason in one line."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(str(exc).splitlines()[0]) from None
+
+
 def read_jsonl(path: str | os.PathLike, *, skip_invalid: bool = False,
                error: type[ValueError] = ValueError) -> list[Any]:
     """Every JSON value of a JSON Lines file (see numbered_jsonl)."""

@@ -6,14 +6,14 @@ file) is the stem of the original video (``clips/red_1.mp4`` -> ``red_1``)."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import UsageError
 from ..dataset.manifest import latest, read_rows
+from ..errors import UsageError
+from ..fileio import read_json
 
 
 @dataclass(frozen=True)
@@ -49,11 +49,11 @@ def read_copy(root: str | os.PathLike) -> BuiltCopy:
     root = Path(root).resolve()
     info_path = root / "dataset.json"
     try:
-        info = json.loads(info_path.read_text(encoding="utf-8"))
+        info = read_json(info_path)
     except FileNotFoundError:
         raise UsageError(f"--copy {root}: not a perturb build output (no dataset.json)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UsageError(f"--copy {root}: unreadable dataset.json ({str(exc).splitlines()[0]})") from None
+    except ValueError as exc:
+        raise UsageError(f"--copy {root}: unreadable dataset.json ({exc})") from None
     if info.get("recipe"):
         raise UsageError(f"--copy {root}: a --recipe tree; build the task's videos with a plain perturb build")
     files: dict[tuple[str, int], dict[str, tuple[str, str]]] = {}

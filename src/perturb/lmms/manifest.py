@@ -2,14 +2,13 @@
 which variants over which corrupted copy, with the hashes that pin them. Read with a one-line error."""
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..fileio import write_json
+from ..fileio import read_json, write_json
 
 FORMAT = "perturb-lmms/1"
 MANIFEST_NAME = "perturb-lmms.json"
@@ -128,11 +127,11 @@ def read_manifest(folder_or_file: str | os.PathLike) -> Manifest:
     raises :class:`UsageError` with one line naming the file and what was expected."""
     path = manifest_path(folder_or_file)
     try:
-        body = json.loads(path.read_text(encoding="utf-8"))
+        body = read_json(path)
     except FileNotFoundError:
         raise UsageError(f"{path}: no {MANIFEST_NAME} (expected a folder written by perturb lmms-tasks)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UsageError(f"{path}: not a readable JSON manifest ({str(exc).splitlines()[0]})") from None
+    except ValueError as exc:
+        raise UsageError(f"{path}: not a readable JSON manifest ({exc})") from None
     if not isinstance(body, dict) or body.get("format") != FORMAT:
         found = body.get("format") if isinstance(body, dict) else type(body).__name__
         raise UsageError(f"{path}: format must be {FORMAT!r}, got {found!r}")
