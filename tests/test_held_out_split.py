@@ -286,6 +286,7 @@ def test_imagenet_c_bar_is_held_out_from_a_model_trained_with_imagenet_c(dataset
     cells = {(r["perturbation"], 2): r["t2v"]["R@1"] for r in doc["runs"] if r["perturbation"] in bar}
     assert held["figures"] == pytest.approx(performance_under_corruption(cells, doc["clean"]["t2v"]["R@1"]))
     assert "held-out ops, 10 ops in 10 configurations" in (out / "report.md").read_text()
+    assert json.loads((out / "report.json").read_text())["reports"][0]["split"] == doc["split"]
     value = held["gamma_r_mean"]
     capsys.readouterr()
     path = str(out / "results.json")

@@ -456,3 +456,11 @@ def test_did_you_mean_keeps_the_close_names_only():
     assert unknown_name("op", "gausian_noise", names, []).startswith("unknown op 'gausian_noise'; did you mean 'gaussian_noise'?")
     assert "did you mean 'gaussian_noise', 'plasma_noise', 'perlin_noise'?" in unknown_name(
         "op", "gausian_noise", names, [], margin=1)          # no margin: difflib's three closest
+
+
+def test_two_suites_sharing_an_op_run_it_once():
+    """imagenet-c and kinetics-c both hold brightness under its own table: one job per severity."""
+    jobs = jobs_of(video=["suite:imagenet-c", "suite:kinetics-c"], severities=(3,))
+    assert len(jobs) == len(set(jobs)) == 19 + 12 - 1          # brightness once; the other shared ops differ by table
+    assert [j.video for j in jobs].count("brightness") == 1
+    assert {"shot_noise:imagenet-c", "shot_noise:kinetics-c", "fog:imagenet-c", "fog:kinetics-c"} <= {j.video for j in jobs}

@@ -23,7 +23,7 @@ MODALITIES = ("video", "image", "text", "both")   # what a run perturbed (image:
 VISUAL = ("video", "image")                       # the modalities of severity-graded visual perturbations
 PARTS = ("seen", "held_out")                      # a run split by --trained-with (results' "split")
 RETRIEVAL, CLASSIFY, LMMS = "retrieval", "classify", "lmms"   # a results file's "task" (none: retrieval)
-TASK_WORDS = {RETRIEVAL: "retrieval", CLASSIFY: "classification", LMMS: "lmms-eval"}
+TASK_PHRASES = {RETRIEVAL: "a retrieval", CLASSIFY: "a classification", LMMS: "an lmms-eval"}   # for messages
 
 
 @dataclass(frozen=True)
@@ -241,7 +241,7 @@ def stored_metric(task: str) -> Callable[[str | Metric], Metric]:
     lmms-eval file (``score``): one of what its runs store; ValueError otherwise."""
     def read(metric: str | Metric) -> Metric:
         if not isinstance(metric, Metric) and metric not in stored_scores(task):
-            raise ValueError(f"a {TASK_WORDS[task]} metric must be {' or '.join(stored_scores(task))}; got {metric!r}")
+            raise ValueError(f"{TASK_PHRASES[task]} metric must be {' or '.join(stored_scores(task))}; got {metric!r}")
         return metric if isinstance(metric, Metric) else Metric(metric)
     return read
 

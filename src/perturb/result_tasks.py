@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any, Callable, Mapping
 
 from .errors import GateInputError
-from .metric_names import (CLASSIFY, DIRECTIONS, GAMMAS, LMMS, MEASURES, RETRIEVAL, TASK_WORDS, VISUAL,
+from .metric_names import (CLASSIFY, DIRECTIONS, GAMMAS, LMMS, MEASURES, RETRIEVAL, TASK_PHRASES, VISUAL,
                            gamma_kinds, gamma_metric, is_fraction, stored_scores)
 from .shapes import COUNT, TEXT, Leaf, ListOf, MapOf, NUMBER, Nullable, Obj, Shape
 
@@ -101,7 +101,7 @@ def _visual_document(task: str, data: Mapping[str, Any], source: str) -> None:
     """The metric is one of what the task's runs store (``top1`` or ``top5``; ``score``), measured on the
     clean run and on every run (γ is computed on it); every run perturbed images or video (a classifier,
     or an lmms-eval task through its variants, reads no perturbed text)."""
-    metric, words = data["metric"], f"{'an' if task == LMMS else 'a'} {TASK_WORDS[task]}"
+    metric, words = data["metric"], TASK_PHRASES[task]
     if metric not in stored_scores(task):
         raise GateInputError(f"{source}: metric of {words} file must be {' or '.join(stored_scores(task))}; "
                              f"got {metric!r}")

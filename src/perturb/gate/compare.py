@@ -7,7 +7,7 @@ from statistics import NormalDist, fmean
 from typing import Any, Iterable, Mapping
 
 from ..errors import GateInputError
-from ..metric_names import TASK_WORDS, Metric, parse_metric
+from ..metric_names import TASK_PHRASES, Metric, parse_metric
 from ..results import Results
 from .outcome import FAIL, INFO, PASS, Outcome, fmt
 from .scope import Scope, scope_value, select_runs
@@ -158,8 +158,8 @@ def compare(baseline: Results, current: Results, metrics: Iterable[str] | None =
     ``significance``, outside the bootstrap noise) is a regression. ``metrics`` None compares
     :func:`default_metrics`."""
     if baseline.task != current.task:
-        raise GateInputError(f"the baseline is a {TASK_WORDS[baseline.task]} results file and the current one "
-                             f"a {TASK_WORDS[current.task]} file; they measure different tasks and are not "
+        raise GateInputError(f"the baseline is {TASK_PHRASES[baseline.task]} results file and the current one "
+                             f"{TASK_PHRASES[current.task]} file; they measure different tasks and are not "
                              "comparable")
     if baseline.headline.name != current.headline.name:
         raise GateInputError(f"the files measure different metrics (baseline {baseline.metric}, "

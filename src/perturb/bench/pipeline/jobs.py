@@ -40,8 +40,9 @@ def caption_sets(jobs: Sequence[Job]) -> list[str]:
 
 def jobs_of(video: Sequence[str] = (), text: Sequence[str] = (), severities: Sequence[int] = (1, 2, 3, 4, 5),
             pairs: Sequence[tuple[str, str]] = ()) -> list[Job]:
-    """Jobs for every video perturbation x severity, every text perturbation, and each pair.
-    A video item may name a suite (``suite:kinetics-c``): its members, under its tables."""
+    """Jobs for every video perturbation x severity, every text perturbation, and each pair, each
+    once (two suites sharing an op under the same table run it once). A video item may name a
+    suite (``suite:kinetics-c``): its members, under its tables."""
     jobs: list[Job] = []
     for name in video:
         specs = REGISTRY.resolve([name], "video") if name.lower().startswith(SUITE_PREFIX) \
@@ -53,4 +54,4 @@ def jobs_of(video: Sequence[str] = (), text: Sequence[str] = (), severities: Seq
     for vname, tname in pairs:
         vspec, tspec = REGISTRY.get(vname, "video"), REGISTRY.get(tname, "text")
         jobs += [Job("both", vspec.ref, sev, tspec.name) for sev in vspec.levels(severities)]
-    return jobs
+    return list(dict.fromkeys(jobs))

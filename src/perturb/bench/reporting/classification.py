@@ -116,8 +116,9 @@ def clean_table(doc: Mapping[str, Any]) -> tuple[str, list[str], list[list[str]]
 def figures(doc: Mapping[str, Any]) -> dict[str, Any]:
     """What ``report.json`` holds of a results document (fractions): which model, data and metric; the
     clean scores with their CIs; per suite its figures and corruption accuracy; the corruption ×
-    severity table."""
+    severity table; and the seen/held-out split when the run has one (``--trained-with``)."""
     return {"model": doc["model"]["id"], "dataset": doc["dataset"]["name"], "task": task_of(doc),
             "metric": doc["metric"], "clean": dict(doc["clean"]), "suites": suite_figures(doc),
             "corruptions": {op: {**{str(s): v for s, v in by_sev.items()}, "mean": fmean(by_sev.values())}
-                            for op, by_sev in operation_cells(doc["runs"], doc["metric"]).items()}}
+                            for op, by_sev in operation_cells(doc["runs"], doc["metric"]).items()},
+            **({"split": doc["split"]} if "split" in doc else {})}
