@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Mapping
 
+import cv2
 import numpy as np
 
 from .cbar_draws import check_params, draw_count, groups, row_of
@@ -54,17 +55,12 @@ def caustic_field(time: float, size: float, h: int, w: int) -> np.ndarray:
 
 
 def soften(field: np.ndarray, sigma: float = SOFTENING) -> np.ndarray:
-    """scipy.ndimage.gaussian_filter of the field (radius 4·sigma, mirrored edges d c b a | a b c d).
-    The reference filters an (H, W, 3) stack, across the channels too; its three channels are
-    equal, so that pass returns each channel unchanged and this 2-D filter is the whole of it."""
+    """scipy.ndimage.gaussian_filter of the field (radius 4·sigma, mirrored edges d c b a | a b c d:
+    OpenCV's BORDER_REFLECT, as elastic_transform's field). The reference filters an (H, W, 3)
+    stack, across the channels too; its three channels are equal, so that pass returns each
+    channel unchanged and this 2-D filter is the whole of it."""
     taps = gaussian_taps(sigma)
-    r = len(taps) // 2
-    out = field
-    for axis in (0, 1):
-        padded = np.pad(out, [(r, r) if a == axis else (0, 0) for a in (0, 1)], mode="symmetric")
-        n = out.shape[axis]
-        out = sum(taps[k] * padded.take(np.arange(k, k + n), axis=axis) for k in range(len(taps)))
-    return out
+    return cv2.sepFilter2D(field, cv2.CV_64F, taps, taps, borderType=cv2.BORDER_REFLECT)
 
 
 def _luma_steps(luma: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
