@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import cv2
 import numpy as np
 
-from .cbar_draws import check_params, draw_count, groups, row_of
+from .cbar_draws import by_draw_row, check_params, draw_count, row_of
 from .imagenet_c import gaussian_taps
 from .reference_forms import reference_form
 from .twins import numpy_kernel
@@ -130,21 +130,12 @@ def refract_frames(frames: np.ndarray, layer: tuple) -> np.ndarray:
     return np.rint(np.clip(out, 0, 1) * 255).astype(np.uint8).reshape(n, h, w, 3)
 
 
-FRAMES_AT_ONCE = 8
-
-
 @numpy_kernel("caustic_refraction")
 def caustic_frames(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
                    params: Mapping[str, Any]) -> np.ndarray:
     """The frames seen through the draw's water (one layer per draw row, built once)."""
-    _, h, w, _ = frames.shape
-    out = np.empty_like(frames)
-    for row, at in groups(ids, params):
-        layer = caustic_layer_of(drawn, params, row, h, w)
-        part, dest = frames[at], out[at]
-        for a in range(0, len(part), FRAMES_AT_ONCE):
-            dest[a:a + FRAMES_AT_ONCE] = refract_frames(part[a:a + FRAMES_AT_ONCE], layer)
-    return out
+    return by_draw_row(frames, ids, params, lambda row, h, w: caustic_layer_of(drawn, params, row, h, w),
+                       refract_frames)
 
 
 @reference_form("caustic_refraction")

@@ -2,11 +2,12 @@
 clip or one per frame (``per_frame``), and the check of their parameters."""
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
 SEED_HIGH = 2 ** 32                  # the reference's RandomState seeds: integers in [0, 2**32)
+FRAMES_AT_ONCE = 8                   # frames a layer is applied to at once: float64 temporaries stay small
 
 
 def seeds(rng: np.random.Generator, k: int) -> np.ndarray:
@@ -33,6 +34,21 @@ def groups(ids: np.ndarray, params: Mapping[str, Any]) -> Iterator[tuple[int, sl
         return
     for position, t in enumerate(ids.tolist()):
         yield int(t), slice(position, position + 1)
+
+
+def by_draw_row(frames: np.ndarray, ids: np.ndarray, params: Mapping[str, Any],
+                layer_of: Callable[[int, int, int], Any], apply: Callable[[np.ndarray, Any], np.ndarray]
+                ) -> np.ndarray:
+    """uint8 (N, H, W, 3) output frames ``ids``: each draw row's layer built once
+    (``layer_of(row, h, w)``) and applied to its frames a few at a time (``apply(frames, layer)``)."""
+    _, h, w, _ = frames.shape
+    out = np.empty_like(frames)
+    for row, at in groups(ids, params):
+        layer = layer_of(row, h, w)
+        part, dest = frames[at], out[at]
+        for a in range(0, len(part), FRAMES_AT_ONCE):
+            dest[a:a + FRAMES_AT_ONCE] = apply(part[a:a + FRAMES_AT_ONCE], layer)
+    return out
 
 
 def check_params(name: str, params: Mapping[str, Any],

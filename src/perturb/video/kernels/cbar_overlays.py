@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .cbar_draws import check_params, draw_count, groups, row_of, seeds
+from .cbar_draws import by_draw_row, check_params, draw_count, groups, row_of, seeds
 from .reference_forms import reference_form
 from .twins import numpy_kernel
 
@@ -177,20 +177,11 @@ def blend_bursts(frames: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(out), 0, 255).astype(np.uint8)
 
 
-FRAMES_AT_ONCE = 8                 # frames blended together: the float64 temporaries stay small
-
-
 def sparkle_kernel(name: str) -> Callable[..., np.ndarray]:
     def kernel(frames: np.ndarray, ids: np.ndarray, drawn: Mapping[str, np.ndarray],
                params: Mapping[str, Any]) -> np.ndarray:
-        _, h, w, _ = frames.shape
-        out = np.empty_like(frames)
-        for row, at in groups(ids, params):
-            weights = sparkle_weights(name, drawn, params, row, h, w)
-            part, dest = frames[at], out[at]
-            for a in range(0, len(part), FRAMES_AT_ONCE):
-                dest[a:a + FRAMES_AT_ONCE] = blend_bursts(part[a:a + FRAMES_AT_ONCE], weights)
-        return out
+        return by_draw_row(frames, ids, params, lambda row, h, w: sparkle_weights(name, drawn, params, row, h, w),
+                           blend_bursts)
     kernel.__doc__ = f"{name}: the frames blended towards white by the draw's bursts."
     kernel.__qualname__ = kernel.__name__ = f"{name}_frames"
     return kernel
@@ -198,6 +189,7 @@ def sparkle_kernel(name: str) -> Callable[..., np.ndarray]:
 
 numpy_kernel("sparkles")(sparkle_kernel("sparkles"))
 numpy_kernel("inverse_sparkles")(sparkle_kernel("inverse_sparkles"))
+
 
 @reference_form("sparkles")
 def sparkles_reference(drawn: Mapping[str, Any], params: Mapping[str, Any], t: int, side: int) -> dict[str, Any]:

@@ -12,7 +12,8 @@ import numpy as np
 import torch
 
 from .cbar_caustics import caustic_layer_of
-from .cbar_overlays import CUT_LEVEL, checkerboard_mask, groups, sparkle_weights
+from .cbar_draws import groups
+from .cbar_overlays import CUT_LEVEL, checkerboard_mask, sparkle_weights
 from .twins import torch_kernel
 
 
