@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..scoring.held_out import PART_WORDS, PARTS
+from ...metric_names import PARTS
+from ..scoring.held_out import PART_WORDS
 from .sections import ci_text, fmt, level_text
 
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
-from ...metric_names import VISUAL, record_value
+from ...metric_names import PARTS, VISUAL, record_value
 from .baselines import Baseline
 from .bootstrap import mean_gamma_bootstrap
 from .corruption import corruption_errors, operation_name, performance_under_corruption
 from .robustness import aggregate
 
-PARTS = ("seen", "held_out")
 PART_WORDS = {"seen": "seen", "held_out": "held-out"}
 
 
