@@ -89,3 +89,12 @@ def test_read_json_says_why_in_one_line(tmp_path):
     bad.write_bytes(b"\xff\xfe")
     with pytest.raises(ValueError, match="can't decode byte 0xff"):
         read_json(bad)
+
+
+def test_json_or_lines_reads_either_and_names_the_failure():
+    from perturb.fileio import json_or_lines
+
+    assert json_or_lines('[{"a": 1}, null]') == ([{"a": 1}, None], "json")
+    assert json_or_lines('{"a": 1}\n\nnull\n[2]\n') == ([{"a": 1}, None, [2]], "jsonl")
+    with pytest.raises(json.JSONDecodeError, match="line 1 column 1"):
+        json_or_lines('{"a": 1}\nnot json\n')

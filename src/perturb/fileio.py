@@ -113,6 +113,15 @@ def read_json(path: str | os.PathLike) -> Any:
         raise ValueError(str(exc).splitlines()[0]) from None
 
 
+def json_or_lines(text: str) -> tuple[Any, str]:
+    """``(value, "json")`` for a JSON text, else ``(values, "jsonl")``, one value per non-blank line
+    (JSON Lines); a text that is neither raises the lines' json.JSONDecodeError."""
+    try:
+        return json.loads(text), "json"
+    except json.JSONDecodeError:
+        return [json.loads(line) for line in text.splitlines() if line.strip()], "jsonl"
+
+
 def read_jsonl(path: str | os.PathLike, *, skip_invalid: bool = False,
                error: type[ValueError] = ValueError) -> list[Any]:
     """Every JSON value of a JSON Lines file (see numbered_jsonl)."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import UsageError
+from ..fileio import read_json
 
 RESULTS_GLOB = "*_results.json"
 # where a dict-valued per-sample record (Video-MME's, TempCompass's) keeps its 0/1 or numeric value
@@ -44,8 +45,8 @@ class TaskRun:
 
 def _json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        return read_json(path)
+    except (OSError, ValueError) as e:                     # missing, unreadable, not UTF-8, not JSON
         raise UsageError(f"{path}: not a readable lmms-eval results file ({str(e).splitlines()[0]})") from None
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..dataset.readers import VIDEO_EXTS
 from ..errors import UsageError
+from ..fileio import json_or_lines
 from .yamls import FunctionRef
 
 
@@ -82,13 +83,9 @@ def read_data_file(path: Path, builder: str, field: str | None) -> DataFile:
         reader = csv.DictReader(io.StringIO(text))
         return DataFile(path, "csv", [dict(r) for r in reader], tuple(reader.fieldnames or ()))
     try:
-        body = json.loads(text)
-        kind = "json"
-    except json.JSONDecodeError:
-        try:
-            body, kind = [json.loads(line) for line in text.splitlines() if line.strip()], "jsonl"
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{path}: neither JSON nor JSON Lines ({exc})") from None
+        body, kind = json_or_lines(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: neither JSON nor JSON Lines ({exc})") from None
     docs = body.get(field) if field and isinstance(body, dict) else body
     if not isinstance(docs, list) or not all(isinstance(d, dict) for d in docs):
         raise UsageError(f"{path}: expected a list of objects (docs){f' under {field!r}' if field else ''}")

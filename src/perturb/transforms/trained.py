@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..fileio import json_or_lines
 from ..registry import REGISTRY
 from .draws import resolve_ops
 
@@ -64,12 +65,10 @@ def logged_ops(path: str | os.PathLike) -> list[str]:
     except (OSError, UnicodeDecodeError) as e:
         raise ValueError(f"--trained-with {path}: cannot read the transforms log ({e})") from None
     try:
-        values = [json.loads(text)]
-    except json.JSONDecodeError:
-        try:
-            values = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as e:
-            raise ValueError(f"--trained-with {path}: not JSON or JSON lines ({e})") from None
+        body, kind = json_or_lines(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"--trained-with {path}: not JSON or JSON lines ({e})") from None
+    values = [body] if kind == "json" else body
     return list(dict.fromkeys(op for v in values for op in _entries(v, f"--trained-with {path}")))
 
 
