@@ -130,3 +130,10 @@ def test_summary_mean_and_std_per_level():
     assert s["category"]["noise"]["modality"] == "video"
     assert s["modality"]["video"]["gamma_a_mean"] == pytest.approx((0.9 + 0.7 + 1.0) / 3)
     assert s["modality"]["text"]["gamma_a_std"] == 0.0
+
+
+def test_gamma_record_is_what_results_json_holds():
+    from perturb.bench.scoring.robustness import gamma_record
+
+    assert gamma_record(0.8, 0.6) == pytest.approx({"gamma_a": 0.8, "gamma_r": 0.75})
+    assert gamma_record(0.0, 0.2) == {"gamma_a": pytest.approx(1.2), "gamma_r": None}   # γr undefined at A_c = 0

@@ -2,7 +2,6 @@
 accuracies), γ, CIs and summaries, built from the rankings (the contract, its writers and readers live in :mod:`perturb.results`)."""
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -15,7 +14,7 @@ from .scoring.bootstrap import bootstrap_ci, mean_gamma_bootstrap, paired_bootst
 from .pipeline.data import BenchData
 from .pipeline.encoder import Ranked
 from .scoring.metrics import summarise
-from .scoring.robustness import gamma_a, gamma_r, summarize
+from .scoring.robustness import gamma_record, summarize
 
 
 def per_query(ranked: Ranked, metric: Metric) -> np.ndarray:
@@ -39,10 +38,6 @@ def metric_values(clean: Ranked, runs: Sequence[Ranked], metric: Metric | str,
     return per_query(clean, parsed), [per_query(r, parsed) for r in runs]
 
 
-def _none_if_nan(x: float) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
-
-
 def _run_record(ranked: Ranked, clean: Ranked, metric: Metric,
                 bootstrap: dict[str, Any] | None) -> dict[str, Any]:
     job = ranked.job
@@ -51,8 +46,7 @@ def _run_record(ranked: Ranked, clean: Ranked, metric: Metric,
                            **{d: summarise(ranked.values[d]) for d in DIRECTIONS}}
     a_c = float(np.mean(per_query(clean, metric)))
     a_p = float(np.mean(per_query(ranked, metric)))
-    rec["gamma_a"] = _none_if_nan(gamma_a(a_c, a_p))
-    rec["gamma_r"] = _none_if_nan(gamma_r(a_c, a_p))
+    rec.update(gamma_record(a_c, a_p))
     if bootstrap:
         rec["ci"] = paired_bootstrap(per_query(clean, metric), per_query(ranked, metric),
                                      bootstrap["n"], bootstrap["seed"], bootstrap["level"])

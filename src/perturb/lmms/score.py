@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..bench.scoring.bootstrap import bootstrap_ci, mean_gamma_bootstrap, paired_bootstrap
-from ..bench.scoring.robustness import gamma_a, gamma_r, summarize
+from ..bench.scoring.robustness import gamma_record, summarize
 from ..bench.scoring.suite_summary import summarize_suites
 from ..errors import UsageError
 from ..honesty import flags
@@ -98,18 +98,13 @@ def _spec(variant: Variant) -> Any:
         raise UsageError(f"{variant.task}: {str(e).splitlines()[0]}") from None
 
 
-def _none_if_nan(x: float) -> float | None:
-    return None if math.isnan(x) else float(x)
-
-
 def _run_record(scored: Scored, clean_score: float, scale: float, values: np.ndarray, clean: np.ndarray,
                 boot: Mapping[str, Any] | None) -> dict[str, Any]:
     spec = _spec(scored.variant)
     score = scored.value / scale
     rec: dict[str, Any] = {"modality": "video", "perturbation": spec.ref, "category": spec.category,
                            "severity": scored.variant.severity, "score": score,
-                           "gamma_a": _none_if_nan(gamma_a(clean_score, score)),
-                           "gamma_r": _none_if_nan(gamma_r(clean_score, score))}
+                           **gamma_record(clean_score, score)}
     if boot:
         ci = paired_bootstrap(clean, values, boot["n"], boot["seed"], boot["level"])
         rec["ci"] = {"score": ci["metric"], "gamma_a": ci["gamma_a"], "gamma_r": ci["gamma_r"]}

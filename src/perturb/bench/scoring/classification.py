@@ -16,7 +16,7 @@ import numpy as np
 from ...ranking import Ranking
 from .bootstrap import bootstrap_ci, paired_bootstrap
 from .metrics import relevance_from_index
-from .robustness import gamma_a, gamma_r
+from .robustness import gamma_record
 
 TOP_K = (1, 5)
 CHUNK = 4096          # rows ranked at once: bounds the (rows, C) float64 copy Ranking makes
@@ -74,10 +74,6 @@ def accuracy_summary(correct: dict[str, np.ndarray], bootstrap: int = 1000, seed
     return out
 
 
-def _none_if_nan(x: float) -> float | None:
-    return None if np.isnan(x) else float(x)
-
-
 def robustness_summary(clean: dict[str, np.ndarray], perturbed: dict[str, np.ndarray], bootstrap: int = 1000,
                        seed: int = 0, level: float = 0.95) -> dict[str, Any]:
     """Per top-k of a perturbed run: accuracy, error, γa = 1 − (A_c − A_p), γr = A_p / A_c (None where
@@ -88,8 +84,7 @@ def robustness_summary(clean: dict[str, np.ndarray], perturbed: dict[str, np.nda
         if name not in clean or np.shape(clean[name]) != np.shape(values):
             raise ValueError(f"{name}: expected the clean run's per-sample values for the same samples")
         a_c, a_p = float(np.mean(clean[name])), float(np.mean(values))
-        out[name] = {"accuracy": a_p, "error": 1.0 - a_p, "gamma_a": _none_if_nan(gamma_a(a_c, a_p)),
-                     "gamma_r": _none_if_nan(gamma_r(a_c, a_p))}
+        out[name] = {"accuracy": a_p, "error": 1.0 - a_p, **gamma_record(a_c, a_p)}
         if bootstrap:
             out[name]["ci"] = paired_bootstrap(clean[name], values, bootstrap, seed, level)
     return out

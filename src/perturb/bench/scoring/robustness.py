@@ -26,6 +26,12 @@ def gamma_r(clean: Any, perturbed: Any) -> Any:
     return float(out) if out.ndim == 0 else out
 
 
+def gamma_record(clean: float, perturbed: float) -> dict[str, float | None]:
+    """``{"gamma_a": ..., "gamma_r": ...}`` of one run as results.json holds them (an undefined γ: None)."""
+    return {name: (None if np.isnan(value) else float(value))
+            for name, value in (("gamma_a", gamma_a(clean, perturbed)), ("gamma_r", gamma_r(clean, perturbed)))}
+
+
 def _mean_std(values: Iterable[float | None]) -> tuple[float | None, float | None]:
     v = np.array([np.nan if x is None else x for x in values], dtype=np.float64)
     v = v[np.isfinite(v)]
