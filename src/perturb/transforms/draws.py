@@ -208,7 +208,7 @@ def _pick_among(weights: np.ndarray, u: float) -> int:
     """Inverse CDF over the entries of weight > 0 only (so an op already taken is never drawn again)."""
     live = np.flatnonzero(weights > 0)
     cdf = np.cumsum(weights[live])
-    return int(live[min(int(np.searchsorted(cdf, u * cdf[-1], side="right")), len(live) - 1)])
+    return int(live[_pick(cdf, u * cdf[-1])])
 
 
 @dataclass(frozen=True, eq=False)
